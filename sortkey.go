@@ -1,0 +1,422 @@
+package dynamoseq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/dynamoseq/dynamoseq/internal/backoff"
+	"github.com/dynamoseq/dynamoseq/internal/combine"
+)
+
+// SortKey numbers the items of an item collection: the items of sequence
+// name share the partition key KeyPrefix+name, and each one's sort key is
+// its number, 1, 2, 3... Appending stores the caller's item under the next
+// number, so the number and the item are written together.
+//
+// Guarantees: gap-free and unique. A number exists only if its item was
+// written, and every number from 1 to Last exists, across all processes
+// sharing the table, as long as nothing else deletes or writes numbered
+// items of the collection. Each number goes to one caller, and only after
+// its item is stored. Numbers increase in the order DynamoDB applied the
+// writes; the calls of one process to one name are written in the order
+// they arrived.
+//
+// Underneath: a strongly consistent Query (descending, Limit 1) finds the
+// largest number, then a Put at the next one with attribute_not_exists on
+// the partition key, which fails if another writer took that number first.
+// In one process, calls for the same name queue behind each other instead of
+// racing: while one write is in flight the calls that arrive wait, and the
+// next write stores all of them (up to 100) in one TransactWriteItems, each
+// Put with its own condition. A per-name hint of the last number written
+// lets a warm writer skip the Query; a failed condition tells it the hint is
+// stale (another process wrote), and it queries again and retries with
+// exponential backoff and full jitter, up to Options.MaxAttempts, before
+// ErrContention.
+//
+// Cost per call: one PutItem round trip and one write unit per KB of item
+// when a single call is waiting and the hint is warm, plus a Query (0.5 read
+// unit) when the hint is cold or stale. A batch of k waiting calls costs one
+// TransactWriteItems round trip for all k, and two write units per KB of
+// each item: transactions cost double, traded for k-1 round trips saved.
+//
+// A SortKey is safe for concurrent use by any number of goroutines, and
+// several SortKeys, in one process or many, may share a table and a name.
+// It keeps a hint per recently used name and starts no goroutine.
+type SortKey struct {
+	client  Client
+	table   string
+	opts    Options
+	max     int64 // the largest number the sort key can hold
+	lo, hi  types.AttributeValue
+	policy  backoff.Policy
+	qNames  map[string]string // expression attribute names of the Query
+	pkNames map[string]string // expression attribute names of the Puts
+	calls   *combine.Group[string, hint, appendReq, int64]
+}
+
+// hint is what a SortKey knows of a name between calls: the last number
+// written to it, when known. Only the run in progress for the name touches
+// it (see combine.Group).
+type hint struct {
+	last  int64
+	known bool
+}
+
+// appendReq is one call to Append waiting for its number.
+type appendReq struct {
+	attrs map[string]types.AttributeValue // the item without its keys; the run adds them
+	size  int                             // the item's size in bytes, keys included
+}
+
+const (
+	// maxTransactItems is DynamoDB's limit on the actions of one
+	// TransactWriteItems, and so the most calls one write serves.
+	maxTransactItems = 100
+	// maxTransactBytes keeps a transaction below DynamoDB's 4 MB limit on
+	// its items, with room for the rest of the request.
+	maxTransactBytes = 4_000_000
+	// sortKeyHints is the number of idle names whose hint is kept. A name
+	// whose hint was dropped pays one Query on its next call.
+	sortKeyHints = 10_000
+)
+
+// NewSortKey returns a SortKey over table, which must have a String
+// partition key named Options.PartitionKey and a sort key named
+// Options.SortKey of type Options.SortKeyType (Number by default; a String
+// sort key holds numbers zero-padded to Options.SortKeyWidth digits, so that
+// the string order is the numeric order). It reads PartitionKey, SortKey,
+// SortKeyType, SortKeyWidth, KeyPrefix, MaxAttempts, BaseDelay and MaxDelay.
+//
+// It makes no call to DynamoDB: a table of another shape is reported by the
+// first call that queries it, with ErrTableMismatch. It returns an error
+// wrapping ErrInvalidArgument when client is nil, the table name breaks
+// DynamoDB's rules, or an option is out of range.
+func NewSortKey(client Client, table string, optFns ...func(*Options)) (*SortKey, error) {
+	fail := func(err error) (*SortKey, error) {
+		return nil, &Error{Op: "NewSortKey", Table: table, Err: err}
+	}
+	if client == nil {
+		return fail(invalidf("nil client"))
+	}
+	if err := validateTable(table); err != nil {
+		return fail(err)
+	}
+	o, err := resolveOptions(optFns)
+	if err != nil {
+		return fail(err)
+	}
+	s := &SortKey{
+		client:  client,
+		table:   table,
+		opts:    o,
+		max:     math.MaxInt64,
+		policy:  backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay},
+		qNames:  map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey},
+		pkNames: map[string]string{"#pk": o.PartitionKey},
+		calls:   combine.New[string, hint, appendReq, int64](maxTransactItems, sortKeyHints),
+	}
+	if o.SortKeyType == types.ScalarAttributeTypeS && o.SortKeyWidth < 19 {
+		s.max = int64(math.Pow10(o.SortKeyWidth)) - 1
+	}
+	s.lo, s.hi = s.key(1), s.key(s.max)
+	return s, nil
+}
+
+// Next appends an item with no attributes other than its keys and returns
+// its number: Append(ctx, name, nil).
+func (s *SortKey) Next(ctx context.Context, name string) (int64, error) {
+	return s.append(ctx, "SortKey.Next", name, nil)
+}
+
+// Append stores item under the next number of the sequence name and returns
+// that number. item is a struct or a map that attributevalue.Marshal
+// accepts, a map[string]types.AttributeValue, or nil for no attributes; it
+// must not set the partition or the sort key attribute.
+//
+// When Append returns a number, the item is stored under it. When it
+// returns an error, the item was not stored, with one exception: if ctx ends
+// while the write is in flight, Append returns the context's error at once
+// and the write may still complete, under a number no caller receives (the
+// numbering stays gap-free).
+//
+// Errors: ErrInvalidArgument for a bad name or item, including an item
+// larger than DynamoDB's 400 KB (checked before any write) or one DynamoDB
+// refuses; ErrContention when the write lost Options.MaxAttempts races to
+// other processes; ErrExhausted when a String sort key has no wider number
+// left; ErrTableMismatch for a table without the sort key the options
+// describe; ErrTableNotFound; the context's error.
+func (s *SortKey) Append(ctx context.Context, name string, item any) (int64, error) {
+	return s.append(ctx, "SortKey.Append", name, item)
+}
+
+func (s *SortKey) append(ctx context.Context, op, name string, item any) (int64, error) {
+	fail := func(err error) (int64, error) {
+		return 0, &Error{Op: op, Table: s.table, Sequence: name, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	pk, err := partitionValue(s.opts.KeyPrefix, name)
+	if err != nil {
+		return fail(err)
+	}
+	keyBytes := len(s.opts.PartitionKey) + len(pk) + len(s.opts.SortKey) + valueSize(s.hi)
+	attrs, size, err := marshalItem(item, keyBytes, s.opts.PartitionKey, s.opts.SortKey)
+	if err != nil {
+		return fail(err)
+	}
+	n, err := s.calls.Do(ctx, pk, appendReq{attrs: attrs, size: size + keyBytes}, s.run)
+	if err != nil {
+		return fail(err)
+	}
+	return n, nil
+}
+
+// Last returns the largest number of the sequence name, with one strongly
+// consistent Query (descending, Limit 1, projecting the sort key only; 0.5
+// read unit). It returns ErrNotFound when the sequence has no item. The
+// answer is a snapshot: other writers may append at any moment.
+func (s *SortKey) Last(ctx context.Context, name string) (int64, error) {
+	fail := func(err error) (int64, error) {
+		return 0, &Error{Op: "SortKey.Last", Table: s.table, Sequence: name, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	pk, err := partitionValue(s.opts.KeyPrefix, name)
+	if err != nil {
+		return fail(err)
+	}
+	last, err := s.queryLast(ctx, pk)
+	if err != nil {
+		return fail(err)
+	}
+	return last, nil
+}
+
+type sortKeyCall = combine.Call[appendReq, int64]
+
+// run writes a batch of calls for the partition key pk, in order, as few
+// transactions as DynamoDB's limits allow. It is called by combine.Group,
+// one run per key at a time.
+func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyCall) {
+	for len(batch) > 0 {
+		n, bytes := 0, 0
+		for n < len(batch) && n < maxTransactItems && (n == 0 || bytes+batch[n].Req.size <= maxTransactBytes) {
+			bytes += batch[n].Req.size
+			n++
+		}
+		s.write(ctx, pk, h, batch[:n])
+		batch = batch[n:]
+	}
+}
+
+// write stores the items of calls at the numbers that follow the last one,
+// retrying on lost races, and sets every call's outcome.
+func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKeyCall) {
+	races := 0
+	for len(calls) > 0 {
+		if !h.known {
+			last, err := s.queryLast(ctx, pk)
+			if err != nil && !errors.Is(err, ErrNotFound) {
+				failCalls(calls, err)
+				return
+			}
+			h.last, h.known = last, true
+		}
+		if room := s.max - h.last; int64(len(calls)) > room {
+			failCalls(calls[room:], fmt.Errorf("%w: the sort key holds numbers up to %d", ErrExhausted, s.max))
+			calls = calls[:room]
+			continue
+		}
+
+		err := s.put(ctx, pk, h.last, calls)
+		if err == nil {
+			for i, c := range calls {
+				c.Res = h.last + 1 + int64(i)
+			}
+			h.last += int64(len(calls))
+			return
+		}
+		// Whatever happened, the last number may have moved.
+		h.known = false
+		if lostRace(err) {
+			races++
+			if races >= s.opts.MaxAttempts {
+				failCalls(calls, fmt.Errorf("%w: lost %d races to other writers", ErrContention, races))
+				return
+			}
+			if err := s.policy.Wait(ctx, races); err != nil {
+				failCalls(calls, err)
+				return
+			}
+			continue
+		}
+		refused := refusedItems(err, func(i int) string {
+			return fmt.Sprintf("item %d of %d in the transaction (number %d)", i+1, len(calls), h.last+1+int64(i))
+		})
+		if len(refused) == 0 {
+			var api smithy.APIError
+			if len(calls) > 1 && errors.As(err, &api) && api.ErrorCode() == "ValidationException" {
+				// DynamoDB refused the transaction as a whole without
+				// saying which item was at fault (DynamoDB Local does so
+				// for an item that nests too deep or holds an empty set).
+				// Write the items one by one, so that only the caller of
+				// the bad item fails; this costs a round trip per item,
+				// for this batch only.
+				for i := range calls {
+					s.write(ctx, pk, h, calls[i:i+1])
+				}
+				return
+			}
+			failCalls(calls, s.writeError(err))
+			return
+		}
+		// DynamoDB named the items it would not store. A ValidationException
+		// concerns that item alone: its caller gets the error, the others
+		// are written again without it, which costs one more round trip and
+		// cannot loop (the batch shrinks). Any other reason, such as
+		// throttling or a full item collection, fails the whole batch at
+		// once, each caller's error naming the item DynamoDB gave.
+		var kept []*sortKeyCall
+		for i, c := range calls {
+			rerr, bad := refused[i]
+			switch {
+			case bad && errors.Is(rerr, ErrInvalidArgument):
+				c.Err = rerr
+			case bad:
+				failCalls(calls, rerr)
+				return
+			default:
+				kept = append(kept, c)
+			}
+		}
+		calls = kept
+	}
+}
+
+func failCalls(calls []*sortKeyCall, err error) {
+	for _, c := range calls {
+		c.Err = err
+	}
+}
+
+// put writes the items of calls at last+1, last+2...: one PutItem for a
+// single call (one write unit per KB), one TransactWriteItems for several
+// (two per KB). Every Put is conditioned on attribute_not_exists of the
+// partition key, that is on its number being free.
+func (s *SortKey) put(ctx context.Context, pk string, last int64, calls []*sortKeyCall) error {
+	pkValue := &types.AttributeValueMemberS{Value: pk}
+	item := func(i int) map[string]types.AttributeValue {
+		attrs := calls[i].Req.attrs // owned by this call; the keys are set again on every attempt
+		attrs[s.opts.PartitionKey] = pkValue
+		attrs[s.opts.SortKey] = s.key(last + 1 + int64(i))
+		return attrs
+	}
+	condition := aws.String("attribute_not_exists(#pk)")
+	if len(calls) == 1 {
+		_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName:                aws.String(s.table),
+			Item:                     item(0),
+			ConditionExpression:      condition,
+			ExpressionAttributeNames: s.pkNames,
+		})
+		return err
+	}
+	actions := make([]types.TransactWriteItem, len(calls))
+	for i := range calls {
+		actions[i].Put = &types.Put{
+			TableName:                aws.String(s.table),
+			Item:                     item(i),
+			ConditionExpression:      condition,
+			ExpressionAttributeNames: s.pkNames,
+		}
+	}
+	// The SDK fills in ClientRequestToken, so its own retries of a
+	// transaction that was applied but whose answer was lost do not write
+	// it twice.
+	_, err := s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions})
+	return err
+}
+
+// writeError explains a failed write that was not a lost race and named no
+// item.
+func (s *SortKey) writeError(err error) error {
+	var api smithy.APIError
+	if errors.As(err, &api) && api.ErrorCode() == "ValidationException" {
+		// The table's shape was checked by the Query that preceded the
+		// first write, and the items' sizes before it, so what is left
+		// is an item DynamoDB will not store.
+		return fmt.Errorf("%w: DynamoDB refused the item: %w", ErrInvalidArgument, err)
+	}
+	return classify(err)
+}
+
+// queryLast returns the largest number stored under pk, or ErrNotFound. The
+// key condition keeps to the range of numbers (1 to max), so that other
+// items of a single-table design that share the partition (a String sort
+// key such as "META", or a Number 0) are not mistaken for numbers, and so
+// that a table without the sort key the options describe is refused by
+// DynamoDB instead of being used wrongly.
+func (s *SortKey) queryLast(ctx context.Context, pk string) (int64, error) {
+	out, err := s.client.Query(ctx, &dynamodb.QueryInput{
+		TableName:                aws.String(s.table),
+		KeyConditionExpression:   aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
+		ExpressionAttributeNames: s.qNames,
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: pk},
+			":lo": s.lo,
+			":hi": s.hi,
+		},
+		ProjectionExpression: aws.String("#sk"),
+		ScanIndexForward:     aws.Bool(false),
+		Limit:                aws.Int32(1),
+		ConsistentRead:       aws.Bool(true),
+	})
+	if err != nil {
+		var api smithy.APIError
+		if errors.As(err, &api) && api.ErrorCode() == "ValidationException" {
+			return 0, fmt.Errorf("%w: want partition key %q of type S and sort key %q of type %s: %w",
+				ErrTableMismatch, s.opts.PartitionKey, s.opts.SortKey, s.opts.SortKeyType, err)
+		}
+		return 0, classify(err)
+	}
+	if len(out.Items) == 0 {
+		return 0, ErrNotFound
+	}
+	return s.number(out.Items[0][s.opts.SortKey])
+}
+
+// key is the sort key attribute value of number n.
+func (s *SortKey) key(n int64) types.AttributeValue {
+	if s.opts.SortKeyType == types.ScalarAttributeTypeS {
+		return &types.AttributeValueMemberS{Value: fmt.Sprintf("%0*d", s.opts.SortKeyWidth, n)}
+	}
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+// number reads the number out of a sort key attribute value.
+func (s *SortKey) number(av types.AttributeValue) (int64, error) {
+	var text string
+	switch v := av.(type) {
+	case *types.AttributeValueMemberN:
+		text = v.Value
+	case *types.AttributeValueMemberS:
+		text = v.Value
+	default:
+		return 0, fmt.Errorf("%w: sort key %q is missing or not a %s", ErrTableMismatch, s.opts.SortKey, s.opts.SortKeyType)
+	}
+	n, err := strconv.ParseInt(text, 10, 64)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%w: sort key %q holds %q, want a whole number from 1", ErrTableMismatch, s.opts.SortKey, text)
+	}
+	return n, nil
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -68,6 +69,14 @@ type SortKey struct {
 type hint struct {
 	last  int64
 	known bool
+
+	// For pace: when the last write of the name by this SortKey ended, how
+	// long writes take (a moving average), and until when the name counts
+	// as contended because a write lost a race.
+	wrote     time.Time
+	rtt       time.Duration
+	contended time.Time
+	streak    int // writes won in a row while contended
 }
 
 // appendReq is one call to Append waiting for its number.
@@ -83,6 +92,9 @@ const (
 	// maxTransactBytes keeps a transaction below DynamoDB's 4 MB limit on
 	// its items, with room for the rest of the request.
 	maxTransactBytes = 4_000_000
+	// contentionWindow is how long after a lost race a name counts as
+	// contended, and its writer paces itself more (see pace).
+	contentionWindow = time.Second
 	// sortKeyHints is the number of idle names whose hint is kept. A name
 	// whose hint was dropped pays one Query on its next call.
 	sortKeyHints = 10_000
@@ -175,6 +187,11 @@ func (s *SortKey) append(ctx context.Context, op, name string, item any) (int64,
 	}
 	n, err := s.calls.Do(ctx, pk, appendReq{attrs: attrs, size: size + keyBytes}, s.run)
 	if err != nil {
+		if cerr := ctx.Err(); cerr != nil && errors.Is(err, context.Canceled) {
+			// The batch's context ends when all its callers have given up,
+			// as context.Canceled; report this caller's own reason.
+			err = cerr
+		}
 		return fail(err)
 	}
 	return n, nil
@@ -224,6 +241,7 @@ func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyC
 func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKeyCall) {
 	races := 0
 	for len(calls) > 0 {
+		queried := !h.known
 		if !h.known {
 			last, err := s.queryLast(ctx, pk)
 			if err != nil && !errors.Is(err, ErrNotFound) {
@@ -238,8 +256,26 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			continue
 		}
 
+		if !queried {
+			if err := s.pace(ctx, h); err != nil {
+				failCalls(calls, err)
+				return
+			}
+		}
+		start := time.Now()
 		err := s.put(ctx, pk, h.last, calls)
 		if err == nil {
+			h.wrote = time.Now()
+			took := h.wrote.Sub(start)
+			if h.rtt == 0 {
+				h.rtt = took
+			}
+			h.rtt = (3*h.rtt + took) / 4
+			if start.Before(h.contended) {
+				h.streak++
+			} else {
+				h.streak = 0
+			}
 			for i, c := range calls {
 				c.Res = h.last + 1 + int64(i)
 			}
@@ -249,6 +285,8 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		// Whatever happened, the last number may have moved.
 		h.known = false
 		if lostRace(err) {
+			h.contended = time.Now().Add(contentionWindow)
+			h.streak = 0
 			races++
 			if races >= s.opts.MaxAttempts {
 				failCalls(calls, fmt.Errorf("%w: lost %d races to other writers", ErrContention, races))
@@ -301,6 +339,35 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		}
 		calls = kept
 	}
+}
+
+// pace holds back a writer that writes a name back to back from a warm
+// hint, for a random part of a round trip, before its next write.
+//
+// Without it, a warm writer starves writers of the same name in other
+// processes. It needs one round trip per write, while a writer that lost a
+// race needs two (a Query, then a Put), and that Put lands a round trip
+// after the Query, by which time the warm writer has written again: the
+// loser loses again, every time, until its attempts run out. The pause
+// opens a window for it. A writer that is not writing back to back (the
+// previous write ended more than a round trip ago) does not pause; one that
+// lost a race within contentionWindow pauses up to two round trips (and the
+// writers take turns), others up to half of one. Inside one process the
+// pause costs little throughput: the calls that arrive meanwhile join the
+// next write.
+func (s *SortKey) pace(ctx context.Context, h *hint) error {
+	now := time.Now()
+	if h.rtt <= 0 || now.Sub(h.wrote) > h.rtt {
+		return nil
+	}
+	limit := h.rtt / 2
+	if now.Before(h.contended) {
+		// Each write won in a row doubles the pause, up to MaxDelay, so
+		// that a writer that keeps winning soon leaves a window wide enough
+		// for the others, however slow their retries.
+		limit = min(max(s.opts.MaxDelay, 2*h.rtt), 2*h.rtt<<min(h.streak, 16))
+	}
+	return backoff.Policy{Base: limit, Max: limit, Rand: s.policy.Rand}.Wait(ctx, 1)
 }
 
 func failCalls(calls []*sortKeyCall, err error) {

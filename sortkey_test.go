@@ -1,0 +1,755 @@
+package dynamoseq_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dynamoseq/dynamoseq"
+	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+)
+
+func newSortKey(t *testing.T, optFns ...func(*dynamoseq.Options)) (*dynamoseq.SortKey, *dynamodb.Client, string) {
+	t.Helper()
+	client := dbtest.Client(t)
+	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
+	s, err := dynamoseq.NewSortKey(client, table, optFns...)
+	require.NoError(t, err)
+	return s, client, table
+}
+
+// collection reads every item of the partition pk, keyed by the number in
+// its sort key "sk" (Number or zero-padded String).
+func collection(t *testing.T, client *dynamodb.Client, table, pk string) map[int64]map[string]types.AttributeValue {
+	t.Helper()
+	items := map[int64]map[string]types.AttributeValue{}
+	p := dynamodb.NewQueryPaginator(client, &dynamodb.QueryInput{
+		TableName:                 aws.String(table),
+		KeyConditionExpression:    aws.String("pk = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: pk}},
+		ConsistentRead:            aws.Bool(true),
+	})
+	for p.HasMorePages() {
+		out, err := p.NextPage(context.Background())
+		require.NoError(t, err)
+		for _, item := range out.Items {
+			var text string
+			switch v := item["sk"].(type) {
+			case *types.AttributeValueMemberN:
+				text = v.Value
+			case *types.AttributeValueMemberS:
+				text = v.Value
+			}
+			if n, err := strconv.ParseInt(text, 10, 64); err == nil {
+				items[n] = item
+			}
+		}
+	}
+	return items
+}
+
+// ticket is the item the tests append.
+type ticket struct {
+	Writer int    `dynamodbav:"writer"`
+	Seq    int    `dynamodbav:"seq"`
+	Title  string `dynamodbav:"title"`
+}
+
+// requireStored checks that the collection holds exactly 1..len(want), each
+// number with the item its caller appended.
+func requireStored(t *testing.T, client *dynamodb.Client, table, pk string, want map[int64]ticket) {
+	t.Helper()
+	items := collection(t, client, table, pk)
+	require.Len(t, items, len(want), "items stored")
+	for n, w := range want {
+		item, ok := items[n]
+		if !ok {
+			t.Fatalf("number %d was returned to a caller but holds no item", n)
+		}
+		var got ticket
+		require.NoError(t, attributevalue.UnmarshalMap(item, &got))
+		if got != w {
+			t.Fatalf("item %d = %+v, want %+v (the item of the caller that got %d)", n, got, w, n)
+		}
+	}
+}
+
+func TestSortKeyAppendConcurrent(t *testing.T) {
+	t.Parallel()
+	s, client, table := newSortKey(t)
+	const goroutines, each = 16, 100
+	var mu sync.Mutex
+	stored := map[int64]ticket{}
+	var all []int64
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			prev := int64(0)
+			for i := range each {
+				tk := ticket{Writer: g, Seq: i, Title: fmt.Sprintf("ticket %d of writer %d", i, g)}
+				n, err := s.Append(context.Background(), "projectA", tk)
+				if err != nil {
+					t.Errorf("Append: %v", err)
+					return
+				}
+				if n <= prev {
+					t.Errorf("writer %d got %d after %d", g, n, prev)
+				}
+				prev = n
+				mu.Lock()
+				stored[n] = tk
+				all = append(all, n)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	requireExactly(t, all, 1, goroutines*each)
+	requireStored(t, client, table, "projectA", stored)
+	last, err := s.Last(context.Background(), "projectA")
+	require.NoError(t, err)
+	assert.Equal(t, int64(goroutines*each), last, "Last")
+}
+
+func init() {
+	helpers["sortkey-append"] = func(t *testing.T) {
+		// Four processes that write one name flat out lose races often:
+		// more attempts than the default, so that none gives up.
+		s, err := dynamoseq.NewSortKey(dbtest.Client(t), os.Getenv("TABLE"), func(o *dynamoseq.Options) { o.MaxAttempts = 25 })
+		require.NoError(t, err)
+		goroutines, _ := strconv.Atoi(os.Getenv("GOROUTINES"))
+		each, _ := strconv.Atoi(os.Getenv("EACH"))
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for g := range goroutines {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range each {
+					tk := ticket{Writer: os.Getpid()*100 + g, Seq: i}
+					n, err := s.Append(context.Background(), "shared", tk)
+					if err != nil {
+						t.Errorf("Append: %v", err)
+						return
+					}
+					mu.Lock()
+					fmt.Printf("appended %d %d %d\n", n, tk.Writer, tk.Seq)
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+	}
+}
+
+func TestSortKeyAppendProcesses(t *testing.T) {
+	t.Parallel()
+	_, client, table := newSortKey(t)
+	const processes, goroutines, each = 4, 4, 50
+	outs := dbtest.RunProcesses(t, processes, "sortkey-append",
+		"TABLE="+table, "GOROUTINES="+strconv.Itoa(goroutines), "EACH="+strconv.Itoa(each))
+	stored := map[int64]ticket{}
+	var all []int64
+	for _, out := range outs {
+		for _, l := range dbtest.Lines(out, "appended ") {
+			var n int64
+			var tk ticket
+			_, err := fmt.Sscan(l, &n, &tk.Writer, &tk.Seq)
+			require.NoError(t, err, "line %q", l)
+			all = append(all, n)
+			stored[n] = tk
+		}
+	}
+	requireExactly(t, all, 1, processes*goroutines*each)
+	requireStored(t, client, table, "shared", stored)
+}
+
+// countingClient counts the calls made to DynamoDB.
+type countingClient struct {
+	dynamoseq.Client
+	queries, puts, transactions atomic.Int64
+}
+
+func (c *countingClient) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	c.queries.Add(1)
+	return c.Client.Query(ctx, in, optFns...)
+}
+
+func (c *countingClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	c.puts.Add(1)
+	return c.Client.PutItem(ctx, in, optFns...)
+}
+
+func (c *countingClient) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	c.transactions.Add(1)
+	return c.Client.TransactWriteItems(ctx, in, optFns...)
+}
+
+func TestSortKeyWarmHintSkipsQuery(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
+	counting := &countingClient{Client: client}
+	s, err := dynamoseq.NewSortKey(counting, table)
+	require.NoError(t, err)
+	for want := int64(1); want <= 10; want++ {
+		n, err := s.Next(context.Background(), "warm")
+		require.NoError(t, err)
+		require.Equal(t, want, n, "Next()")
+	}
+	assert.Equal(t, int64(1), counting.queries.Load(), "Query calls for 10 appends by one writer")
+	assert.Equal(t, int64(10), counting.puts.Load(), "PutItem calls")
+	assert.Equal(t, int64(0), counting.transactions.Load(), "TransactWriteItems calls")
+}
+
+func TestSortKeyStaleHint(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
+	ctx := context.Background()
+	// Two SortKeys stand for two processes: each has its own hints.
+	a, err := dynamoseq.NewSortKey(client, table)
+	require.NoError(t, err)
+	counting := &countingClient{Client: client}
+	b, err := dynamoseq.NewSortKey(counting, table)
+	require.NoError(t, err)
+
+	for i, step := range []struct {
+		s    *dynamoseq.SortKey
+		want int64
+	}{{a, 1}, {b, 2}, {a, 3}, {a, 4}, {b, 5}, {b, 6}, {a, 7}} {
+		n, err := step.s.Append(ctx, "p", ticket{Seq: i})
+		require.NoError(t, err)
+		require.Equal(t, step.want, n, "step %d: Append()", i)
+	}
+	// b queried at first, then once more after a's writes made its hint
+	// stale (the failed condition tells it so), and wrote three times plus
+	// one write that lost.
+	assert.Equal(t, int64(2), counting.queries.Load(), "b's Query calls")
+	assert.Equal(t, int64(4), counting.puts.Load(), "b's PutItem calls")
+
+	// Another writer that bypasses the library entirely, writing the next
+	// number the same way, is seen too.
+	_, err = client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(table),
+		Item: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: "p"},
+			"sk": &types.AttributeValueMemberN{Value: "8"},
+		},
+	})
+	require.NoError(t, err)
+	n, err := a.Next(ctx, "p")
+	require.NoError(t, err)
+	assert.Equal(t, int64(9), n, "Next() after another writer wrote 8")
+
+	// And the same with both SortKeys writing at once.
+	var all []int64
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := a
+			if g%2 == 1 {
+				s = b
+			}
+			for range 40 {
+				n, err := s.Next(ctx, "p")
+				if err != nil {
+					t.Errorf("Next: %v", err)
+					return
+				}
+				mu.Lock()
+				all = append(all, n)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	requireExactly(t, all, 10, 9+8*40)
+	assert.Len(t, collection(t, client, table, "p"), 9+8*40, "items stored")
+}
+
+// gateClient holds the first write until release is closed, so that the
+// calls made meanwhile queue up and are written together in the next one.
+type gateClient struct {
+	dynamoseq.Client
+	release      chan struct{}
+	once         sync.Once
+	transactions atomic.Int64
+}
+
+func (g *gateClient) wait() { g.once.Do(func() { <-g.release }) }
+
+func (g *gateClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	g.wait()
+	return g.Client.PutItem(ctx, in, optFns...)
+}
+
+func (g *gateClient) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	g.wait()
+	g.transactions.Add(1)
+	return g.Client.TransactWriteItems(ctx, in, optFns...)
+}
+
+// appendQueued appends items[0] and, while its write is held, items[1:]
+// from goroutines of their own, so that those are written as one batch. It
+// returns each call's number and error.
+func appendQueued(t *testing.T, s *dynamoseq.SortKey, gate *gateClient, name string, items []any) ([]int64, []error) {
+	t.Helper()
+	nums := make([]int64, len(items))
+	errs := make([]error, len(items))
+	var wg sync.WaitGroup
+	for i, item := range items {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			nums[i], errs[i] = s.Append(context.Background(), name, item)
+		}()
+		// The first call leads and holds the gate; the others queue in
+		// order behind it.
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // the others queue behind it
+	close(gate.release)
+	wg.Wait()
+	return nums, errs
+}
+
+func TestSortKeyBatchWritesOneTransaction(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
+	gate := &gateClient{Client: client, release: make(chan struct{})}
+	s, err := dynamoseq.NewSortKey(gate, table)
+	require.NoError(t, err)
+	items := make([]any, 21)
+	for i := range items {
+		items[i] = ticket{Seq: i}
+	}
+	nums, errs := appendQueued(t, s, gate, "batch", items)
+	stored := map[int64]ticket{}
+	for i := range items {
+		require.NoError(t, errs[i], "call %d", i)
+		stored[nums[i]] = items[i].(ticket)
+	}
+	assert.Equal(t, int64(1), nums[0], "the first call's number")
+	assert.Equal(t, int64(1), gate.transactions.Load(), "TransactWriteItems calls for the 20 queued calls")
+	requireStored(t, client, table, "batch", stored)
+}
+
+func TestSortKeyBadItemInBatch(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
+	gate := &gateClient{Client: client, release: make(chan struct{})}
+	s, err := dynamoseq.NewSortKey(gate, table)
+	require.NoError(t, err)
+	// DynamoDB refuses an item nested deeper than 32 levels; the size check
+	// before the write cannot see that.
+	deep := types.AttributeValue(&types.AttributeValueMemberS{Value: "x"})
+	for range 40 {
+		deep = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"a": deep}}
+	}
+	items := []any{ticket{Seq: 0}, ticket{Seq: 1}, map[string]types.AttributeValue{"deep": deep}, ticket{Seq: 3}, ticket{Seq: 4}}
+	nums, errs := appendQueued(t, s, gate, "mixed", items)
+	require.ErrorIs(t, errs[2], dynamoseq.ErrInvalidArgument, "the deep item")
+	assert.Contains(t, errs[2].Error(), "Nesting Levels")
+	stored := map[int64]ticket{}
+	for _, i := range []int{0, 1, 3, 4} {
+		require.NoError(t, errs[i], "innocent call %d", i)
+		stored[nums[i]] = items[i].(ticket)
+	}
+	requireStored(t, client, table, "mixed", stored)
+}
+
+// refusingClient answers a TransactWriteItems that holds an item with the
+// attribute "refuse" as DynamoDB does for an item it will not store: the
+// transaction is cancelled, with the reason ValidationException for that
+// item and None for the others. Nothing is written. (DynamoDB Local reports
+// such items with a ValidationException for the whole request instead, the
+// case TestSortKeyBadItemInBatch covers.)
+type refusingClient struct {
+	*gateClient
+	code string
+}
+
+func (r *refusingClient) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	reasons := make([]types.CancellationReason, len(in.TransactItems))
+	refuse := false
+	for i, a := range in.TransactItems {
+		reasons[i].Code = aws.String("None")
+		if _, ok := a.Put.Item["refuse"]; ok {
+			reasons[i] = types.CancellationReason{Code: aws.String(r.code), Message: aws.String("refused by the test")}
+			refuse = true
+		}
+	}
+	if refuse {
+		r.gateClient.wait()
+		return nil, &types.TransactionCanceledException{Message: aws.String("Transaction cancelled"), CancellationReasons: reasons}
+	}
+	return r.gateClient.TransactWriteItems(ctx, in, optFns...)
+}
+
+func TestSortKeyCancellationReasons(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		code       string
+		want       error // for the refused call
+		innocentOK bool  // whether the other calls of the batch are written
+	}{
+		{"ValidationException", dynamoseq.ErrInvalidArgument, true},
+		{"ItemCollectionSizeLimitExceeded", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.code, func(t *testing.T) {
+			t.Parallel()
+			client := dbtest.Client(t)
+			table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
+			gate := &gateClient{Client: client, release: make(chan struct{})}
+			s, err := dynamoseq.NewSortKey(&refusingClient{gateClient: gate, code: tt.code}, table)
+			require.NoError(t, err)
+			bad := map[string]types.AttributeValue{"refuse": &types.AttributeValueMemberBOOL{Value: true}}
+			items := []any{ticket{Seq: 0}, ticket{Seq: 1}, bad, ticket{Seq: 3}}
+			nums, errs := appendQueued(t, s, gate, "r", items)
+
+			require.Error(t, errs[2])
+			if tt.want != nil {
+				require.ErrorIs(t, errs[2], tt.want)
+			}
+			assert.Contains(t, errs[2].Error(), tt.code)
+			assert.Contains(t, errs[2].Error(), "item 2 of 3 in the transaction (number 3)")
+			var tce *types.TransactionCanceledException
+			require.ErrorAs(t, errs[2], &tce, "the SDK's error is reachable")
+
+			stored := map[int64]ticket{nums[0]: items[0].(ticket)}
+			for _, i := range []int{1, 3} {
+				if tt.innocentOK {
+					require.NoError(t, errs[i], "innocent call %d", i)
+					stored[nums[i]] = items[i].(ticket)
+				} else {
+					require.Error(t, errs[i], "call %d of the cancelled batch", i)
+					assert.Contains(t, errs[i].Error(), tt.code)
+				}
+			}
+			requireStored(t, client, table, "r", stored)
+		})
+	}
+}
+
+// rivalClient is another process that always wins: before each write of
+// the library it writes the first number the library is about to take.
+type rivalClient struct {
+	dynamoseq.Client
+	writes atomic.Int64
+}
+
+func (r *rivalClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	r.writes.Add(1)
+	rival := map[string]types.AttributeValue{"pk": in.Item["pk"], "sk": in.Item["sk"], "rival": &types.AttributeValueMemberBOOL{Value: true}}
+	if _, err := r.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: in.TableName, Item: rival}); err != nil {
+		return nil, err
+	}
+	return r.Client.PutItem(ctx, in, optFns...)
+}
+
+func TestSortKeyContention(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
+	rival := &rivalClient{Client: client}
+	s, err := dynamoseq.NewSortKey(rival, table, func(o *dynamoseq.Options) { o.MaxAttempts = 4 })
+	require.NoError(t, err)
+	_, err = s.Append(context.Background(), "hot", ticket{Title: "mine"})
+	require.ErrorIs(t, err, dynamoseq.ErrContention)
+	assert.Contains(t, err.Error(), "lost 4 races")
+	assert.Equal(t, int64(4), rival.writes.Load(), "attempts")
+	items := collection(t, client, table, "hot")
+	require.Len(t, items, 4, "the rival's items")
+	for n := int64(1); n <= 4; n++ {
+		assert.Contains(t, items[n], "rival", "item %d is the rival's", n)
+	}
+}
+
+func TestSortKeyStringSortKey(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeS)
+	ctx := context.Background()
+	s, err := dynamoseq.NewSortKey(client, table, func(o *dynamoseq.Options) {
+		o.SortKeyType = types.ScalarAttributeTypeS
+		o.SortKeyWidth = 6
+		o.KeyPrefix = "PROJECT#"
+	})
+	require.NoError(t, err)
+	// A metadata item in the same collection is not a number.
+	_, err = client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(table),
+		Item: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: "PROJECT#a"},
+			"sk": &types.AttributeValueMemberS{Value: "META"},
+		},
+	})
+	require.NoError(t, err)
+	_, err = s.Last(ctx, "a")
+	require.ErrorIs(t, err, dynamoseq.ErrNotFound, "Last() of a collection with no numbered item")
+
+	var all []int64
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 15 {
+				n, err := s.Next(ctx, "a")
+				if err != nil {
+					t.Errorf("Next: %v", err)
+					return
+				}
+				mu.Lock()
+				all = append(all, n)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	requireExactly(t, all, 1, 120)
+	items := collection(t, client, table, "PROJECT#a")
+	require.Contains(t, items, int64(120))
+	assert.Equal(t, "000120", items[120]["sk"].(*types.AttributeValueMemberS).Value, "sort key of 120")
+	last, err := s.Last(ctx, "a")
+	require.NoError(t, err)
+	assert.Equal(t, int64(120), last, "Last()")
+
+	// Width 1 holds 1 to 9.
+	narrow, err := dynamoseq.NewSortKey(client, table, func(o *dynamoseq.Options) {
+		o.SortKeyType = types.ScalarAttributeTypeS
+		o.SortKeyWidth = 1
+	})
+	require.NoError(t, err)
+	for want := int64(1); want <= 9; want++ {
+		n, err := narrow.Next(ctx, "narrow")
+		require.NoError(t, err)
+		require.Equal(t, want, n)
+	}
+	_, err = narrow.Next(ctx, "narrow")
+	require.ErrorIs(t, err, dynamoseq.ErrExhausted)
+}
+
+func TestSortKeyLastIgnoresOtherItems(t *testing.T) {
+	t.Parallel()
+	s, client, table := newSortKey(t)
+	ctx := context.Background()
+	_, err := s.Last(ctx, "p")
+	require.ErrorIs(t, err, dynamoseq.ErrNotFound)
+	// The latest-version item of a single-table design lives at sort key 0.
+	_, err = client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(table),
+		Item: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: "p"},
+			"sk": &types.AttributeValueMemberN{Value: "0"},
+		},
+	})
+	require.NoError(t, err)
+	_, err = s.Last(ctx, "p")
+	require.ErrorIs(t, err, dynamoseq.ErrNotFound)
+	n, err := s.Next(ctx, "p")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), n)
+	n, err = s.Last(ctx, "p")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), n)
+}
+
+func TestSortKeyBadInput(t *testing.T) {
+	t.Parallel()
+	s, client, table := newSortKey(t)
+	ctx := context.Background()
+	type keyed struct {
+		ID    string `dynamodbav:"pk"`
+		Title string `dynamodbav:"title"`
+	}
+	type sorted struct {
+		Sk int `dynamodbav:"sk"`
+	}
+	tests := []struct {
+		name    string
+		item    any
+		want    error
+		message string
+	}{
+		{"item sets the partition key", map[string]any{"pk": "x"}, dynamoseq.ErrInvalidArgument, `key attribute "pk"`},
+		{"item sets the sort key", map[string]types.AttributeValue{"sk": &types.AttributeValueMemberN{Value: "7"}}, dynamoseq.ErrInvalidArgument, `key attribute "sk"`},
+		{"struct tag sets the partition key", keyed{ID: "x"}, dynamoseq.ErrInvalidArgument, `key attribute "pk"`},
+		{"struct tag sets the sort key", sorted{Sk: 3}, dynamoseq.ErrInvalidArgument, `key attribute "sk"`},
+		{"item over 400 KB", map[string]string{"body": strings.Repeat("x", 400*1024)}, dynamoseq.ErrInvalidArgument, "DynamoDB's limit is 409600"},
+		{"item not a map", "just a string", dynamoseq.ErrInvalidArgument, "want a struct or a map"},
+		{"item a number", 42, dynamoseq.ErrInvalidArgument, "want a struct or a map"},
+		{"nil attribute value", map[string]types.AttributeValue{"a": nil}, dynamoseq.ErrInvalidArgument, "nil AttributeValue"},
+		{"empty string set", map[string]types.AttributeValue{"tags": &types.AttributeValueMemberSS{}}, dynamoseq.ErrInvalidArgument, "DynamoDB refused the item"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := s.Append(ctx, "bad", tt.item)
+			require.ErrorIs(t, err, tt.want)
+			assert.Contains(t, err.Error(), tt.message)
+			var e *dynamoseq.Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, table, e.Table)
+			assert.Equal(t, "bad", e.Sequence)
+			assert.Equal(t, "SortKey.Append", e.Op)
+		})
+	}
+	for _, name := range []string{"", strings.Repeat("x", 2049), "bad\xff"} {
+		_, err := s.Append(ctx, name, nil)
+		require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "Append(%q)", name)
+		_, err = s.Last(ctx, name)
+		require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "Last(%q)", name)
+	}
+	assert.Empty(t, collection(t, client, table, "bad"), "nothing written")
+
+	// Items just under the limit are stored.
+	n, err := s.Append(ctx, "bad", map[string]string{"body": strings.Repeat("x", 400*1024-100)})
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), n)
+}
+
+func TestSortKeyTableMismatch(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	tests := []struct {
+		name    string
+		table   string
+		opt     func(*dynamoseq.Options)
+		message string
+	}{
+		{"no sort key", dbtest.CounterTable(t, client), nil, `sort key "sk" of type N`},
+		{"String sort key, Number expected", dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeS), nil, `sort key "sk" of type N`},
+		{"Number sort key, String expected", dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN),
+			func(o *dynamoseq.Options) { o.SortKeyType = types.ScalarAttributeTypeS }, `sort key "sk" of type S`},
+		{"other sort key name", dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN),
+			func(o *dynamoseq.Options) { o.SortKey = "version" }, `sort key "version"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var fns []func(*dynamoseq.Options)
+			if tt.opt != nil {
+				fns = append(fns, tt.opt)
+			}
+			s, err := dynamoseq.NewSortKey(client, tt.table, fns...)
+			require.NoError(t, err)
+			_, err = s.Next(context.Background(), "p")
+			require.ErrorIs(t, err, dynamoseq.ErrTableMismatch)
+			assert.Contains(t, err.Error(), tt.message)
+			_, err = s.Last(context.Background(), "p")
+			require.ErrorIs(t, err, dynamoseq.ErrTableMismatch)
+			out, err := client.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(tt.table)})
+			require.NoError(t, err)
+			assert.Empty(t, out.Items, "nothing written")
+		})
+	}
+
+	s, err := dynamoseq.NewSortKey(client, "no_such_table")
+	require.NoError(t, err)
+	_, err = s.Next(context.Background(), "p")
+	require.ErrorIs(t, err, dynamoseq.ErrTableNotFound)
+}
+
+func TestNewSortKeyInvalid(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	tests := []struct {
+		name   string
+		client dynamoseq.Client
+		table  string
+		opt    func(*dynamoseq.Options)
+	}{
+		{"nil client", nil, "seq", nil},
+		{"short table", client, "ab", nil},
+		{"same key names", client, "seq", func(o *dynamoseq.Options) { o.SortKey = "pk" }},
+		{"bad sort key type", client, "seq", func(o *dynamoseq.Options) { o.SortKeyType = types.ScalarAttributeTypeB }},
+		{"width too large", client, "seq", func(o *dynamoseq.Options) { o.SortKeyWidth = 20 }},
+		{"negative attempts", client, "seq", func(o *dynamoseq.Options) { o.MaxAttempts = -1 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var fns []func(*dynamoseq.Options)
+			if tt.opt != nil {
+				fns = append(fns, tt.opt)
+			}
+			s, err := dynamoseq.NewSortKey(tt.client, tt.table, fns...)
+			require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
+			assert.Nil(t, s)
+		})
+	}
+}
+
+// stallingWrites holds every write until the context ends.
+type stallingWrites struct {
+	dynamoseq.Client
+}
+
+func (s *stallingWrites) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	<-ctx.Done()
+	return nil, fmt.Errorf("stalled: %w", ctx.Err())
+}
+
+func TestSortKeyCancelledContext(t *testing.T) {
+	t.Parallel()
+	s, client, table := newSortKey(t)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := s.Next(ctx, "p")
+	require.ErrorIs(t, err, context.Canceled)
+	_, err = s.Append(ctx, "p", ticket{Seq: 1})
+	require.ErrorIs(t, err, context.Canceled)
+	_, err = s.Last(ctx, "p")
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Empty(t, collection(t, client, table, "p"), "nothing written")
+
+	// A call whose context ends while its write is in flight returns the
+	// context's error as soon as it ends, and so do the calls queued
+	// behind it.
+	slow, err := dynamoseq.NewSortKey(&stallingWrites{Client: client}, table)
+	require.NoError(t, err)
+	ctx, cancel2 := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel2()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := slow.Next(ctx, "p")
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("Next() error = %v, want context.DeadlineExceeded", err)
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Less(t, time.Since(start), 2*time.Second)
+
+	// The SortKey is still usable after.
+	n, err := s.Next(context.Background(), "p")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), n)
+}

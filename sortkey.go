@@ -240,6 +240,7 @@ func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyC
 // retrying on lost races, and sets every call's outcome.
 func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKeyCall) {
 	races := 0
+	leap := false // see below, after a lost race
 	for len(calls) > 0 {
 		queried := !h.known
 		if !h.known {
@@ -250,9 +251,21 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			}
 			h.last, h.known = last, true
 		}
-		if room := s.max - h.last; int64(len(calls)) > room {
-			failCalls(calls[room:], fmt.Errorf("%w: the sort key holds numbers up to %d", ErrExhausted, s.max))
-			calls = calls[:room]
+		// A writer that lost a race and has just queried is a round trip
+		// behind any warm writer of another process: by the time its Put
+		// lands, the warm writer has taken last+1 again. So on its second
+		// lost race in a row, and every other one after, it leaps over
+		// that number instead: it writes from last+2, in a
+		// transaction that also checks that last+1 exists, so the numbering
+		// stays gap-free whoever wrote last+1.
+		check := leap && queried && len(calls) < maxTransactItems
+		first := h.last + 1
+		if check {
+			first++
+		}
+		if room := s.max - (first - 1); int64(len(calls)) > room {
+			failCalls(calls[max(room, 0):], fmt.Errorf("%w: the sort key holds numbers up to %d", ErrExhausted, s.max))
+			calls = calls[:max(room, 0)]
 			continue
 		}
 
@@ -263,7 +276,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			}
 		}
 		start := time.Now()
-		err := s.put(ctx, pk, h.last, calls)
+		err := s.put(ctx, pk, first, calls, check)
 		if err == nil {
 			h.wrote = time.Now()
 			took := h.wrote.Sub(start)
@@ -277,9 +290,9 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 				h.streak = 0
 			}
 			for i, c := range calls {
-				c.Res = h.last + 1 + int64(i)
+				c.Res = first + int64(i)
 			}
-			h.last += int64(len(calls))
+			h.last = first - 1 + int64(len(calls))
 			return
 		}
 		// Whatever happened, the last number may have moved.
@@ -288,6 +301,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			h.contended = time.Now().Add(contentionWindow)
 			h.streak = 0
 			races++
+			leap = races%2 == 0
 			if races >= s.opts.MaxAttempts {
 				failCalls(calls, fmt.Errorf("%w: lost %d races to other writers", ErrContention, races))
 				return
@@ -298,8 +312,12 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			}
 			continue
 		}
+		offset := 0
+		if check {
+			offset = 1 // the transaction's first action was the check
+		}
 		refused := refusedItems(err, func(i int) string {
-			return fmt.Sprintf("item %d of %d in the transaction (number %d)", i+1, len(calls), h.last+1+int64(i))
+			return fmt.Sprintf("item %d of %d in the transaction (number %d)", i+1-offset, len(calls), first+int64(i-offset))
 		})
 		if len(refused) == 0 {
 			var api smithy.APIError
@@ -326,7 +344,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		// once, each caller's error naming the item DynamoDB gave.
 		var kept []*sortKeyCall
 		for i, c := range calls {
-			rerr, bad := refused[i]
+			rerr, bad := refused[i+offset]
 			switch {
 			case bad && errors.Is(rerr, ErrInvalidArgument):
 				c.Err = rerr
@@ -342,31 +360,26 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 }
 
 // pace holds back a writer that writes a name back to back from a warm
-// hint, for a random part of a round trip, before its next write.
+// hint while the name is contended (this writer lost a race within
+// contentionWindow), for a random part of a round trip, before its next
+// write.
 //
-// Without it, a warm writer starves writers of the same name in other
-// processes. It needs one round trip per write, while a writer that lost a
-// race needs two (a Query, then a Put), and that Put lands a round trip
-// after the Query, by which time the warm writer has written again: the
-// loser loses again, every time, until its attempts run out. The pause
-// opens a window for it. A writer that is not writing back to back (the
-// previous write ended more than a round trip ago) does not pause; one that
-// lost a race within contentionWindow pauses up to two round trips (and the
-// writers take turns), others up to half of one. Inside one process the
-// pause costs little throughput: the calls that arrive meanwhile join the
-// next write.
+// A warm writer needs one round trip per write; a writer of another process
+// that lost a race needs two (a Query, then a Put), and its Put tends to land
+// just after the warm writer's next one: it could lose every time. The
+// leap in write lets it in once; the pause then keeps the writers taking
+// turns. Each write won in a row doubles the pause (from two round trips up
+// to MaxDelay), so that a writer that keeps winning soon leaves a window wide
+// enough for the others, however slow their retries. A writer that has not
+// lost a race lately, or that is not writing back to back, does not pause.
+// Inside one process the pause costs little throughput: calls that arrive
+// meanwhile join the next write.
 func (s *SortKey) pace(ctx context.Context, h *hint) error {
 	now := time.Now()
-	if h.rtt <= 0 || now.Sub(h.wrote) > h.rtt {
+	if h.rtt <= 0 || now.Sub(h.wrote) > h.rtt || !now.Before(h.contended) {
 		return nil
 	}
-	limit := h.rtt / 2
-	if now.Before(h.contended) {
-		// Each write won in a row doubles the pause, up to MaxDelay, so
-		// that a writer that keeps winning soon leaves a window wide enough
-		// for the others, however slow their retries.
-		limit = min(max(s.opts.MaxDelay, 2*h.rtt), 2*h.rtt<<min(h.streak, 16))
-	}
+	limit := min(max(s.opts.MaxDelay, 2*h.rtt), 2*h.rtt<<min(h.streak, 16))
 	return backoff.Policy{Base: limit, Max: limit, Rand: s.policy.Rand}.Wait(ctx, 1)
 }
 
@@ -376,36 +389,44 @@ func failCalls(calls []*sortKeyCall, err error) {
 	}
 }
 
-// put writes the items of calls at last+1, last+2...: one PutItem for a
+// put writes the items of calls at first, first+1...: one PutItem for a
 // single call (one write unit per KB), one TransactWriteItems for several
 // (two per KB). Every Put is conditioned on attribute_not_exists of the
-// partition key, that is on its number being free.
-func (s *SortKey) put(ctx context.Context, pk string, last int64, calls []*sortKeyCall) error {
+// partition key, that is on its number being free. With check, the
+// transaction (even for one call) also checks that first-1 exists.
+func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sortKeyCall, check bool) error {
 	pkValue := &types.AttributeValueMemberS{Value: pk}
 	item := func(i int) map[string]types.AttributeValue {
 		attrs := calls[i].Req.attrs // owned by this call; the keys are set again on every attempt
 		attrs[s.opts.PartitionKey] = pkValue
-		attrs[s.opts.SortKey] = s.key(last + 1 + int64(i))
+		attrs[s.opts.SortKey] = s.key(first + int64(i))
 		return attrs
 	}
-	condition := aws.String("attribute_not_exists(#pk)")
-	if len(calls) == 1 {
+	if len(calls) == 1 && !check {
 		_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName:                aws.String(s.table),
 			Item:                     item(0),
-			ConditionExpression:      condition,
+			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
 			ExpressionAttributeNames: s.pkNames,
 		})
 		return err
 	}
-	actions := make([]types.TransactWriteItem, len(calls))
+	actions := make([]types.TransactWriteItem, 0, len(calls)+1)
+	if check {
+		actions = append(actions, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName:                aws.String(s.table),
+			Key:                      map[string]types.AttributeValue{s.opts.PartitionKey: pkValue, s.opts.SortKey: s.key(first - 1)},
+			ConditionExpression:      aws.String("attribute_exists(#pk)"),
+			ExpressionAttributeNames: s.pkNames,
+		}})
+	}
 	for i := range calls {
-		actions[i].Put = &types.Put{
+		actions = append(actions, types.TransactWriteItem{Put: &types.Put{
 			TableName:                aws.String(s.table),
 			Item:                     item(i),
-			ConditionExpression:      condition,
+			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
 			ExpressionAttributeNames: s.pkNames,
-		}
+		}})
 	}
 	// The SDK fills in ClientRequestToken, so its own retries of a
 	// transaction that was applied but whose answer was lost do not write

@@ -379,7 +379,7 @@ func (s *SortKey) pace(ctx context.Context, h *hint) error {
 	if h.rtt <= 0 || now.Sub(h.wrote) > h.rtt || !now.Before(h.contended) {
 		return nil
 	}
-	limit := min(max(s.opts.MaxDelay, 2*h.rtt), 2*h.rtt<<min(h.streak, 16))
+	limit := min(max(s.opts.MaxDelay, 2*h.rtt), h.rtt<<min(h.streak, 16))
 	return backoff.Policy{Base: limit, Max: limit, Rand: s.policy.Rand}.Wait(ctx, 1)
 }
 

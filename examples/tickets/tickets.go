@@ -1,0 +1,116 @@
+// Package tickets numbers the tickets of each project the way an issue
+// tracker does: projectA-1, projectA-2, projectB-1... It is the repository
+// type a service would write over dynamoseq.SortKey: the tickets of a
+// project are one item collection (partition key "PROJECT#<project>"), each
+// ticket's number is its sort key, and numbers have no gaps because a number
+// exists only once its ticket is stored.
+//
+// The table: partition key "pk" (String), sort key "sk" (Number).
+package tickets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq"
+)
+
+// ErrNotFound: no such ticket.
+var ErrNotFound = errors.New("tickets: not found")
+
+// Ticket is one ticket of a project. Project and Number are its key; the
+// other fields are stored as attributes of the ticket's item.
+type Ticket struct {
+	Project string    `dynamodbav:"-"`
+	Number  int64     `dynamodbav:"-"`
+	Title   string    `dynamodbav:"title"`
+	Author  string    `dynamodbav:"author"`
+	Opened  time.Time `dynamodbav:"opened"`
+}
+
+// ID is the ticket's readable id, such as "projectA-7".
+func (t *Ticket) ID() string { return t.Project + "-" + strconv.FormatInt(t.Number, 10) }
+
+// keyPrefix keeps the tickets apart from other items of a single table.
+const keyPrefix = "PROJECT#"
+
+// Repository stores tickets. It is safe for concurrent use, as the
+// SortKey inside it is: the tickets opened at once in one project are
+// written together, and several service instances may share the table.
+type Repository struct {
+	client  *dynamodb.Client
+	table   string
+	numbers *dynamoseq.SortKey
+}
+
+// NewRepository returns a Repository over table.
+func NewRepository(client *dynamodb.Client, table string) (*Repository, error) {
+	numbers, err := dynamoseq.NewSortKey(client, table, func(o *dynamoseq.Options) { o.KeyPrefix = keyPrefix })
+	if err != nil {
+		return nil, err
+	}
+	return &Repository{client: client, table: table, numbers: numbers}, nil
+}
+
+// Open stores t as the next ticket of t.Project and sets t.Number. Opened
+// is set to the current time when zero.
+func (r *Repository) Open(ctx context.Context, t *Ticket) error {
+	if t.Project == "" || strings.Contains(t.Project, "-") {
+		return fmt.Errorf("tickets: project %q: want a non-empty name without '-'", t.Project)
+	}
+	if t.Opened.IsZero() {
+		t.Opened = time.Now().UTC()
+	}
+	n, err := r.numbers.Append(ctx, t.Project, t)
+	if err != nil {
+		return fmt.Errorf("tickets: open a ticket in %s: %w", t.Project, err)
+	}
+	t.Number = n
+	return nil
+}
+
+// Get returns the ticket with the readable id ("projectA-7").
+func (r *Repository) Get(ctx context.Context, id string) (*Ticket, error) {
+	i := strings.LastIndexByte(id, '-')
+	n, err := strconv.ParseInt(id[i+1:], 10, 64)
+	if i <= 0 || err != nil {
+		return nil, fmt.Errorf("tickets: %q is not a ticket id such as projectA-7", id)
+	}
+	out, err := r.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(r.table),
+		Key: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: keyPrefix + id[:i]},
+			"sk": &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)},
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tickets: get %s: %w", id, err)
+	}
+	if out.Item == nil {
+		return nil, fmt.Errorf("tickets: %s: %w", id, ErrNotFound)
+	}
+	t := &Ticket{Project: id[:i], Number: n}
+	if err := attributevalue.UnmarshalMap(out.Item, t); err != nil {
+		return nil, fmt.Errorf("tickets: read %s: %w", id, err)
+	}
+	return t, nil
+}
+
+// Count returns how many tickets project has, which, numbers having no
+// gaps, is the number of its last ticket.
+func (r *Repository) Count(ctx context.Context, project string) (int64, error) {
+	n, err := r.numbers.Last(ctx, project)
+	if errors.Is(err, dynamoseq.ErrNotFound) {
+		return 0, nil
+	}
+	return n, err
+}

@@ -1,0 +1,91 @@
+package tickets_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dynamoseq/dynamoseq/examples/tickets"
+	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+func newRepository(t *testing.T) *tickets.Repository {
+	t.Helper()
+	client := dbtest.Client(t)
+	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
+	r, err := tickets.NewRepository(client, table)
+	require.NoError(t, err)
+	return r
+}
+
+func TestOpenNumbersPerProject(t *testing.T) {
+	t.Parallel()
+	r := newRepository(t)
+	ctx := context.Background()
+	var ids []string
+	for _, project := range []string{"projectA", "projectA", "projectB", "projectA"} {
+		tk := &tickets.Ticket{Project: project, Title: "title", Author: "ada"}
+		require.NoError(t, r.Open(ctx, tk))
+		ids = append(ids, tk.ID())
+	}
+	assert.Equal(t, []string{"projectA-1", "projectA-2", "projectB-1", "projectA-3"}, ids)
+
+	got, err := r.Get(ctx, "projectA-2")
+	require.NoError(t, err)
+	assert.Equal(t, "projectA-2", got.ID())
+	assert.Equal(t, "ada", got.Author)
+
+	_, err = r.Get(ctx, "projectB-2")
+	require.ErrorIs(t, err, tickets.ErrNotFound)
+	_, err = r.Get(ctx, "nonsense")
+	require.Error(t, err)
+	require.Error(t, r.Open(ctx, &tickets.Ticket{Project: "with-dash"}))
+}
+
+func TestOpenConcurrent(t *testing.T) {
+	t.Parallel()
+	r := newRepository(t)
+	ctx := context.Background()
+	const goroutines, each = 8, 25
+	var mu sync.Mutex
+	opened := map[string]string{} // id -> title
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				tk := &tickets.Ticket{Project: "busy", Title: fmt.Sprintf("writer %d ticket %d", g, i)}
+				if err := r.Open(ctx, tk); err != nil {
+					t.Errorf("Open: %v", err)
+					return
+				}
+				mu.Lock()
+				opened[tk.ID()] = tk.Title
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	count, err := r.Count(ctx, "busy")
+	require.NoError(t, err)
+	require.Equal(t, int64(goroutines*each), count, "Count()")
+	for n := 1; n <= goroutines*each; n++ {
+		id := fmt.Sprintf("busy-%d", n)
+		title, ok := opened[id]
+		require.True(t, ok, "%s was not handed out", id)
+		got, err := r.Get(ctx, id)
+		require.NoError(t, err)
+		assert.Equal(t, title, got.Title, "title of %s", id)
+	}
+	empty, err := r.Count(ctx, "quiet")
+	require.NoError(t, err)
+	assert.Zero(t, empty)
+}

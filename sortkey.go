@@ -259,7 +259,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		// that number instead: it writes from last+2, in a
 		// transaction that also checks that last+1 exists, so the numbering
 		// stays gap-free whoever wrote last+1.
-		check := leap && queried && len(calls) < maxTransactItems
+		check := leap && queried && len(calls) < maxTransactItems && int64(len(calls)) < s.max-h.last
 		first := h.last + 1
 		if check {
 			first++
@@ -354,6 +354,14 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 				return
 			default:
 				kept = append(kept, c)
+			}
+		}
+		if len(kept) == len(calls) {
+			// Only the check was refused: nothing to leave out, so do
+			// not try again.
+			for _, rerr := range refused {
+				failCalls(calls, rerr)
+				return
 			}
 		}
 		calls = kept

@@ -73,6 +73,33 @@ type Options struct {
 	// SortKeyWidth is the number of digits of a String sort key. Default
 	// 19, the width of math.MaxInt64. SortKey, Latest.
 	SortKeyWidth int
+
+	// Latest.
+
+	// Layout is how a Latest lays out a document's items. LayoutSortKey
+	// (the default, the zero value) keeps them in one item collection:
+	// version n at sort key n, 'latest' at sort key 0. LayoutPartitionKey
+	// is for a table with only a partition key: each item under its own
+	// partition key value, formed by VersionKeyFormat and LatestKeyFormat.
+	// Latest.
+	Layout Layout
+
+	// VersionKeyFormat forms the partition key value of version n with
+	// fmt.Sprintf(VersionKeyFormat, KeyPrefix+name, n); it must hold one %s
+	// and then one %d. Default "%s#v%d" ("doc1#v3"). Latest with
+	// LayoutPartitionKey.
+	VersionKeyFormat string
+
+	// LatestKeyFormat forms the partition key value of the 'latest' item
+	// with fmt.Sprintf(LatestKeyFormat, KeyPrefix+name); it must hold one %s
+	// and no other verb. Default "%s#latest". Latest with LayoutPartitionKey.
+	LatestKeyFormat string
+
+	// VersionAttribute is the Number attribute that holds the version
+	// number on every item a Latest writes; its condition on the 'latest'
+	// item is what serialises writers. Items passed to Append must not set
+	// it. Default "version". Latest.
+	VersionAttribute string
 }
 
 // defaultOptions are the values a zero field stands for.
@@ -89,6 +116,10 @@ var defaultOptions = Options{
 	Now:            time.Now,
 	SortKeyType:    types.ScalarAttributeTypeN,
 	SortKeyWidth:   19,
+
+	VersionKeyFormat: "%s#v%d",
+	LatestKeyFormat:  "%s#latest",
+	VersionAttribute: "version",
 }
 
 // resolveOptions applies optFns to zero Options, fills in the defaults and
@@ -110,6 +141,9 @@ func resolveOptions(optFns []func(*Options)) (Options, error) {
 	setDefault(&o.MaxDelay, d.MaxDelay)
 	setDefault(&o.SortKeyType, d.SortKeyType)
 	setDefault(&o.SortKeyWidth, d.SortKeyWidth)
+	setDefault(&o.VersionKeyFormat, d.VersionKeyFormat)
+	setDefault(&o.LatestKeyFormat, d.LatestKeyFormat)
+	setDefault(&o.VersionAttribute, d.VersionAttribute)
 	if o.Now == nil {
 		o.Now = d.Now
 	}

@@ -1,0 +1,111 @@
+package dynamoseq
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// maxItemBytes is DynamoDB's limit on the size of one item: 400 KB.
+const maxItemBytes = 400 * 1024
+
+// marshalItem turns the item a caller passes to an Append into attributes:
+// nil means none, a map[string]types.AttributeValue is taken as it is (a
+// shallow copy, so the caller may reuse the map once the call returns), and
+// anything else goes through attributevalue.MarshalMap. reserved are the
+// attributes the library writes itself (the keys, a version number); an
+// item that sets one of them is refused, as is an item that does not fit in
+// maxItemBytes - overhead, where overhead is the size of what the library
+// adds. It returns the attributes and their estimated size in bytes.
+func marshalItem(item any, overhead int, reserved ...string) (map[string]types.AttributeValue, int, error) {
+	var attrs map[string]types.AttributeValue
+	switch it := item.(type) {
+	case nil:
+		return map[string]types.AttributeValue{}, 0, nil
+	case map[string]types.AttributeValue:
+		attrs = maps.Clone(it)
+	default:
+		if v := reflect.ValueOf(item); v.Kind() == reflect.Pointer && v.IsNil() {
+			return map[string]types.AttributeValue{}, 0, nil
+		}
+		m, err := attributevalue.MarshalMap(item)
+		if err != nil {
+			return nil, 0, invalidf("item of type %T: %v", item, err)
+		}
+		attrs = m
+	}
+	if attrs == nil {
+		attrs = map[string]types.AttributeValue{}
+	}
+	for _, name := range reserved {
+		if _, ok := attrs[name]; ok {
+			return nil, 0, invalidf("item sets attribute %q, which the library writes itself (a key or the version number)", name)
+		}
+	}
+	size := 0
+	for name, av := range attrs {
+		if name == "" {
+			return nil, 0, invalidf("item has an attribute with an empty name")
+		}
+		if av == nil {
+			return nil, 0, invalidf("item attribute %q is a nil AttributeValue", name)
+		}
+		size += len(name) + attributeSize(av)
+	}
+	if size+overhead > maxItemBytes {
+		return nil, 0, invalidf("item is about %d bytes with its keys, DynamoDB's limit for an item is %d", size+overhead, maxItemBytes)
+	}
+	return attrs, size, nil
+}
+
+// attributeSize estimates the bytes DynamoDB counts for a value, following
+// "Item sizes" in the DynamoDB developer guide. Numbers are counted as their
+// text length, which is at least their stored size, so the estimate errs on
+// the side of refusing an item that DynamoDB would refuse.
+func attributeSize(av types.AttributeValue) int {
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		return len(v.Value)
+	case *types.AttributeValueMemberN:
+		return len(v.Value) + 1
+	case *types.AttributeValueMemberB:
+		return len(v.Value)
+	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
+		return 1
+	case *types.AttributeValueMemberSS:
+		n := 0
+		for _, s := range v.Value {
+			n += len(s)
+		}
+		return n
+	case *types.AttributeValueMemberNS:
+		n := 0
+		for _, s := range v.Value {
+			n += len(s) + 1
+		}
+		return n
+	case *types.AttributeValueMemberBS:
+		n := 0
+		for _, b := range v.Value {
+			n += len(b)
+		}
+		return n
+	case *types.AttributeValueMemberL:
+		n := 3
+		for _, e := range v.Value {
+			n += 1 + attributeSize(e)
+		}
+		return n
+	case *types.AttributeValueMemberM:
+		n := 3
+		for name, e := range v.Value {
+			n += 1 + len(name) + attributeSize(e)
+		}
+		return n
+	}
+	// An unknown member: DynamoDB will judge it.
+	return len(fmt.Sprint(av))
+}

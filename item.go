@@ -28,8 +28,15 @@ func marshalItem(item any, overhead int, reserved ...string) (map[string]types.A
 	case map[string]types.AttributeValue:
 		attrs = maps.Clone(it)
 	default:
-		if v := reflect.ValueOf(item); v.Kind() == reflect.Pointer && v.IsNil() {
-			return map[string]types.AttributeValue{}, 0, nil
+		v := reflect.ValueOf(item)
+		for v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return map[string]types.AttributeValue{}, 0, nil
+			}
+			v = v.Elem()
+		}
+		if k := v.Kind(); k != reflect.Struct && k != reflect.Map {
+			return nil, 0, invalidf("item is a %T, want a struct, a map or a map[string]types.AttributeValue", item)
 		}
 		m, err := attributevalue.MarshalMap(item)
 		if err != nil {

@@ -89,8 +89,9 @@ type Latest struct {
 	policy backoff.Policy
 	group  *combine.Group[string, latestHint, latestAppend, int64]
 
-	// overhead is the size of what the library adds to an item: the keys at
-	// their longest and the version number.
+	// overhead is the size of what the library adds to an item apart from
+	// the partition key value: the attribute names, the sort key and the
+	// version number at their longest.
 	overhead int
 	// maxVersion is the highest version the sort key can hold.
 	maxVersion int64
@@ -107,7 +108,7 @@ type latestHint struct {
 // latestAppend is one Append waiting in a batch.
 type latestAppend struct {
 	attrs map[string]types.AttributeValue
-	size  int // the estimated size of attrs
+	size  int // the estimated size of the item written, keys included
 }
 
 // NewLatest returns a Latest over table. It reads PartitionKey, SortKey,
@@ -154,7 +155,7 @@ func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, 
 				l.maxVersion = math.MaxInt64
 			}
 		}
-		l.overhead = len(o.PartitionKey) + maxKeyBytes + len(o.SortKey) + maxNumberBytes
+		l.overhead = len(o.PartitionKey) + len(o.SortKey) + maxNumberBytes
 	case LayoutPartitionKey:
 		if o.VersionAttribute == o.PartitionKey {
 			return fail(invalidf("VersionAttribute %q is also the partition key", o.VersionAttribute))
@@ -163,7 +164,7 @@ func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, 
 			return fail(err)
 		}
 		l.reserved = []string{o.PartitionKey, o.VersionAttribute}
-		l.overhead = len(o.PartitionKey) + maxKeyBytes
+		l.overhead = len(o.PartitionKey)
 	default:
 		return fail(invalidf("Layout is %v, want LayoutSortKey or LayoutPartitionKey", o.Layout))
 	}
@@ -242,15 +243,23 @@ func (l *Latest) append(ctx context.Context, op, name string, item any) (int64, 
 	if err != nil {
 		return fail(err)
 	}
-	attrs, size, err := marshalItem(item, l.overhead, l.reserved...)
+	attrs, size, err := marshalItem(item, l.overhead+l.keyBytes(base), l.reserved...)
 	if err != nil {
 		return fail(err)
 	}
-	v, err := l.group.Do(ctx, base, latestAppend{attrs: attrs, size: size}, l.run)
+	v, err := l.group.Do(ctx, base, latestAppend{attrs: attrs, size: size + l.overhead + l.keyBytes(base)}, l.run)
 	if err != nil {
 		return fail(err)
 	}
 	return v, nil
+}
+
+// keyBytes is the longest partition key value of the document base.
+func (l *Latest) keyBytes(base string) int {
+	if l.opts.Layout == LayoutPartitionKey {
+		return max(len(fmt.Sprintf(l.opts.VersionKeyFormat, base, int64(math.MaxInt64))), len(fmt.Sprintf(l.opts.LatestKeyFormat, base)))
+	}
+	return len(base)
 }
 
 // base checks name and returns KeyPrefix+name, from which the keys of a
@@ -260,11 +269,8 @@ func (l *Latest) base(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if l.opts.Layout == LayoutPartitionKey {
-		k := fmt.Sprintf(l.opts.VersionKeyFormat, base, int64(math.MaxInt64))
-		if len(k) > maxKeyBytes {
-			return "", invalidf("version key %q... is %d bytes, DynamoDB's limit for a partition key is %d", k[:32], len(k), maxKeyBytes)
-		}
+	if n := l.keyBytes(base); n > maxKeyBytes {
+		return "", invalidf("the keys of the document are up to %d bytes, DynamoDB's limit for a partition key is %d", n, maxKeyBytes)
 	}
 	return base, nil
 }
@@ -275,8 +281,9 @@ func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch [
 	for len(batch) > 0 {
 		n, bytes := 0, 0
 		for n < len(batch) && n < latestMaxBatch {
-			// Each item may be written twice: as a version and as 'latest'.
-			add := batch[n].Req.size + l.overhead
+			// The transaction holds every version item plus a copy of
+			// the last one as 'latest'.
+			add := batch[n].Req.size
 			if n > 0 && bytes+2*add > maxTransactBytes {
 				break
 			}

@@ -411,6 +411,10 @@ func TestLatestBadInput(t *testing.T) {
 
 			_, err = l.Append(ctx, "doc1", page{ID: "1"})
 			require.NoError(t, err)
+			// The size estimate is close: an item just under the limit goes.
+			v, err := l.Append(ctx, "doc2", page{ID: strings.Repeat("x", 399*1024)})
+			require.NoError(t, err, "Append of a 399 KB item")
+			assert.Equal(t, int64(1), v)
 			var p page
 			assert.ErrorIs(t, l.Get(ctx, "doc1", 1, p), dynamoseq.ErrInvalidArgument, "Get into a non-pointer")
 			_, err = l.GetLatest(ctx, "doc1", p)

@@ -684,3 +684,70 @@ func TestLatestCancelledContext(t *testing.T) {
 		})
 	}
 }
+
+// errorClient records the errors of TransactWriteItems.
+type errorClient struct {
+	dynamoseq.Client
+	mu   sync.Mutex // protects errs
+	errs []error
+	max  int // the most actions seen in one transaction
+}
+
+func (c *errorClient) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	out, err := c.Client.TransactWriteItems(ctx, in, optFns...)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.max = max(c.max, len(in.TransactItems))
+	if err != nil {
+		c.errs = append(c.errs, err)
+	}
+	return out, err
+}
+
+// TestLatestLargeBatches: many appends waiting at once are split into
+// transactions DynamoDB accepts, by count (100 actions) and by size (4 MB),
+// without a single refused transaction.
+func TestLatestLargeBatches(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name       string
+		goroutines int
+		size       int
+	}{
+		{"count", 150, 10},
+		{"bytes", 24, 300 * 1024},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ec := &errorClient{}
+			l, _, _ := newLatest(t, latestLayouts[0], func(c dynamoseq.Client) dynamoseq.Client {
+				ec.Client = c
+				return ec
+			})
+			got := map[string]int64{}
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			for g := range tc.goroutines {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					id := fmt.Sprintf("%d-%s", g, strings.Repeat("x", tc.size))
+					v, err := l.Append(context.Background(), "doc1", page{ID: id})
+					if err != nil {
+						t.Errorf("Append #%d: %v", g, err)
+						return
+					}
+					mu.Lock()
+					got[id] = v
+					mu.Unlock()
+				}()
+			}
+			wg.Wait()
+			assert.Empty(t, ec.errs, "refused transactions")
+			assert.LessOrEqual(t, ec.max, 100, "actions in one transaction")
+			t.Logf("largest transaction: %d actions", ec.max)
+			requireHistory(t, l, "doc1", got)
+		})
+	}
+}

@@ -80,8 +80,9 @@ const latestMaxIdle = 4096
 // cost one transaction of k+1 items (2(k+1) write units for small items) and
 // one round trip.
 //
-// A Latest is safe for concurrent use by any number of goroutines. It starts
-// no goroutine of its own and needs no Close.
+// A Latest is safe for concurrent use by any number of goroutines. No
+// goroutine it starts outlives the call that started it (only Versions
+// starts any), so it needs no Close.
 type Latest struct {
 	client Client
 	table  string

@@ -41,8 +41,8 @@ import (
 //     starts after them. A refill that fails, or one interrupted by Close
 //     after DynamoDB applied it, may lose a range too. Lost numbers are never
 //     handed out, by anyone.
-//   - Near Options.MaxValue (of the Counter) a range that no longer fits whole is
-//     not leased: Next returns ErrExhausted although a few numbers remain.
+//   - Near the Counter's MaxValue, a range that no longer fits whole is not
+//     leased: Next returns ErrExhausted although a few numbers remain.
 //
 // Cost: one UpdateItem round trip and one write unit per range, whatever
 // its size; nothing per number. Next from memory takes a few tens of
@@ -66,6 +66,23 @@ type Block struct {
 	refills map[*blockRefill]func() // leases in flight -> their context's cancel
 	wg      sync.WaitGroup          // one per lease goroutine
 }
+
+// Why a later Next of one name in one Block returns a larger number:
+//
+//  1. Its leases are sequential: a lease starts only when none is in flight
+//     and no leased range is waiting, so each NextN is sent after the one
+//     before returned, and DynamoDB applies it later: each range lies above
+//     the one before.
+//  2. Ranges become current in the order they were leased (through the one
+//     slot blockSeq.next), and a range becomes current only once every index
+//     of the current one is claimed: advance runs after a claim past the end.
+//  3. Within a range, indexes are claimed with one atomic addition, and Go's
+//     atomics have a single order consistent with real time.
+//
+// So when call A returns before call B starts, B loads the current range
+// after A's claim: either A's range, where B's index is larger, or a later
+// one, whose numbers are all larger. Uniqueness follows from 2 and 3 and
+// from each range being reserved in DynamoDB.
 
 // blockSeq is the state of one name in a Block.
 type blockSeq struct {

@@ -113,6 +113,46 @@ func TestBlockNextInOrder(t *testing.T) {
 	}
 }
 
+// TestBlockIncreasing checks the order a Block promises: a Next that starts
+// after another returned gets a larger number, whichever goroutines make
+// them. Small ranges make the goroutines cross from range to range often.
+func TestBlockIncreasing(t *testing.T) {
+	t.Parallel()
+	for _, size := range []int64{1, 3, 64} {
+		t.Run(fmt.Sprintf("size=%d", size), func(t *testing.T) {
+			t.Parallel()
+			c, _, _ := newCounter(t)
+			b := newBlock(t, c, size)
+			var done atomic.Int64 // the largest number of the calls that returned
+			got := make([][]int64, 8)
+			var wg sync.WaitGroup
+			for g := range got {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range 300 {
+						before := done.Load()
+						v, err := b.Next(context.Background(), "s")
+						if err != nil {
+							t.Errorf("Next: %v", err)
+							return
+						}
+						if v <= before {
+							t.Errorf("Next() = %d after a call that returned %d, want a larger value", v, before)
+							return
+						}
+						for old := done.Load(); v > old && !done.CompareAndSwap(old, v); old = done.Load() {
+						}
+						got[g] = append(got[g], v)
+					}
+				}()
+			}
+			wg.Wait()
+			requireDistinct(t, slices.Concat(got...))
+		})
+	}
+}
+
 // TestBlockTwoBlocks runs two Blocks over the same counter and name, as two
 // processes would have them.
 func TestBlockTwoBlocks(t *testing.T) {

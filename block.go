@@ -167,15 +167,18 @@ func NewBlock(c *Counter, size int64, optFns ...func(*Options)) (*Block, error) 
 // arrived. Then it waits for the lease in flight (one Counter.NextN, shared
 // with every caller that needs a number of that name), or starts one.
 //
-// ctx bounds only that wait: a call served from memory does not look at it.
-// When ctx ends first, Next returns its error and the lease goes on in the
-// background for the next caller.
+// A ctx that has already ended gets its error and no number. ctx also
+// bounds the wait for a lease: when it ends first, Next returns its error
+// and the lease goes on in the background for the next caller.
 //
 // It returns ErrClosed after Close, ErrInvalidArgument for a name the
 // Counter refuses, and the lease's error (ErrExhausted, ErrTableNotFound,
 // the SDK's error...) to every caller that waited for a lease that failed;
 // the next call tries again.
 func (b *Block) Next(ctx context.Context, name string) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, b.error(name, err)
+	}
 	if b.closed.Load() {
 		return 0, b.error(name, ErrClosed)
 	}

@@ -592,6 +592,12 @@ func TestBlockCancelledWait(t *testing.T) {
 	require.NoError(t, err)
 	b := newBlock(t, c, 10, func(o *dynamoseq.Options) { o.RefillTimeout = 300 * time.Millisecond })
 
+	// A context that has ended gets its error and no number.
+	ended, cancelEnded := context.WithCancel(context.Background())
+	cancelEnded()
+	_, err = b.Next(ended, "orders")
+	require.ErrorIs(t, err, context.Canceled)
+
 	// The caller's context bounds its wait for a lease.
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()

@@ -329,6 +329,26 @@ func TestBlockRefillFailure(t *testing.T) {
 	requireDistinct(t, got)
 }
 
+// TestBlockMergesLeases checks that callers who need a number at once share
+// one lease: no range is leased that is not used, but the last in advance.
+func TestBlockMergesLeases(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	table := dbtest.CounterTable(t, client)
+	counting := &faultyClient{Client: client}
+	c, err := dynamoseq.NewCounter(counting, table)
+	require.NoError(t, err)
+	b := newBlock(t, c, 10)
+	got := slices.Concat(drawBlock(t, b, "s", 16, 50)...)
+	requireDistinct(t, got)
+	assert.Equal(t, []int64{1, 800}, []int64{got[0], got[len(got)-1]}, "smallest and largest value")
+	require.NoError(t, b.Close())
+	leases := counting.updates.Load()
+	if leases != 80 && leases != 81 {
+		t.Errorf("%d leases for 800 numbers in ranges of 10, want 80 (81 with the next range leased in advance)", leases)
+	}
+}
+
 func TestBlockExhausted(t *testing.T) {
 	t.Parallel()
 	c, _, _ := newCounter(t, func(o *dynamoseq.Options) { o.MaxValue = 25 })

@@ -177,14 +177,14 @@ func NewBlock(c *Counter, size int64, optFns ...func(*Options)) (*Block, error) 
 // the next call tries again.
 func (b *Block) Next(ctx context.Context, name string) (int64, error) {
 	if err := ctx.Err(); err != nil {
-		return 0, b.error(name, err)
+		return 0, b.nextError(name, err)
 	}
 	if b.closed.Load() {
-		return 0, b.error(name, ErrClosed)
+		return 0, b.nextError(name, ErrClosed)
 	}
 	s, err := b.seq(name)
 	if err != nil {
-		return 0, b.error(name, err)
+		return 0, b.nextError(name, err)
 	}
 	for {
 		r := s.cur.Load()
@@ -198,7 +198,7 @@ func (b *Block) Next(ctx context.Context, name string) (int64, error) {
 			}
 		}
 		if err := b.advance(ctx, s, r); err != nil {
-			return 0, b.error(name, err)
+			return 0, b.nextError(name, err)
 		}
 	}
 }
@@ -354,7 +354,7 @@ func (e *blockLeaseError) Error() string {
 
 func (e *blockLeaseError) Unwrap() error { return e.err }
 
-func (b *Block) error(name string, err error) error {
+func (b *Block) nextError(name string, err error) error {
 	return &Error{Op: "Block.Next", Table: b.counter.table, Sequence: name, Err: err}
 }
 

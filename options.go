@@ -73,6 +73,32 @@ type Options struct {
 	// SortKeyWidth is the number of digits of a String sort key. Default
 	// 19, the width of math.MaxInt64. SortKey, Latest.
 	SortKeyWidth int
+
+	// Block.
+
+	// RefillThreshold is the fraction of a range handed out after which a
+	// Block leases the next range in the background. Default 0.5; must be
+	// above 0 and at most 1. Lower leaves more time for the lease, higher
+	// leaves fewer numbers unused when the process stops. NewBlock.
+	RefillThreshold float64
+
+	// MinBlockSize and MaxBlockSize bound the range size of a Block that
+	// adapts to the rate of consumption. Defaults: the size given to
+	// NewBlock, so that a Block whose bounds are both left at zero leases
+	// ranges of a fixed size. 1 <= MinBlockSize <= size <= MaxBlockSize.
+	// NewBlock.
+	MinBlockSize int64
+	MaxBlockSize int64
+
+	// BlockLifetime is how long an adaptive Block's range should last: each
+	// lease is sized to last about this long at the rate the previous range
+	// was used. Default 10s. NewBlock, with MinBlockSize or MaxBlockSize.
+	BlockLifetime time.Duration
+
+	// RefillTimeout bounds one lease of a Block (one Counter.NextN, with
+	// the SDK's retries), so that a request that never gets an answer does
+	// not hold up every later caller. Default 10s. NewBlock.
+	RefillTimeout time.Duration
 }
 
 // defaultOptions are the values a zero field stands for.
@@ -89,6 +115,10 @@ var defaultOptions = Options{
 	Now:            time.Now,
 	SortKeyType:    types.ScalarAttributeTypeN,
 	SortKeyWidth:   19,
+
+	RefillThreshold: 0.5,
+	BlockLifetime:   10 * time.Second,
+	RefillTimeout:   10 * time.Second,
 }
 
 // resolveOptions applies optFns to zero Options, fills in the defaults and
@@ -110,6 +140,9 @@ func resolveOptions(optFns []func(*Options)) (Options, error) {
 	setDefault(&o.MaxDelay, d.MaxDelay)
 	setDefault(&o.SortKeyType, d.SortKeyType)
 	setDefault(&o.SortKeyWidth, d.SortKeyWidth)
+	setDefault(&o.RefillThreshold, d.RefillThreshold)
+	setDefault(&o.BlockLifetime, d.BlockLifetime)
+	setDefault(&o.RefillTimeout, d.RefillTimeout)
 	if o.Now == nil {
 		o.Now = d.Now
 	}
@@ -145,6 +178,12 @@ func (o *Options) validate() error {
 		return invalidf("SortKeyType is %q, want N or S", o.SortKeyType)
 	case o.SortKeyWidth < 1 || o.SortKeyWidth > 19:
 		return invalidf("SortKeyWidth is %d, want 1 to 19", o.SortKeyWidth)
+	case !(o.RefillThreshold > 0 && o.RefillThreshold <= 1): // also refuses NaN
+		return invalidf("RefillThreshold is %v, want above 0 and at most 1", o.RefillThreshold)
+	case o.BlockLifetime < 0:
+		return invalidf("BlockLifetime is %v, want at least 0", o.BlockLifetime)
+	case o.RefillTimeout < 0:
+		return invalidf("RefillTimeout is %v, want at least 0", o.RefillTimeout)
 	}
 	return nil
 }

@@ -15,4 +15,5 @@ type Sequencer interface {
 
 var (
 	_ Sequencer = (*Counter)(nil)
+	_ Sequencer = (*Block)(nil)
 )

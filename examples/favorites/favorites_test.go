@@ -182,7 +182,9 @@ func TestRemove(t *testing.T) {
 	assert.Equal(t, []int64{keep.ID}, ids(list), "List after Remove")
 	byRed := all(t, 10, func(r favorites.PageRequest) (favorites.Page, error) { return f.svc.ListByTag(ctx, "alice", red.ID, r) })
 	assert.Equal(t, []int64{keep.ID}, ids(byRed), "ListByTag(red) after Remove")
-	byBlue := all(t, 10, func(r favorites.PageRequest) (favorites.Page, error) { return f.svc.ListByTag(ctx, "alice", blue.ID, r) })
+	byBlue := all(t, 10, func(r favorites.PageRequest) (favorites.Page, error) {
+		return f.svc.ListByTag(ctx, "alice", blue.ID, r)
+	})
 	assert.Empty(t, byBlue, "ListByTag(blue) after Remove")
 	_, err := f.svc.ItemTags(ctx, "alice", gone.ID)
 	assert.ErrorIs(t, err, favorites.ErrNotFound, "ItemTags of a removed item")
@@ -489,7 +491,9 @@ func TestListByTag(t *testing.T) {
 			imagesUnderTrip = append(imagesUnderTrip, it.ID)
 		}
 	}
-	got := all(t, 3, func(r favorites.PageRequest) (favorites.Page, error) { return f.svc.ListByTag(ctx, "alice", trip.ID, r) })
+	got := all(t, 3, func(r favorites.PageRequest) (favorites.Page, error) {
+		return f.svc.ListByTag(ctx, "alice", trip.ID, r)
+	})
 	assert.Equal(t, underTrip, ids(got), "ListByTag(trip)")
 	require.NotEmpty(t, got)
 	assert.Equal(t, "item 0", got[0].Title, "the links carry the item")

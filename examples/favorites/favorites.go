@@ -29,6 +29,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -160,7 +161,8 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("favorites: %s: user %q: %v", e.Op, e.User, e.Err)
+	cause := strings.TrimPrefix(e.Err.Error(), "favorites: ")
+	return fmt.Sprintf("favorites: %s: user %q: %s", e.Op, e.User, cause)
 }
 
 // Unwrap returns the cause.

@@ -338,6 +338,7 @@ func TestTagLifecycle(t *testing.T) {
 
 	_, err := f.svc.CreateTag(ctx, "alice", "work")
 	assert.ErrorIs(t, err, favorites.ErrTagExists, "CreateTag of an existing name")
+	assert.EqualError(t, err, `favorites: Service.CreateTag: user "alice": a tag of that name exists: "work"`)
 	_, err = f.svc.CreateTag(ctx, "alice", " ")
 	assert.ErrorIs(t, err, favorites.ErrInvalidArgument, "CreateTag of a blank name")
 

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -116,8 +118,9 @@ func decodeItem(m map[string]types.AttributeValue) (Item, error) {
 // item and its links with one strongly consistent Query (they share a
 // partition and a key prefix), then deletes them on the condition that the
 // item's tagVersion has not changed: a tag added or removed meanwhile
-// cancels the transaction and Remove starts over (at most 5 times, then
-// ErrConflict). It returns ErrNotFound when there is no such item.
+// cancels the transaction and Remove starts over (after a short random
+// pause; at most 10 tries, then ErrConflict). It returns ErrNotFound when
+// there is no such item.
 //
 // Cost: two round trips; the transaction costs two write units per item
 // deleted (the item and each link, plus their index entries).
@@ -126,7 +129,10 @@ func (s *Service) Remove(ctx context.Context, user string, id int64) error {
 	if err := checkUser(user); err != nil {
 		return fail(err)
 	}
-	for range maxAttempts {
+	for attempt := range maxAttempts {
+		if err := pause(ctx, attempt); err != nil {
+			return fail(err)
+		}
 		rows, err := s.queryAll(ctx, &dynamodb.QueryInput{
 			TableName:                 aws.String(s.table),
 			KeyConditionExpression:    aws.String("pk = :pk AND begins_with(sk, :sk)"),
@@ -138,7 +144,7 @@ func (s *Service) Remove(ctx context.Context, user string, id int64) error {
 			return fail(err)
 		}
 		if len(rows) == 0 || strAttr(rows[0], attrSK) != itemSK(id) {
-			return fail(fmt.Errorf("item %d: %w", id, ErrNotFound))
+			return fail(fmt.Errorf("%w: item %d", ErrNotFound, id))
 		}
 		// The item's sk is a prefix of its links' sks, so it comes first.
 		acts := []types.TransactWriteItem{{Delete: &types.Delete{
@@ -158,12 +164,31 @@ func (s *Service) Remove(ctx context.Context, user string, id int64) error {
 			return fail(err)
 		}
 	}
-	return fail(fmt.Errorf("item %d: %w", id, ErrConflict))
+	return fail(fmt.Errorf("%w: item %d", ErrConflict, id))
 }
 
-// maxAttempts bounds the retries of a transaction cancelled by concurrent
+// maxAttempts bounds the tries of a transaction cancelled by concurrent
 // changes to the same items.
-const maxAttempts = 5
+const maxAttempts = 10
+
+// pause waits before try number attempt (from 0) of a cancelled
+// transaction: not at all before the first, then a random time up to 2ms,
+// 4ms, 8ms... (at most 100ms), so that writers that collided do not
+// collide again. It returns the context's error if ctx ends first.
+func pause(ctx context.Context, attempt int) error {
+	if attempt == 0 {
+		return ctx.Err()
+	}
+	limit := min(2*time.Millisecond<<attempt, 100*time.Millisecond)
+	t := time.NewTimer(rand.N(limit))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
 
 // retryable reports whether a cancelled transaction lost a race (a condition
 // on a version, or another transaction in flight) and may be tried again.

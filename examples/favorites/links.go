@@ -39,7 +39,7 @@ func (s *Service) AddTag(ctx context.Context, user string, itemID, tagID int64) 
 		return fail(err)
 	}
 	if out.Item == nil {
-		return fail(fmt.Errorf("item %d: %w", itemID, ErrNotFound))
+		return fail(fmt.Errorf("%w: item %d", ErrNotFound, itemID))
 	}
 	it, err := decodeItem(out.Item)
 	if err != nil {
@@ -54,7 +54,10 @@ func (s *Service) AddTag(ctx context.Context, user string, itemID, tagID int64) 
 	link[attrGSIOneSK] = str(Key(clip, IDKey(itemID)))
 	link[attrGSITwoPK] = str(tagKindLinksPK(user, tagID, it.Kind))
 	link[attrGSITwoSK] = str(Key(clip, IDKey(itemID)))
-	for range maxAttempts {
+	for attempt := range maxAttempts {
+		if err := pause(ctx, attempt); err != nil {
+			return fail(err)
+		}
 		_, err = s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 			{Put: &types.Put{TableName: aws.String(s.table), Item: link, ConditionExpression: aws.String("attribute_not_exists(pk)")}},
 			{Update: &types.Update{
@@ -75,19 +78,19 @@ func (s *Service) AddTag(ctx context.Context, user string, itemID, tagID int64) 
 		case err == nil:
 			return nil
 		case conditionFailed(err, 2):
-			return fail(fmt.Errorf("tag %d: %w", tagID, ErrNotFound))
+			return fail(fmt.Errorf("%w: tag %d", ErrNotFound, tagID))
 		case conditionFailed(err, 1):
 			if itemGone(err, 1) {
-				return fail(fmt.Errorf("item %d: %w", itemID, ErrNotFound))
+				return fail(fmt.Errorf("%w: item %d", ErrNotFound, itemID))
 			}
-			return fail(fmt.Errorf("item %d: %w (%d)", itemID, ErrTooManyTags, MaxTagsPerItem))
+			return fail(fmt.Errorf("%w: item %d has the maximum, %d", ErrTooManyTags, itemID, MaxTagsPerItem))
 		case conditionFailed(err, 0):
 			return nil // already tagged
 		case !retryable(err):
 			return fail(err)
 		}
 	}
-	return fail(fmt.Errorf("item %d: %w", itemID, ErrConflict))
+	return fail(fmt.Errorf("%w: item %d", ErrConflict, itemID))
 }
 
 // RemoveTag takes the tag tagID off user's saved item itemID: one
@@ -105,7 +108,10 @@ func (s *Service) RemoveTag(ctx context.Context, user string, itemID, tagID int6
 }
 
 func (s *Service) unlink(ctx context.Context, user string, itemID, tagID int64) error {
-	for range maxAttempts {
+	for attempt := range maxAttempts {
+		if err := pause(ctx, attempt); err != nil {
+			return err
+		}
 		_, err := s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 			{Delete: &types.Delete{
 				TableName:           aws.String(s.table),
@@ -124,12 +130,12 @@ func (s *Service) unlink(ctx context.Context, user string, itemID, tagID int64) 
 		case err == nil:
 			return nil
 		case conditionFailed(err, 0) || conditionFailed(err, 1):
-			return fmt.Errorf("item %d, tag %d: %w", itemID, tagID, ErrNotFound)
+			return fmt.Errorf("%w: item %d, tag %d", ErrNotFound, itemID, tagID)
 		case !retryable(err):
 			return err
 		}
 	}
-	return fmt.Errorf("item %d: %w", itemID, ErrConflict)
+	return fmt.Errorf("%w: item %d", ErrConflict, itemID)
 }
 
 // ItemTags returns the tags on user's saved item itemID, sorted by name. A
@@ -154,7 +160,7 @@ func (s *Service) ItemTags(ctx context.Context, user string, itemID int64) ([]Ta
 		return fail(err)
 	}
 	if len(rows) == 0 || strAttr(rows[0], attrSK) != itemSK(itemID) {
-		return fail(fmt.Errorf("item %d: %w", itemID, ErrNotFound))
+		return fail(fmt.Errorf("%w: item %d", ErrNotFound, itemID))
 	}
 	var keys []map[string]types.AttributeValue
 	for _, r := range rows[1:] {

@@ -104,7 +104,10 @@ func (s *Service) RenameTag(ctx context.Context, user string, id int64, name str
 	if err := checkName(name); err != nil {
 		return fail(err)
 	}
-	for range maxAttempts {
+	for attempt := range maxAttempts {
+		if err := pause(ctx, attempt); err != nil {
+			return fail(err)
+		}
 		tag, err := s.getTag(ctx, user, id)
 		if err != nil {
 			return fail(err)
@@ -134,7 +137,7 @@ func (s *Service) RenameTag(ctx context.Context, user string, id int64, name str
 		}
 		// Renamed or deleted meanwhile: read it again.
 	}
-	return fail(fmt.Errorf("tag %d: %w", id, ErrConflict))
+	return fail(fmt.Errorf("%w: tag %d", ErrConflict, id))
 }
 
 // DeleteTag deletes the tag id of user and its links. The tag and its name
@@ -159,7 +162,10 @@ func (s *Service) DeleteTag(ctx context.Context, user string, id int64) error {
 	found := false
 	for attempt := 0; ; attempt++ {
 		if attempt == maxAttempts {
-			return fail(fmt.Errorf("tag %d: %w", id, ErrConflict))
+			return fail(fmt.Errorf("%w: tag %d", ErrConflict, id))
+		}
+		if err := pause(ctx, attempt); err != nil {
+			return fail(err)
 		}
 		tag, err := s.getTag(ctx, user, id)
 		if errors.Is(err, ErrNotFound) {
@@ -206,7 +212,7 @@ func (s *Service) DeleteTag(ctx context.Context, user string, id int64) error {
 		}
 	}
 	if !found && len(links) == 0 {
-		return fail(fmt.Errorf("tag %d: %w", id, ErrNotFound))
+		return fail(fmt.Errorf("%w: tag %d", ErrNotFound, id))
 	}
 	return nil
 }
@@ -276,7 +282,7 @@ func (s *Service) getTag(ctx context.Context, user string, id int64) (Tag, error
 		return Tag{}, err
 	}
 	if out.Item == nil {
-		return Tag{}, fmt.Errorf("tag %d: %w", id, ErrNotFound)
+		return Tag{}, fmt.Errorf("%w: tag %d", ErrNotFound, id)
 	}
 	return decodeTag(out.Item)
 }
@@ -297,7 +303,7 @@ func (s *Service) touchTag(ctx context.Context, user string, id int64) error {
 	})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
-		return fmt.Errorf("tag %d: %w", id, ErrNotFound)
+		return fmt.Errorf("%w: tag %d", ErrNotFound, id)
 	}
 	return err
 }

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/dynamoseq/dynamoseq"
 )
@@ -94,7 +95,10 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("nextid: %s: table %q, %s %q: %v", e.Op, e.Table, e.DataType, e.ID, e.Err)
+	// The sentinels carry the package prefix so that they read well alone;
+	// it is not repeated here.
+	cause := strings.TrimPrefix(e.Err.Error(), "nextid: ")
+	return fmt.Sprintf("nextid: %s: table %q, %s %q: %s", e.Op, e.Table, e.DataType, e.ID, cause)
 }
 
 // Unwrap returns the cause.

@@ -257,6 +257,22 @@ func (f fixture) orphanLinks(t *testing.T, user string) int {
 	return n
 }
 
+// rawRows reads the item id of user and its links from the table directly.
+func (f fixture) rawRows(t *testing.T, user string, id int64) []map[string]types.AttributeValue {
+	t.Helper()
+	out, err := f.client.Query(ctx, &dynamodb.QueryInput{
+		TableName:              aws.String(f.table),
+		KeyConditionExpression: aws.String("pk = :pk AND begins_with(sk, :sk)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: favorites.Key("FavoriteData", user)},
+			":sk": &types.AttributeValueMemberS{Value: favorites.Key("Data", favorites.IDKey(id))},
+		},
+		ConsistentRead: aws.Bool(true),
+	})
+	require.NoError(t, err)
+	return out.Items
+}
+
 // 3. List all items, newest clip time first, paginated.
 func TestListNewestFirstPaginated(t *testing.T) {
 	t.Parallel()
@@ -353,6 +369,9 @@ func TestTagLifecycle(t *testing.T) {
 	require.NoError(t, f.svc.AddTag(ctx, "alice", it.ID, work.ID))
 	require.NoError(t, f.svc.AddTag(ctx, "alice", it.ID, fun.ID))
 	require.NoError(t, f.svc.DeleteTag(ctx, "alice", work.ID))
+	rows := f.rawRows(t, "alice", it.ID)
+	require.Len(t, rows, 2, "the item and one link after DeleteTag swept the other")
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "1"}, rows[0]["tagCount"], "tagCount after DeleteTag")
 	tags, err := f.svc.ItemTags(ctx, "alice", it.ID)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"fun #1"}, tagNames(tags), "ItemTags after DeleteTag")
@@ -465,6 +484,7 @@ func TestAddTagLimit(t *testing.T) {
 	wg.Wait()
 	err := f.svc.AddTag(ctx, "alice", it.ID, tags[favorites.MaxTagsPerItem].ID)
 	assert.ErrorIs(t, err, favorites.ErrTooManyTags)
+	assert.NoError(t, f.svc.AddTag(ctx, "alice", it.ID, tags[0].ID), "adding a tag the full item has")
 	got, err := f.svc.ItemTags(ctx, "alice", it.ID)
 	require.NoError(t, err)
 	assert.Len(t, got, favorites.MaxTagsPerItem)

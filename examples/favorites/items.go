@@ -33,8 +33,11 @@ const (
 // Save stores a new saved item of user. It takes the next item id of the
 // user from the Counter "FavoriteDataId#<user>" (one UpdateItem) and sets
 // it.ID, then writes the item with one PutItem. The id is unique per user;
-// ids increase in the order they were taken. If the PutItem fails the id is
-// not reused: a gap in the user's ids, which nothing relies on.
+// ids increase in the order they were taken. If the PutItem fails, it.ID
+// keeps the id taken, which no other item will get (after a timeout the
+// item may or may not have been stored: List or ItemTags tells); a Save
+// that is never completed leaves a gap in the user's ids, which nothing
+// relies on.
 //
 // Cost: two round trips; the PutItem costs one write unit per KB for the
 // table and again for the item's two index entries (lsiOne and gsiOne).

@@ -79,13 +79,13 @@ func (s *Service) AddTag(ctx context.Context, user string, itemID, tagID int64) 
 			return nil
 		case conditionFailed(err, 2):
 			return fail(fmt.Errorf("%w: tag %d", ErrNotFound, tagID))
+		case conditionFailed(err, 0):
+			return nil // already tagged, even when the item is full
 		case conditionFailed(err, 1):
 			if itemGone(err, 1) {
 				return fail(fmt.Errorf("%w: item %d", ErrNotFound, itemID))
 			}
 			return fail(fmt.Errorf("%w: item %d has the maximum, %d", ErrTooManyTags, itemID, MaxTagsPerItem))
-		case conditionFailed(err, 0):
-			return nil // already tagged
 		case !retryable(err):
 			return fail(err)
 		}

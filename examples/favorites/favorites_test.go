@@ -466,22 +466,21 @@ func TestAddTagLimit(t *testing.T) {
 	t.Parallel()
 	f := newService(t)
 	it := f.save(t, "alice", favorites.KindFile, "busy", clip(0))
-	var tags []favorites.Tag
-	for i := range favorites.MaxTagsPerItem + 1 {
-		tags = append(tags, f.tag(t, "alice", fmt.Sprint("t", i)))
-	}
+	tags := make([]favorites.Tag, favorites.MaxTagsPerItem+1)
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
-	for _, tag := range tags[:favorites.MaxTagsPerItem] {
+	for i := range tags {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			assert.NoError(t, f.svc.AddTag(ctx, "alice", it.ID, tag.ID))
+			tag, err := f.svc.CreateTag(ctx, "alice", fmt.Sprint("t", i))
+			assert.NoError(t, err)
+			tags[i] = tag
 		}()
 	}
 	wg.Wait()
+	for _, tag := range tags[:favorites.MaxTagsPerItem] {
+		require.NoError(t, f.svc.AddTag(ctx, "alice", it.ID, tag.ID))
+	}
 	err := f.svc.AddTag(ctx, "alice", it.ID, tags[favorites.MaxTagsPerItem].ID)
 	assert.ErrorIs(t, err, favorites.ErrTooManyTags)
 	assert.NoError(t, f.svc.AddTag(ctx, "alice", it.ID, tags[0].ID), "adding a tag the full item has")

@@ -30,6 +30,7 @@ demo: deps $(if $(or $(DYNAMODB_ENDPOINT),$(AWS)),,ddblocal)
 ## test: go vet, gofmt check, and the whole suite with the race detector
 test: deps ddblocal vet fmt-check
 	$(GO) test -race -count=1 -timeout 9m ./...
+	$(GO) test -run '^$$' -fuzz '^FuzzKeyRoundTrip$$' -fuzztime 10s ./examples/favorites
 
 ## bench: the library beside the raw SDK calls, with their ratios
 bench: deps ddblocal

@@ -1,0 +1,101 @@
+package dynamoseq
+
+import (
+	"fmt"
+	"time"
+)
+
+// Period divides time into consecutive intervals, such as days. An IDMinter
+// keeps one counter per name and period, so that its numbers restart at
+// Options.Start when a new period begins.
+//
+// Daily, Monthly and Yearly are the calendar periods; PeriodFunc adapts any
+// function, for example shifts or fiscal years.
+type Period interface {
+	// Bounds returns the period that holds t, as the instant it starts and
+	// the instant the next one starts: start <= t < end. Every instant of
+	// one period must give the same start and end.
+	Bounds(t time.Time) (start, end time.Time)
+}
+
+// CalendarPeriod is a calendar day, month or year in the location of the
+// instant given to Bounds (Options.Location for an IDMinter).
+type CalendarPeriod int
+
+// The calendar periods.
+const (
+	Daily   CalendarPeriod = iota + 1 // from midnight to midnight
+	Monthly                           // from the first of the month to the first of the next
+	Yearly                            // from 1 January to 1 January
+)
+
+// Bounds returns the day, month or year that holds t, in t's location. On a
+// day when midnight does not exist (a daylight saving change at 00:00), the
+// day starts at the first instant that does.
+func (p CalendarPeriod) Bounds(t time.Time) (start, end time.Time) {
+	y, m, d := t.Date()
+	loc := t.Location()
+	switch p {
+	case Daily:
+		return time.Date(y, m, d, 0, 0, 0, 0, loc), time.Date(y, m, d+1, 0, 0, 0, 0, loc)
+	case Monthly:
+		return time.Date(y, m, 1, 0, 0, 0, 0, loc), time.Date(y, m+1, 1, 0, 0, 0, 0, loc)
+	case Yearly:
+		return time.Date(y, 1, 1, 0, 0, 0, 0, loc), time.Date(y+1, 1, 1, 0, 0, 0, 0, loc)
+	}
+	// Not a period: an empty interval, which NewIDMinter rejects.
+	return t, t
+}
+
+func (p CalendarPeriod) String() string {
+	switch p {
+	case Daily:
+		return "Daily"
+	case Monthly:
+		return "Monthly"
+	case Yearly:
+		return "Yearly"
+	}
+	return fmt.Sprintf("CalendarPeriod(%d)", int(p))
+}
+
+// PeriodFunc adapts a function to the Period interface. The function must
+// be deterministic: every process minting IDs for a name must agree on the
+// periods, and every instant of a period must give the same start and end.
+//
+//	// Eight-hour shifts starting at 06:00, 14:00 and 22:00 UTC.
+//	shifts := dynamoseq.PeriodFunc(func(t time.Time) (start, end time.Time) {
+//		start = t.Add(-6 * time.Hour).Truncate(8 * time.Hour).Add(6 * time.Hour)
+//		return start, start.Add(8 * time.Hour)
+//	})
+type PeriodFunc func(t time.Time) (start, end time.Time)
+
+// Bounds returns f(t).
+func (f PeriodFunc) Bounds(t time.Time) (start, end time.Time) { return f(t) }
+
+// periodKey names the period that starts at start, for the counter's
+// sequence name: "20261122" for a day, "202611" for a month, "2026" for a
+// year, and the start to the nanosecond for any other period.
+func periodKey(p Period, start time.Time) string {
+	if cp, ok := p.(CalendarPeriod); ok {
+		switch cp {
+		case Daily:
+			return start.Format("20060102")
+		case Monthly:
+			return start.Format("200601")
+		case Yearly:
+			return start.Format("2006")
+		}
+	}
+	return start.Format("20060102T150405.999999999Z0700")
+}
+
+// bounds calls p.Bounds and checks that the answer is a period holding t.
+func bounds(p Period, t time.Time) (start, end time.Time, err error) {
+	start, end = p.Bounds(t)
+	if start.After(t) || !end.After(t) {
+		return start, end, invalidf("period %v: Bounds(%s) = [%s, %s), which does not hold it",
+			p, t.Format(time.RFC3339Nano), start.Format(time.RFC3339Nano), end.Format(time.RFC3339Nano))
+	}
+	return start, end, nil
+}

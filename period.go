@@ -37,14 +37,28 @@ func (p CalendarPeriod) Bounds(t time.Time) (start, end time.Time) {
 	loc := t.Location()
 	switch p {
 	case Daily:
-		return time.Date(y, m, d, 0, 0, 0, 0, loc), time.Date(y, m, d+1, 0, 0, 0, 0, loc)
+		return dayStart(y, m, d, loc), dayStart(y, m, d+1, loc)
 	case Monthly:
-		return time.Date(y, m, 1, 0, 0, 0, 0, loc), time.Date(y, m+1, 1, 0, 0, 0, 0, loc)
+		return dayStart(y, m, 1, loc), dayStart(y, m+1, 1, loc)
 	case Yearly:
-		return time.Date(y, 1, 1, 0, 0, 0, 0, loc), time.Date(y+1, 1, 1, 0, 0, 0, 0, loc)
+		return dayStart(y, 1, 1, loc), dayStart(y+1, 1, 1, loc)
 	}
 	// Not a period: an empty interval, which NewIDMinter rejects.
 	return t, t
+}
+
+// dayStart returns the first instant of the day y-m-d in loc (d may be out
+// of range, as with time.Date): its midnight, or, when the clocks skip
+// midnight that day, the instant they jump at.
+func dayStart(y int, m time.Month, d int, loc *time.Location) time.Time {
+	s := time.Date(y, m, d, 0, 0, 0, 0, loc)
+	if s.Hour() != 0 && s.Day() != time.Date(y, m, d, 12, 0, 0, 0, loc).Day() {
+		// Midnight does not exist, and time.Date chose an instant of the day
+		// before, in the zone that ends at the jump: the day starts there.
+		// (Otherwise it chose the jump itself, shown as 01:00.)
+		_, s = s.ZoneBounds()
+	}
+	return s
 }
 
 func (p CalendarPeriod) String() string {

@@ -89,7 +89,7 @@ func (f PeriodFunc) Bounds(t time.Time) (start, end time.Time) { return f(t) }
 
 // periodKey names the period that starts at start, for the counter's
 // sequence name: "20261122" for a day, "202611" for a month, "2026" for a
-// year, and the start to the nanosecond for any other period.
+// year, and the start in UTC to the nanosecond for any other period.
 func periodKey(p Period, start time.Time) string {
 	if cp, ok := p.(CalendarPeriod); ok {
 		switch cp {
@@ -101,15 +101,23 @@ func periodKey(p Period, start time.Time) string {
 			return start.Format("2006")
 		}
 	}
-	return start.Format("20060102T150405.999999999Z0700")
+	return start.UTC().Format("20060102T150405.999999999Z0700")
+}
+
+// periodName names p in messages.
+func periodName(p Period) string {
+	if cp, ok := p.(CalendarPeriod); ok {
+		return cp.String()
+	}
+	return fmt.Sprintf("%T", p)
 }
 
 // bounds calls p.Bounds and checks that the answer is a period holding t.
 func bounds(p Period, t time.Time) (start, end time.Time, err error) {
 	start, end = p.Bounds(t)
 	if start.After(t) || !end.After(t) {
-		return start, end, invalidf("period %v: Bounds(%s) = [%s, %s), which does not hold it",
-			p, t.Format(time.RFC3339Nano), start.Format(time.RFC3339Nano), end.Format(time.RFC3339Nano))
+		return start, end, invalidf("period %s: Bounds(%s) = [%s, %s), which does not hold it",
+			periodName(p), t.Format(time.RFC3339Nano), start.Format(time.RFC3339Nano), end.Format(time.RFC3339Nano))
 	}
 	return start, end, nil
 }

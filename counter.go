@@ -97,13 +97,9 @@ type expiry struct {
 	unix int64
 }
 
-// nextExpiring is Next, for the operation op, that also sets the TTL
-// attribute exp.attr to exp.unix in the same UpdateItem, so that DynamoDB
-// deletes the counter item after that instant. IDMinter calls it.
-func (c *Counter) nextExpiring(ctx context.Context, op, name string, exp expiry) (int64, error) {
-	return c.reserve(ctx, op, name, 1, &exp)
-}
-
+// reserve is NextN for the operation op. With exp not nil, the same
+// UpdateItem also sets the TTL attribute exp.attr to exp.unix, so that
+// DynamoDB deletes the counter item after that instant (IDMinter does this).
 func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *expiry) (int64, error) {
 	fail := func(err error) (int64, error) {
 		return 0, &Error{Op: op, Table: c.table, Sequence: name, Err: err}

@@ -63,16 +63,19 @@ type IDMinter struct {
 // the Counter's options.
 //
 // It makes no call to DynamoDB; checking the periods of the next ten years
-// takes about 2ms. It returns an error wrapping ErrInvalidArgument when seq
-// or period is nil, the format is invalid (a
-// Width outside 0 to 19, a Separator with a digit), the format has no
-// DateLayout, or a layout that writes the same date for two of the periods
-// of the next ten years (IDs would repeat: "0601", year and month, with
-// Daily), or a layout of varying width with no Separator; when period is a
-// PeriodFunc whose answers are not consecutive periods holding the instant
-// asked about; when TTLAttribute is set and seq is not a *Counter (the TTL
-// is written in the Counter's UpdateItem), or names the Counter's partition
-// key or value attribute; or when an option is out of range.
+// takes about 2ms. It returns an error wrapping ErrInvalidArgument when:
+//   - seq or period is nil;
+//   - the format is invalid (a Width outside 0 to 19, a Separator with a
+//     digit) or has no DateLayout;
+//   - the layout writes the same date in two of the periods of the next ten
+//     years, so IDs would repeat ("0601", year and month, with Daily), or
+//     writes dates of varying width and there is no Separator;
+//   - period is a PeriodFunc whose answers are not consecutive periods
+//     holding the instant asked about;
+//   - TTLAttribute is set and seq is not a *Counter (the TTL is written in
+//     the Counter's UpdateItem), or it names the Counter's partition key or
+//     value attribute;
+//   - an option is out of range.
 func NewIDMinter(seq Sequencer, format Format, period Period, optFns ...func(*Options)) (*IDMinter, error) {
 	m := &IDMinter{seq: seq, format: format, period: period}
 	if c, ok := seq.(*Counter); ok && c != nil {

@@ -2,6 +2,8 @@ package dynamoseq_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -471,4 +473,80 @@ func TestIDMinterSequenceAt(t *testing.T) {
 			assert.Equal(t, tt.want, got, "SequenceAt(orders, %v)", at)
 		})
 	}
+}
+
+func init() {
+	helpers["idminter-next"] = func(t *testing.T) {
+		c, err := dynamoseq.NewCounter(dbtest.Client(t), os.Getenv("TABLE"))
+		require.NoError(t, err)
+		// Each process has its own clock, 10 readings before midnight.
+		clock := newTestClock(time.Date(2026, 11, 21, 23, 59, 59, 990_000_000, time.UTC))
+		clock.step.Store(int64(time.Millisecond))
+		m, err := dynamoseq.NewIDMinter(c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.Now = clock.Now })
+		require.NoError(t, err)
+		clock.Set(time.Date(2026, 11, 21, 23, 59, 59, 990_000_000, time.UTC))
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 15 {
+					id, err := m.Next(context.Background(), "orders")
+					if err != nil {
+						t.Errorf("Next: %v", err)
+						return
+					}
+					mu.Lock()
+					fmt.Printf("id %s\n", id)
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+	}
+}
+
+// TestIDMinterProcessesAcrossMidnight mints from several OS processes, as
+// the instances of a service do, each crossing midnight on its own clock.
+func TestIDMinterProcessesAcrossMidnight(t *testing.T) {
+	t.Parallel()
+	c, _, table := newCounter(t)
+	const processes = 3
+	outs := dbtest.RunProcesses(t, processes, "idminter-next", "TABLE="+table)
+	var ids []string
+	for _, out := range outs {
+		ids = append(ids, dbtest.Lines(out, "id ")...)
+	}
+	require.Len(t, ids, processes*2*15)
+	m, err := dynamoseq.NewIDMinter(c, orderFormat, dynamoseq.Daily)
+	require.NoError(t, err)
+	counts := checkIDsMatchCounters(t, m, c, "orders", ids, 1)
+	assert.Equal(t, map[time.Time]int{
+		time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC): processes * 10,
+		time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC): processes * 20,
+	}, counts, "IDs per day")
+}
+
+// TestIDMinterPeriodFuncFailsLater uses a period function that goes wrong
+// after a date: Next refuses, and writes nothing.
+func TestIDMinterPeriodFuncFailsLater(t *testing.T) {
+	t.Parallel()
+	breaks := time.Date(2040, 1, 1, 0, 0, 0, 0, time.UTC)
+	period := dynamoseq.PeriodFunc(func(t time.Time) (time.Time, time.Time) {
+		start, end := dynamoseq.Daily.Bounds(t)
+		if !t.Before(breaks) {
+			return end, end // a bug: a period after the instant
+		}
+		return start, end
+	})
+	clock := newTestClock(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+	m, _, client, table := newMinter(t, orderFormat, period, clock.Now, nil, nil)
+	assert.Equal(t, "ORD-261122-000001", mint(t, m, "orders"))
+	clock.Set(breaks)
+	id, err := m.Next(context.Background(), "orders")
+	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
+	assert.Empty(t, id)
+	assert.Contains(t, err.Error(), "does not hold it")
+	assert.Nil(t, getItem(t, client, table, "pk", "orders#20400102T000000Z"), "nothing written")
 }

@@ -99,6 +99,28 @@ type Options struct {
 	// the SDK's retries), so that a request that never gets an answer does
 	// not hold up every later caller. Default 10s. NewBlock.
 	RefillTimeout time.Duration
+
+	// Readable IDs (NewIDMinter).
+
+	// Location is the time zone in which periods start and end and in which
+	// the date part of an ID is written. Default time.UTC. NewIDMinter.
+	Location *time.Location
+
+	// TTLAttribute is the Number attribute in which an IDMinter writes, on
+	// each period's counter item, the instant (Unix epoch seconds) after
+	// which DynamoDB's Time to Live may delete the item: the end of the
+	// period plus Retention. It must be the table's TTL attribute, and TTL
+	// must be enabled on the table. Default "": no TTL attribute is written.
+	// NewIDMinter, with a *Counter.
+	TTLAttribute string
+
+	// Retention is how long a period's counter item is kept after the
+	// period ends, before its TTL lets DynamoDB delete it. It must exceed
+	// the largest clock difference between the processes minting IDs: a
+	// process whose clock lags behind would otherwise find yesterday's
+	// counter gone and restart it, repeating IDs. Default 7 days.
+	// NewIDMinter, with TTLAttribute.
+	Retention time.Duration
 }
 
 // defaultOptions are the values a zero field stands for.
@@ -119,6 +141,8 @@ var defaultOptions = Options{
 	RefillThreshold: 0.5,
 	BlockLifetime:   10 * time.Second,
 	RefillTimeout:   10 * time.Second,
+	Location:        time.UTC,
+	Retention:       7 * 24 * time.Hour,
 }
 
 // resolveOptions applies optFns to zero Options, fills in the defaults and
@@ -146,6 +170,10 @@ func resolveOptions(optFns []func(*Options)) (Options, error) {
 	if o.Now == nil {
 		o.Now = d.Now
 	}
+	if o.Location == nil {
+		o.Location = d.Location
+	}
+	setDefault(&o.Retention, d.Retention)
 	return o, o.validate()
 }
 
@@ -184,6 +212,10 @@ func (o *Options) validate() error {
 		return invalidf("BlockLifetime is %v, want at least 0", o.BlockLifetime)
 	case o.RefillTimeout < 0:
 		return invalidf("RefillTimeout is %v, want at least 0", o.RefillTimeout)
+	case o.Retention < 0:
+		return invalidf("Retention is %v, want a positive duration (0 means the default)", o.Retention)
+	case o.TTLAttribute != "" && (o.TTLAttribute == o.PartitionKey || o.TTLAttribute == o.ValueAttribute):
+		return invalidf("TTLAttribute %q is also the partition key or the value attribute", o.TTLAttribute)
 	}
 	return nil
 }

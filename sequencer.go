@@ -15,5 +15,6 @@ type Sequencer interface {
 
 var (
 	_ Sequencer = (*Counter)(nil)
+	_ Sequencer = (*Block)(nil)
 	_ Sequencer = (*Latest)(nil)
 )

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -308,7 +309,7 @@ func TestLatestGetAndVersions(t *testing.T) {
 			assert.Equal(t, page{ID: "3", Title: "title 3"}, p, "Get(3)")
 			var raw map[string]types.AttributeValue
 			require.NoError(t, l.Get(ctx, "doc1", 3, &raw))
-			assert.Equal(t, []string{"id", "title"}, slices.Sorted(mapsKeys(raw)), "Get(3) into a map: no key or version attribute")
+			assert.Equal(t, []string{"id", "title"}, slices.Sorted(maps.Keys(raw)), "Get(3) into a map: no key or version attribute")
 			require.ErrorIs(t, l.Get(ctx, "doc1", 9, &p), dynamoseq.ErrNotFound, "Get(9)")
 
 			// Version 8 came from Next: no attributes, and so is 'latest'.
@@ -347,16 +348,6 @@ func TestLatestGetAndVersions(t *testing.T) {
 	}
 }
 
-func mapsKeys(m map[string]types.AttributeValue) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
 func TestLatestBadInput(t *testing.T) {
 	t.Parallel()
 	for _, layout := range []latestLayout{latestLayouts[0], latestLayouts[2]} {
@@ -365,11 +356,6 @@ func TestLatestBadInput(t *testing.T) {
 			l, _, _ := newLatest(t, layout, nil)
 			ctx := context.Background()
 			big := strings.Repeat("x", 400*1024)
-			deep := types.AttributeValue(&types.AttributeValueMemberS{Value: "bottom"})
-			for range 40 {
-				deep = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"m": deep}}
-			}
-			_ = deep
 			cases := []struct {
 				name string
 				doc  string

@@ -27,9 +27,11 @@ all: test
 demo: deps $(if $(or $(DYNAMODB_ENDPOINT),$(AWS)),,ddblocal)
 	$(GO) run ./examples/quickstart $(if $(AWS),-aws) $(DEMO_FLAGS)
 
-## test: go vet, gofmt check, and the whole suite with the race detector
+## test: go vet, gofmt check, the whole suite with the race detector, and short fuzz runs
 test: deps ddblocal vet fmt-check
 	$(GO) test -race -count=1 -timeout 9m ./...
+	$(GO) test -run '^$$' -fuzz '^FuzzKeyRoundTrip$$' -fuzztime 10s ./examples/favorites
+	$(GO) test -run '^$$' -fuzz '^FuzzIDRoundTrip$$' -fuzztime 10s .
 
 ## bench: the library beside the raw SDK calls, with their ratios
 bench: deps ddblocal

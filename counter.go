@@ -78,7 +78,7 @@ func NewCounter(client Client, table string, optFns ...func(*Options)) (*Counter
 // ErrTableNotFound when the table does not exist, and the context's error
 // when ctx ends first.
 func (c *Counter) Next(ctx context.Context, name string) (int64, error) {
-	return c.reserve(ctx, "Counter.Next", name, 1)
+	return c.reserve(ctx, "Counter.Next", name, 1, nil)
 }
 
 // NextN reserves n consecutive values of the sequence name in one
@@ -87,10 +87,20 @@ func (c *Counter) Next(ctx context.Context, name string) (int64, error) {
 // more values than remain below MaxValue fails with ErrExhausted and
 // reserves nothing. n must be at least 1.
 func (c *Counter) NextN(ctx context.Context, name string, n int64) (first int64, err error) {
-	return c.reserve(ctx, "Counter.NextN", name, n)
+	return c.reserve(ctx, "Counter.NextN", name, n, nil)
 }
 
-func (c *Counter) reserve(ctx context.Context, op, name string, n int64) (int64, error) {
+// expiry is a TTL attribute that a reservation also sets, in the same
+// UpdateItem: attr = unix, a Number of seconds since the Unix epoch.
+type expiry struct {
+	attr string
+	unix int64
+}
+
+// reserve is NextN for the operation op. With exp not nil, the same
+// UpdateItem also sets the TTL attribute exp.attr to exp.unix, so that
+// DynamoDB deletes the counter item after that instant (IDMinter does this).
+func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *expiry) (int64, error) {
 	fail := func(err error) (int64, error) {
 		return 0, &Error{Op: op, Table: c.table, Sequence: name, Err: err}
 	}
@@ -115,13 +125,23 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64) (int64,
 	// limit is the largest stored value that still leaves room for n more.
 	limit := o.MaxValue - (n-1)*o.Step - o.Step
 
+	update, names, values := c.update, c.names, c.values(int64(span), limit)
+	if exp != nil {
+		if c.base == nil {
+			update += " SET #ttl = :ttl"
+		} else {
+			update += ", #ttl = :ttl"
+		}
+		names = map[string]string{"#v": o.ValueAttribute, "#ttl": exp.attr}
+		values[":ttl"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(exp.unix, 10)}
+	}
 	out, err := c.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(c.table),
 		Key:                       map[string]types.AttributeValue{o.PartitionKey: &types.AttributeValueMemberS{Value: pk}},
-		UpdateExpression:          aws.String(c.update),
+		UpdateExpression:          aws.String(update),
 		ConditionExpression:       aws.String("attribute_not_exists(#v) OR #v <= :limit"),
-		ExpressionAttributeNames:  c.names,
-		ExpressionAttributeValues: c.values(int64(span), limit),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
 		ReturnValues:              types.ReturnValueUpdatedNew,
 		// On a failed condition DynamoDB returns the item, which tells an
 		// exhausted sequence from a value of the wrong type without a read.

@@ -58,6 +58,10 @@ func (e *Error) Error() string {
 	// The sentinels carry the package prefix so they read well alone; it is
 	// not repeated when they are wrapped here.
 	cause := strings.TrimPrefix(e.Err.Error(), "dynamoseq: ")
+	if e.Table == "" && e.Sequence == "" {
+		// An operation on no table, such as Format.Parse.
+		return fmt.Sprintf("dynamoseq: %s: %s", e.Op, cause)
+	}
 	return fmt.Sprintf("dynamoseq: %s: table %q, sequence %q: %s", e.Op, e.Table, e.Sequence, cause)
 }
 

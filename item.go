@@ -1,78 +1,83 @@
 package dynamoseq
 
 import (
+	"fmt"
 	"maps"
-	"strings"
+	"reflect"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// maxItemBytes is DynamoDB's limit on the size of one item: 400 KB,
-// attribute names and values included.
+// maxItemBytes is DynamoDB's limit on the size of one item: 400 KB.
 const maxItemBytes = 400 * 1024
 
-// marshalItem turns the item a caller passes to Append into the attributes
-// to store: nil (or a nil pointer) means none, a map[string]types.AttributeValue
-// is copied as it is, anything else goes through attributevalue.Marshal and
-// must come out as a map (a struct or a Go map). An item that sets one of the
-// key attributes, or whose size with the keys (keyBytes, computed by the
-// caller) would exceed DynamoDB's 400 KB, is refused with ErrInvalidArgument.
-//
-// It returns a fresh map that the caller may add the keys to, and the size of
-// the attributes in DynamoDB's accounting.
-func marshalItem(item any, keyBytes int, keyAttrs ...string) (map[string]types.AttributeValue, int, error) {
+// marshalItem turns the item a caller passes to an Append into attributes:
+// nil means none, a map[string]types.AttributeValue is taken as it is (a
+// shallow copy, so the caller may reuse the map once the call returns), and
+// anything else goes through attributevalue.MarshalMap. reserved are the
+// attributes the library writes itself (the keys, a version number); an
+// item that sets one of them is refused, as is an item that does not fit in
+// maxItemBytes - overhead, where overhead is the size of what the library
+// adds. It returns the attributes and their estimated size in bytes.
+func marshalItem(item any, overhead int, reserved ...string) (map[string]types.AttributeValue, int, error) {
 	var attrs map[string]types.AttributeValue
-	switch v := item.(type) {
+	switch it := item.(type) {
 	case nil:
-		attrs = map[string]types.AttributeValue{}
+		return map[string]types.AttributeValue{}, 0, nil
 	case map[string]types.AttributeValue:
-		attrs = make(map[string]types.AttributeValue, len(v)+len(keyAttrs))
-		maps.Copy(attrs, v)
+		attrs = maps.Clone(it)
 	default:
-		av, err := attributevalue.Marshal(item)
+		v := reflect.ValueOf(item)
+		for v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return map[string]types.AttributeValue{}, 0, nil
+			}
+			v = v.Elem()
+		}
+		if k := v.Kind(); k != reflect.Struct && k != reflect.Map {
+			return nil, 0, invalidf("item is a %T, want a struct, a map or a map[string]types.AttributeValue", item)
+		}
+		m, err := attributevalue.MarshalMap(item)
 		if err != nil {
 			return nil, 0, invalidf("item of type %T: %v", item, err)
 		}
-		switch m := av.(type) {
-		case *types.AttributeValueMemberM:
-			attrs = m.Value
-		case *types.AttributeValueMemberNULL: // a nil pointer or map
-			attrs = map[string]types.AttributeValue{}
-		default:
-			return nil, 0, invalidf("item of type %T is stored as a %s, want a struct or a map", item, typeName(av))
-		}
+		attrs = m
 	}
-	for _, k := range keyAttrs {
-		if _, ok := attrs[k]; ok {
-			return nil, 0, invalidf("item sets the key attribute %q, which the library owns", k)
+	if attrs == nil {
+		attrs = map[string]types.AttributeValue{}
+	}
+	for _, name := range reserved {
+		if _, ok := attrs[name]; ok {
+			return nil, 0, invalidf("item sets attribute %q, which the library writes itself (a key or the version number)", name)
 		}
 	}
 	size := 0
 	for name, av := range attrs {
+		if name == "" {
+			return nil, 0, invalidf("item has an attribute with an empty name")
+		}
 		if av == nil {
 			return nil, 0, invalidf("item attribute %q is a nil AttributeValue", name)
 		}
-		size += len(name) + valueSize(av)
+		size += len(name) + attributeSize(av)
 	}
-	if size+keyBytes > maxItemBytes {
-		return nil, 0, invalidf("item is about %d bytes with its keys, DynamoDB's limit is %d", size+keyBytes, maxItemBytes)
+	if size+overhead > maxItemBytes {
+		return nil, 0, invalidf("item is about %d bytes with its keys, DynamoDB's limit for an item is %d", size+overhead, maxItemBytes)
 	}
 	return attrs, size, nil
 }
 
-// valueSize is the size DynamoDB counts for an attribute value, following
-// "Item sizes and formats" in the DynamoDB developer guide: strings and
-// binaries by their length, numbers by their significant digits, one byte for
-// a Boolean or a Null, and three bytes plus one per element for a list or a
-// map. It errs on the small side (numbers are the one approximation), so that
-// an item it accepts may still be refused by DynamoDB, never the reverse.
-func valueSize(av types.AttributeValue) int {
+// attributeSize estimates the bytes DynamoDB counts for a value, following
+// "Item sizes" in the DynamoDB developer guide. Numbers are counted as their
+// text length, which is at least their stored size, so the estimate errs on
+// the side of refusing an item that DynamoDB would refuse.
+func attributeSize(av types.AttributeValue) int {
 	switch v := av.(type) {
 	case *types.AttributeValueMemberS:
 		return len(v.Value)
 	case *types.AttributeValueMemberN:
-		return numberSize(v.Value)
+		return len(v.Value) + 1
 	case *types.AttributeValueMemberB:
 		return len(v.Value)
 	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
@@ -86,7 +91,7 @@ func valueSize(av types.AttributeValue) int {
 	case *types.AttributeValueMemberNS:
 		n := 0
 		for _, s := range v.Value {
-			n += numberSize(s)
+			n += len(s) + 1
 		}
 		return n
 	case *types.AttributeValueMemberBS:
@@ -98,26 +103,16 @@ func valueSize(av types.AttributeValue) int {
 	case *types.AttributeValueMemberL:
 		n := 3
 		for _, e := range v.Value {
-			n += 1 + valueSize(e)
+			n += 1 + attributeSize(e)
 		}
 		return n
 	case *types.AttributeValueMemberM:
 		n := 3
-		for k, e := range v.Value {
-			n += 1 + len(k) + valueSize(e)
+		for name, e := range v.Value {
+			n += 1 + len(name) + attributeSize(e)
 		}
 		return n
 	}
-	return 0
-}
-
-// numberSize is one byte per two significant digits, plus one.
-func numberSize(s string) int {
-	s = strings.TrimLeft(s, "+-")
-	if i := strings.IndexAny(s, "eE"); i >= 0 {
-		s = s[:i]
-	}
-	s = strings.Replace(s, ".", "", 1)
-	s = strings.Trim(s, "0")
-	return (len(s)+1)/2 + 1
+	// An unknown member: DynamoDB will judge it.
+	return len(fmt.Sprint(av))
 }

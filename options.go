@@ -73,6 +73,81 @@ type Options struct {
 	// SortKeyWidth is the number of digits of a String sort key. Default
 	// 19, the width of math.MaxInt64. SortKey, Latest.
 	SortKeyWidth int
+
+	// Block.
+
+	// RefillThreshold is the fraction of a range handed out after which a
+	// Block leases the next range in the background. Default 0.5; must be
+	// above 0 and at most 1. Lower leaves more time for the lease, higher
+	// leaves fewer numbers unused when the process stops. NewBlock.
+	RefillThreshold float64
+
+	// MinBlockSize and MaxBlockSize bound the range size of a Block that
+	// adapts to the rate of consumption. Defaults: the size given to
+	// NewBlock, so that a Block whose bounds are both left at zero leases
+	// ranges of a fixed size. 1 <= MinBlockSize <= size <= MaxBlockSize.
+	// NewBlock.
+	MinBlockSize int64
+	MaxBlockSize int64
+
+	// BlockLifetime is how long an adaptive Block's range should last: each
+	// lease is sized to last about this long at the rate the previous range
+	// was used. Default 10s. NewBlock, with MinBlockSize or MaxBlockSize.
+	BlockLifetime time.Duration
+
+	// RefillTimeout bounds one lease of a Block (one Counter.NextN, with
+	// the SDK's retries), so that a request that never gets an answer does
+	// not hold up every later caller. Default 10s. NewBlock.
+	RefillTimeout time.Duration
+
+	// Readable IDs (NewIDMinter).
+
+	// Location is the time zone in which periods start and end and in which
+	// the date part of an ID is written. Default time.UTC. NewIDMinter.
+	Location *time.Location
+
+	// TTLAttribute is the Number attribute in which an IDMinter writes, on
+	// each period's counter item, the instant (Unix epoch seconds) after
+	// which DynamoDB's Time to Live may delete the item: the end of the
+	// period plus Retention. It must be the table's TTL attribute, and TTL
+	// must be enabled on the table. Default "": no TTL attribute is written.
+	// NewIDMinter, with a *Counter.
+	TTLAttribute string
+
+	// Retention is how long a period's counter item is kept after the
+	// period ends, before its TTL lets DynamoDB delete it. It must exceed
+	// the largest clock difference between the processes minting IDs: a
+	// process whose clock lags behind would otherwise find yesterday's
+	// counter gone and restart it, repeating IDs. Default 7 days.
+	// NewIDMinter, with TTLAttribute.
+	Retention time.Duration
+
+	// Latest.
+
+	// Layout is how a Latest lays out a document's items. LayoutSortKey
+	// (the default, the zero value) keeps them in one item collection:
+	// version n at sort key n, 'latest' at sort key 0. LayoutPartitionKey
+	// is for a table with only a partition key: each item under its own
+	// partition key value, formed by VersionKeyFormat and LatestKeyFormat.
+	// Latest.
+	Layout Layout
+
+	// VersionKeyFormat forms the partition key value of version n with
+	// fmt.Sprintf(VersionKeyFormat, KeyPrefix+name, n); it must hold one %s
+	// and then one %d. Default "%s#v%d" ("doc1#v3"). Latest with
+	// LayoutPartitionKey.
+	VersionKeyFormat string
+
+	// LatestKeyFormat forms the partition key value of the 'latest' item
+	// with fmt.Sprintf(LatestKeyFormat, KeyPrefix+name); it must hold one %s
+	// and no other verb. Default "%s#latest". Latest with LayoutPartitionKey.
+	LatestKeyFormat string
+
+	// VersionAttribute is the Number attribute that holds the version
+	// number on every item a Latest writes; its condition on the 'latest'
+	// item is what serialises writers. Items passed to Append must not set
+	// it. Default "version". Latest.
+	VersionAttribute string
 }
 
 // defaultOptions are the values a zero field stands for.
@@ -89,6 +164,16 @@ var defaultOptions = Options{
 	Now:            time.Now,
 	SortKeyType:    types.ScalarAttributeTypeN,
 	SortKeyWidth:   19,
+
+	RefillThreshold: 0.5,
+	BlockLifetime:   10 * time.Second,
+	RefillTimeout:   10 * time.Second,
+	Location:        time.UTC,
+	Retention:       7 * 24 * time.Hour,
+
+	VersionKeyFormat: "%s#v%d",
+	LatestKeyFormat:  "%s#latest",
+	VersionAttribute: "version",
 }
 
 // resolveOptions applies optFns to zero Options, fills in the defaults and
@@ -110,9 +195,19 @@ func resolveOptions(optFns []func(*Options)) (Options, error) {
 	setDefault(&o.MaxDelay, d.MaxDelay)
 	setDefault(&o.SortKeyType, d.SortKeyType)
 	setDefault(&o.SortKeyWidth, d.SortKeyWidth)
+	setDefault(&o.RefillThreshold, d.RefillThreshold)
+	setDefault(&o.BlockLifetime, d.BlockLifetime)
+	setDefault(&o.RefillTimeout, d.RefillTimeout)
+	setDefault(&o.VersionKeyFormat, d.VersionKeyFormat)
+	setDefault(&o.LatestKeyFormat, d.LatestKeyFormat)
+	setDefault(&o.VersionAttribute, d.VersionAttribute)
 	if o.Now == nil {
 		o.Now = d.Now
 	}
+	if o.Location == nil {
+		o.Location = d.Location
+	}
+	setDefault(&o.Retention, d.Retention)
 	return o, o.validate()
 }
 
@@ -145,6 +240,16 @@ func (o *Options) validate() error {
 		return invalidf("SortKeyType is %q, want N or S", o.SortKeyType)
 	case o.SortKeyWidth < 1 || o.SortKeyWidth > 19:
 		return invalidf("SortKeyWidth is %d, want 1 to 19", o.SortKeyWidth)
+	case !(o.RefillThreshold > 0 && o.RefillThreshold <= 1): // also refuses NaN
+		return invalidf("RefillThreshold is %v, want above 0 and at most 1", o.RefillThreshold)
+	case o.BlockLifetime < 0:
+		return invalidf("BlockLifetime is %v, want at least 0", o.BlockLifetime)
+	case o.RefillTimeout < 0:
+		return invalidf("RefillTimeout is %v, want at least 0", o.RefillTimeout)
+	case o.Retention < 0:
+		return invalidf("Retention is %v, want a positive duration (0 means the default)", o.Retention)
+	case o.TTLAttribute != "" && (o.TTLAttribute == o.PartitionKey || o.TTLAttribute == o.ValueAttribute):
+		return invalidf("TTLAttribute %q is also the partition key or the value attribute", o.TTLAttribute)
 	}
 	return nil
 }

@@ -15,5 +15,7 @@ type Sequencer interface {
 
 var (
 	_ Sequencer = (*Counter)(nil)
+	_ Sequencer = (*Block)(nil)
 	_ Sequencer = (*SortKey)(nil)
+	_ Sequencer = (*Latest)(nil)
 )

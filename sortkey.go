@@ -87,12 +87,6 @@ type appendReq struct {
 }
 
 const (
-	// maxTransactItems is DynamoDB's limit on the actions of one
-	// TransactWriteItems, and so the most calls one write serves.
-	maxTransactItems = 100
-	// maxTransactBytes keeps a transaction below DynamoDB's 4 MB limit on
-	// its items, with room for the rest of the request.
-	maxTransactBytes = 4_000_000
 	// contentionWindow is how long after a lost race a name counts as
 	// contended, and its writer paces itself more (see pace).
 	contentionWindow = time.Second
@@ -181,7 +175,7 @@ func (s *SortKey) append(ctx context.Context, op, name string, item any) (int64,
 	if err != nil {
 		return fail(err)
 	}
-	keyBytes := len(s.opts.PartitionKey) + len(pk) + len(s.opts.SortKey) + valueSize(s.hi)
+	keyBytes := len(s.opts.PartitionKey) + len(pk) + len(s.opts.SortKey) + attributeSize(s.hi)
 	attrs, size, err := marshalItem(item, keyBytes, s.opts.PartitionKey, s.opts.SortKey)
 	if err != nil {
 		return fail(err)
@@ -298,7 +292,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		}
 		// Whatever happened, the last number may have moved.
 		h.known = false
-		if lostRace(err) {
+		if writeLostRace(err) {
 			h.contended = time.Now().Add(contentionWindow)
 			h.streak = 0
 			races++
@@ -394,6 +388,44 @@ func (s *SortKey) pace(ctx context.Context, h *hint) error {
 	}
 	limit := min(max(s.opts.MaxDelay, 2*h.rtt), h.rtt<<min(h.streak, 16))
 	return backoff.Policy{Base: limit, Max: limit, Rand: s.policy.Rand}.Wait(ctx, 1)
+}
+
+// writeLostRace reports whether a write failed only because another writer
+// got there first: a ConditionalCheckFailedException or
+// TransactionConflictException of a PutItem, or a cancelled transaction
+// whose reasons are all None, ConditionalCheckFailed or TransactionConflict.
+// Such a write changed nothing and is worth retrying after a fresh Query.
+func writeLostRace(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	var tc *types.TransactionConflictException
+	if errors.As(err, &ccf) || errors.As(err, &tc) {
+		return true
+	}
+	reasons, ok := cancelReasons(err)
+	return ok && lostRace(reasons)
+}
+
+// refusedItems returns the actions of a cancelled transaction that DynamoDB
+// refused for a reason other than a race (None, ConditionalCheckFailed,
+// TransactionConflict), by index, each with an error that says why:
+// ErrInvalidArgument for a ValidationException (the item is too large, nests
+// too deep, holds an empty set...), the bare reason otherwise. err is
+// wrapped so that the SDK's TransactionCanceledException stays reachable.
+func refusedItems(err error, describe func(i int) string) map[int]error {
+	reasons, _ := cancelReasons(err)
+	refused := map[int]error{}
+	for i, r := range reasons {
+		switch code := reasonCode(r); code {
+		case reasonNone, reasonConditionalCheckFailed, reasonTransactionConflict:
+		case "ValidationException", "ValidationError":
+			refused[i] = fmt.Errorf("%w: DynamoDB refused %s: %s: %s: %w",
+				ErrInvalidArgument, describe(i), code, aws.ToString(r.Message), err)
+		default:
+			refused[i] = fmt.Errorf("transaction cancelled because of %s: %s: %s: %w",
+				describe(i), code, aws.ToString(r.Message), err)
+		}
+	}
+	return refused
 }
 
 func failCalls(calls []*sortKeyCall, err error) {

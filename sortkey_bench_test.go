@@ -129,18 +129,18 @@ func BenchmarkSortKeyAppend(b *testing.B) {
 		{"instances=4x4", 16, 4},
 	} {
 		b.Run(bc.name+"/baseline", func(b *testing.B) {
-			runAppends(b, bc.goroutines, naive("raw-"+bc.name))
+			runSortKeyAppends(b, bc.goroutines, naive("raw-"+bc.name))
 		})
 		b.Run(bc.name+"/dynamoseq", func(b *testing.B) {
-			runAppends(b, bc.goroutines, library(bc.instances, "lib-"+bc.name))
+			runSortKeyAppends(b, bc.goroutines, library(bc.instances, "lib-"+bc.name))
 		})
 	}
 }
 
-// runAppends runs b.N appends in all from the given number of goroutines
+// runSortKeyAppends runs b.N appends in all from the given number of goroutines
 // (append(g) gives goroutine g its function) and reports the throughput and
 // the latency of the slowest appends.
-func runAppends(b *testing.B, goroutines int, appendFor func(g int) func(context.Context) error) {
+func runSortKeyAppends(b *testing.B, goroutines int, appendFor func(g int) func(context.Context) error) {
 	b.ReportAllocs()
 	ctx := context.Background()
 	appends := make([]func(context.Context) error, goroutines)

@@ -180,23 +180,23 @@ func TestSortKeyAppendProcesses(t *testing.T) {
 	requireStored(t, client, table, "shared", stored)
 }
 
-// countingClient counts the calls made to DynamoDB.
-type countingClient struct {
+// sortKeyCallCounter counts the calls made to DynamoDB.
+type sortKeyCallCounter struct {
 	dynamoseq.Client
 	queries, puts, transactions atomic.Int64
 }
 
-func (c *countingClient) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+func (c *sortKeyCallCounter) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
 	c.queries.Add(1)
 	return c.Client.Query(ctx, in, optFns...)
 }
 
-func (c *countingClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+func (c *sortKeyCallCounter) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
 	c.puts.Add(1)
 	return c.Client.PutItem(ctx, in, optFns...)
 }
 
-func (c *countingClient) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+func (c *sortKeyCallCounter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	c.transactions.Add(1)
 	return c.Client.TransactWriteItems(ctx, in, optFns...)
 }
@@ -205,7 +205,7 @@ func TestSortKeyWarmHintSkipsQuery(t *testing.T) {
 	t.Parallel()
 	client := dbtest.Client(t)
 	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
-	counting := &countingClient{Client: client}
+	counting := &sortKeyCallCounter{Client: client}
 	s, err := dynamoseq.NewSortKey(counting, table)
 	require.NoError(t, err)
 	for want := int64(1); want <= 10; want++ {
@@ -226,7 +226,7 @@ func TestSortKeyStaleHint(t *testing.T) {
 	// Two SortKeys stand for two processes: each has its own hints.
 	a, err := dynamoseq.NewSortKey(client, table)
 	require.NoError(t, err)
-	counting := &countingClient{Client: client}
+	counting := &sortKeyCallCounter{Client: client}
 	b, err := dynamoseq.NewSortKey(counting, table)
 	require.NoError(t, err)
 
@@ -621,13 +621,13 @@ func TestSortKeyBadInput(t *testing.T) {
 		want    error
 		message string
 	}{
-		{"item sets the partition key", map[string]any{"pk": "x"}, dynamoseq.ErrInvalidArgument, `key attribute "pk"`},
-		{"item sets the sort key", map[string]types.AttributeValue{"sk": &types.AttributeValueMemberN{Value: "7"}}, dynamoseq.ErrInvalidArgument, `key attribute "sk"`},
-		{"struct tag sets the partition key", keyed{ID: "x"}, dynamoseq.ErrInvalidArgument, `key attribute "pk"`},
-		{"struct tag sets the sort key", sorted{Sk: 3}, dynamoseq.ErrInvalidArgument, `key attribute "sk"`},
-		{"item over 400 KB", map[string]string{"body": strings.Repeat("x", 400*1024)}, dynamoseq.ErrInvalidArgument, "DynamoDB's limit is 409600"},
-		{"item not a map", "just a string", dynamoseq.ErrInvalidArgument, "want a struct or a map"},
-		{"item a number", 42, dynamoseq.ErrInvalidArgument, "want a struct or a map"},
+		{"item sets the partition key", map[string]any{"pk": "x"}, dynamoseq.ErrInvalidArgument, `item sets attribute "pk"`},
+		{"item sets the sort key", map[string]types.AttributeValue{"sk": &types.AttributeValueMemberN{Value: "7"}}, dynamoseq.ErrInvalidArgument, `item sets attribute "sk"`},
+		{"struct tag sets the partition key", keyed{ID: "x"}, dynamoseq.ErrInvalidArgument, `item sets attribute "pk"`},
+		{"struct tag sets the sort key", sorted{Sk: 3}, dynamoseq.ErrInvalidArgument, `item sets attribute "sk"`},
+		{"item over 400 KB", map[string]string{"body": strings.Repeat("x", 400*1024)}, dynamoseq.ErrInvalidArgument, "409600"},
+		{"item not a map", "just a string", dynamoseq.ErrInvalidArgument, "want a struct, a map"},
+		{"item a number", 42, dynamoseq.ErrInvalidArgument, "want a struct, a map"},
 		{"nil attribute value", map[string]types.AttributeValue{"a": nil}, dynamoseq.ErrInvalidArgument, "nil AttributeValue"},
 		{"empty string set", map[string]types.AttributeValue{"tags": &types.AttributeValueMemberSS{}}, dynamoseq.ErrInvalidArgument, "DynamoDB refused the item"},
 	}

@@ -11,6 +11,8 @@ package combine
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -26,14 +28,16 @@ type Call[Req, Res any] struct {
 type Group[K comparable, S, Req, Res any] struct {
 	maxBatch, maxIdle int
 
-	mu   sync.Mutex // protects keys and every queue and waiter reached from it
+	mu   sync.Mutex // protects keys, idle, and every queue and waiter reached from them
 	keys map[K]*queue[S, Req, Res]
+	idle int // how many queues in keys are idle
 }
 
 // queue is the state of one key.
 type queue[S, Req, Res any] struct {
 	waiting []*waiter[Req, Res] // calls not yet in a batch, oldest first
 	leading bool                // some caller holds the lead for this key
+	idle    bool                // counted in Group.idle: no lead, nothing waiting
 	state   S                   // read and written only by the lead's run
 }
 
@@ -70,7 +74,12 @@ func New[K comparable, S, Req, Res any](maxBatch, maxIdle int) *Group[K, S, Req,
 // arrival order, a pointer to the key's state (touched only by the run in
 // progress for that key, so it needs no lock), and a context that carries the
 // first caller's values and ends only when every caller in the batch has
-// given up. run must set Res or Err on every call.
+// given up (it has no deadline of its own: bound the work inside run). run
+// must set Res or Err on every call. Only the leading caller's run is used for
+// a batch, so every caller of one key must pass the same run, and run must not
+// call Do for its own key, which would wait for itself. If run panics, its
+// calls fail, the key's state is reset to the zero S, the lead passes on, and
+// the panic continues up the leading caller's stack.
 //
 // If ctx ends before req joins a batch, Do returns ctx.Err() and req never
 // reaches run. If ctx ends while req's batch is running, Do returns ctx.Err()
@@ -79,6 +88,10 @@ func New[K comparable, S, Req, Res any](maxBatch, maxIdle int) *Group[K, S, Req,
 // the last caller of the batch gives up).
 func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) (Res, error) {
+	if err := ctx.Err(); err != nil {
+		var zero Res
+		return zero, err
+	}
 	w := &waiter[Req, Res]{ctx: ctx, call: Call[Req, Res]{Req: req}, wake: make(chan struct{}, 1)}
 
 	g.mu.Lock()
@@ -90,6 +103,10 @@ func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 	q.waiting = append(q.waiting, w)
 	lead := !q.leading
 	if lead {
+		if q.idle {
+			q.idle = false
+			g.idle--
+		}
 		q.leading = true
 		w.status = promoted
 	}
@@ -113,11 +130,12 @@ func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 			return w.call.Res, w.call.Err
 		case promoted:
 			if ctx.Err() != nil {
-				// Give up the call, but not the lead: the callers behind
-				// this one still need a turn.
+				// Give up the call and pass the lead straight on: the
+				// callers behind this one still need a turn, but not on
+				// the goroutine of a caller that has given up.
 				q.remove(w)
+				g.handOff(q)
 				g.mu.Unlock()
-				g.lead(key, q, run)
 				var zero Res
 				return zero, ctx.Err()
 			}
@@ -144,31 +162,61 @@ func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 func (g *Group[K, S, Req, Res]) lead(key K, q *queue[S, Req, Res],
 	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) {
 	g.mu.Lock()
-	n := min(len(q.waiting), g.maxBatch)
-	batch := make([]*waiter[Req, Res], n)
-	copy(batch, q.waiting)
-	q.waiting = q.waiting[n:]
-	for _, w := range batch {
+	var batch []*waiter[Req, Res]
+	i := 0
+	for ; i < len(q.waiting) && len(batch) < g.maxBatch; i++ {
+		w := q.waiting[i]
+		if err := w.ctx.Err(); err != nil {
+			// Gave up before joining a batch: never reaches run.
+			w.call.Err = err
+			w.status = done
+			w.signal()
+			continue
+		}
 		w.status = inBatch
+		batch = append(batch, w)
 	}
+	clear(q.waiting[:i]) // let the backing array drop them
+	q.waiting = q.waiting[i:]
 	g.mu.Unlock()
 
-	if n > 0 {
-		calls := make([]*Call[Req, Res], n)
+	finished := false
+	defer func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if !finished {
+			// run panicked: fail its calls rather than report zero
+			// results as successes, and distrust the state it was
+			// changing. The panic goes on up the leader's stack.
+			for _, w := range batch {
+				w.call.Err = errRunPanicked
+			}
+			var zero S
+			q.state = zero
+		}
+		for _, w := range batch {
+			w.status = done
+			w.signal()
+		}
+		g.handOff(q)
+	}()
+	if len(batch) > 0 {
+		calls := make([]*Call[Req, Res], len(batch))
 		for i, w := range batch {
 			calls[i] = &w.call
 		}
 		ctx, release := mergedContext(batch)
+		defer release()
 		run(ctx, key, &q.state, calls)
-		release()
 	}
+	finished = true
+}
 
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, w := range batch {
-		w.status = done
-		w.signal()
-	}
+var errRunPanicked = errors.New("combine: run panicked")
+
+// handOff passes the lead of q to its oldest waiting caller, or gives it up
+// if there is none. The caller holds the lead and g.mu.
+func (g *Group[K, S, Req, Res]) handOff(q *queue[S, Req, Res]) {
 	if len(q.waiting) > 0 {
 		next := q.waiting[0]
 		next.status = promoted
@@ -177,10 +225,13 @@ func (g *Group[K, S, Req, Res]) lead(key K, q *queue[S, Req, Res],
 	}
 	q.leading = false
 	q.waiting = nil // let the old backing array go
-	if len(g.keys) > g.maxIdle {
+	q.idle = true
+	g.idle++
+	if g.idle > g.maxIdle {
 		for k, other := range g.keys {
-			if !other.leading {
+			if other.idle {
 				delete(g.keys, k)
+				g.idle--
 				break
 			}
 		}
@@ -197,7 +248,7 @@ func (w *waiter[Req, Res]) signal() {
 func (q *queue[S, Req, Res]) remove(w *waiter[Req, Res]) {
 	for i, other := range q.waiting {
 		if other == w {
-			q.waiting = append(q.waiting[:i], q.waiting[i+1:]...)
+			q.waiting = slices.Delete(q.waiting, i, i+1) // zeroes the freed slot
 			return
 		}
 	}

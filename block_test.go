@@ -1,0 +1,637 @@
+package dynamoseq_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dynamoseq/dynamoseq"
+	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+)
+
+func newBlock(t *testing.T, c *dynamoseq.Counter, size int64, optFns ...func(*dynamoseq.Options)) *dynamoseq.Block {
+	t.Helper()
+	b, err := dynamoseq.NewBlock(c, size, optFns...)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close() })
+	return b
+}
+
+// drawBlock calls Next from goroutines goroutines, each times, and returns
+// what each goroutine got, in order. It stops a goroutine at its first error.
+func drawBlock(t *testing.T, b *dynamoseq.Block, name string, goroutines, each int) [][]int64 {
+	t.Helper()
+	got := make([][]int64, goroutines)
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		got[g] = make([]int64, 0, each)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				v, err := b.Next(context.Background(), name)
+				if err != nil {
+					t.Errorf("Next: %v", err)
+					return
+				}
+				got[g] = append(got[g], v)
+			}
+		}()
+	}
+	wg.Wait()
+	return got
+}
+
+// requireDistinct checks that no value occurs twice in vs, which it sorts.
+func requireDistinct(t *testing.T, vs []int64) {
+	t.Helper()
+	slices.Sort(vs)
+	for i := 1; i < len(vs); i++ {
+		if vs[i] == vs[i-1] {
+			t.Fatalf("value %d handed out twice", vs[i])
+		}
+	}
+}
+
+// requireIncreasing checks that each goroutine saw strictly increasing values.
+func requireIncreasing(t *testing.T, got [][]int64) {
+	t.Helper()
+	for g, vs := range got {
+		for i := 1; i < len(vs); i++ {
+			if vs[i] <= vs[i-1] {
+				t.Fatalf("goroutine %d: Next() = %d after %d, want a larger value", g, vs[i], vs[i-1])
+			}
+		}
+	}
+}
+
+func TestBlockNextInOrder(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		start, step int64
+		size        int64
+	}{
+		{"defaults", 1, 1, 10},
+		{"size 1", 1, 1, 1},
+		{"start and step", 1000, 10, 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, _, _ := newCounter(t, func(o *dynamoseq.Options) { o.Start, o.Step = tt.start, tt.step })
+			b := newBlock(t, c, tt.size)
+			// One Block alone on a counter leases consecutive ranges, so
+			// one goroutine sees the sequence itself.
+			for i := range int64(35) {
+				v, err := b.Next(context.Background(), "orders")
+				require.NoError(t, err)
+				if want := tt.start + i*tt.step; v != want {
+					t.Fatalf("Next() = %d, want %d", v, want)
+				}
+			}
+			other, err := b.Next(context.Background(), "other")
+			require.NoError(t, err)
+			assert.Equal(t, tt.start, other, "Next(other): names are separate sequences")
+		})
+	}
+}
+
+// TestBlockIncreasing checks the order a Block promises: a Next that starts
+// after another returned gets a larger number, whichever goroutines make
+// them. Small ranges make the goroutines cross from range to range often.
+func TestBlockIncreasing(t *testing.T) {
+	t.Parallel()
+	for _, size := range []int64{1, 3, 64} {
+		t.Run(fmt.Sprintf("size=%d", size), func(t *testing.T) {
+			t.Parallel()
+			c, _, _ := newCounter(t)
+			b := newBlock(t, c, size)
+			var done atomic.Int64 // the largest number of the calls that returned
+			got := make([][]int64, 8)
+			var wg sync.WaitGroup
+			for g := range got {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range 300 {
+						before := done.Load()
+						v, err := b.Next(context.Background(), "s")
+						if err != nil {
+							t.Errorf("Next: %v", err)
+							return
+						}
+						if v <= before {
+							t.Errorf("Next() = %d after a call that returned %d, want a larger value", v, before)
+							return
+						}
+						for old := done.Load(); v > old && !done.CompareAndSwap(old, v); old = done.Load() {
+						}
+						got[g] = append(got[g], v)
+					}
+				}()
+			}
+			wg.Wait()
+			requireDistinct(t, slices.Concat(got...))
+		})
+	}
+}
+
+// TestBlockTwoBlocks runs two Blocks over the same counter and name, as two
+// processes would have them.
+func TestBlockTwoBlocks(t *testing.T) {
+	t.Parallel()
+	c1, client, table := newCounter(t)
+	c2, err := dynamoseq.NewCounter(client, table)
+	require.NoError(t, err)
+	const goroutines, each = 8, 100_000
+	var got [2][][]int64
+	var wg sync.WaitGroup
+	for i, c := range []*dynamoseq.Counter{c1, c2} {
+		b := newBlock(t, c, 2000)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i] = drawBlock(t, b, "events", goroutines, each)
+		}()
+	}
+	wg.Wait()
+	require.False(t, t.Failed())
+	requireIncreasing(t, got[0])
+	requireIncreasing(t, got[1])
+	all := slices.Concat(slices.Concat(got[0]...), slices.Concat(got[1]...))
+	require.Len(t, all, 2*goroutines*each)
+	requireDistinct(t, all)
+	cur, err := c1.Current(context.Background(), "events")
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, all[0], int64(1), "smallest value")
+	assert.LessOrEqual(t, all[len(all)-1], cur, "largest value against the counter")
+}
+
+func init() {
+	helpers["block-next"] = func(t *testing.T) {
+		c, err := dynamoseq.NewCounter(dbtest.Client(t), os.Getenv("TABLE"))
+		require.NoError(t, err)
+		b, err := dynamoseq.NewBlock(c, 2000)
+		require.NoError(t, err)
+		defer b.Close()
+		goroutines, _ := strconv.Atoi(os.Getenv("GOROUTINES"))
+		each, _ := strconv.Atoi(os.Getenv("EACH"))
+		got := drawBlock(t, b, "events", goroutines, each)
+		requireIncreasing(t, got)
+		// The values come from few ranges: print them as runs of
+		// consecutive numbers. A value handed out twice starts a run that
+		// overlaps the one before, which the parent sees.
+		w := bufio.NewWriter(os.Stdout)
+		defer w.Flush()
+		all := slices.Concat(got...)
+		slices.Sort(all)
+		for i := 0; i < len(all); {
+			j := i + 1
+			for j < len(all) && all[j] == all[j-1]+1 {
+				j++
+			}
+			fmt.Fprintf(w, "run %d %d\n", all[i], all[j-1])
+			i = j
+		}
+	}
+}
+
+func TestBlockProcesses(t *testing.T) {
+	t.Parallel()
+	_, _, table := newCounter(t)
+	const processes, goroutines, each = 2, 8, 100_000
+	outs := dbtest.RunProcesses(t, processes, "block-next",
+		"TABLE="+table, "GOROUTINES="+strconv.Itoa(goroutines), "EACH="+strconv.Itoa(each))
+	type run struct{ first, last int64 }
+	var runs []run
+	for _, out := range outs {
+		for _, l := range dbtest.Lines(out, "run ") {
+			var r run
+			_, err := fmt.Sscanf(l, "%d %d", &r.first, &r.last)
+			require.NoError(t, err, "line %q", l)
+			runs = append(runs, r)
+		}
+	}
+	slices.SortFunc(runs, func(a, b run) int { return int(a.first - b.first) })
+	var count int64
+	for i, r := range runs {
+		if i > 0 && r.first <= runs[i-1].last {
+			t.Fatalf("values %d..%d and %d..%d overlap: handed out twice", runs[i-1].first, runs[i-1].last, r.first, r.last)
+		}
+		count += r.last - r.first + 1
+	}
+	assert.Equal(t, int64(processes*goroutines*each), count, "count of values")
+}
+
+// faultyClient is the real client with UpdateItem failing on demand.
+type faultyClient struct {
+	dynamoseq.Client
+	fail    atomic.Bool
+	updates atomic.Int64 // UpdateItem calls that reached DynamoDB
+	mu      sync.Mutex   // protects sizes
+	sizes   []int64      // the :n of every UpdateItem that reached DynamoDB
+}
+
+var errInjected = errors.New("injected failure")
+
+func (f *faultyClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	if f.fail.Load() {
+		return nil, errInjected
+	}
+	f.updates.Add(1)
+	if n, ok := in.ExpressionAttributeValues[":n"].(*types.AttributeValueMemberN); ok {
+		v, _ := strconv.ParseInt(n.Value, 10, 64)
+		f.mu.Lock()
+		f.sizes = append(f.sizes, v)
+		f.mu.Unlock()
+	}
+	return f.Client.UpdateItem(ctx, in, optFns...)
+}
+
+func (f *faultyClient) leaseSizes() []int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.sizes)
+}
+
+func TestBlockRefillFailure(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	table := dbtest.CounterTable(t, client)
+	faulty := &faultyClient{Client: client}
+	c, err := dynamoseq.NewCounter(faulty, table)
+	require.NoError(t, err)
+	b := newBlock(t, c, 10)
+	ctx := context.Background()
+
+	var got []int64
+	v, err := b.Next(ctx, "orders")
+	require.NoError(t, err)
+	got = append(got, v)
+
+	// The background lease fails; the range in memory still serves 2..10.
+	faulty.fail.Store(true)
+	for want := int64(2); want <= 10; want++ {
+		v, err := b.Next(ctx, "orders")
+		require.NoError(t, err)
+		require.Equal(t, want, v, "Next() while leases fail")
+		got = append(got, v)
+	}
+
+	// Callers that need a number get the error, all of them.
+	errs := make([]error, 8)
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = b.Next(ctx, "orders")
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		require.ErrorIs(t, err, errInjected)
+		var e *dynamoseq.Error
+		require.ErrorAs(t, err, &e)
+		assert.Equal(t, "Block.Next", e.Op)
+		assert.Equal(t, table, e.Table)
+		assert.Equal(t, "orders", e.Sequence)
+		assert.Equal(t, fmt.Sprintf(`dynamoseq: Block.Next: table %q, sequence "orders": lease of 10 numbers: injected failure`, table), err.Error())
+	}
+
+	// The next call tries again and recovers; the failed leases reserved
+	// nothing, so it continues at 11.
+	faulty.fail.Store(false)
+	v, err = b.Next(ctx, "orders")
+	require.NoError(t, err)
+	assert.Equal(t, int64(11), v, "Next() after the failure")
+	got = append(got, v)
+	for _, vs := range drawBlock(t, b, "orders", 4, 50) {
+		got = append(got, vs...)
+	}
+	requireDistinct(t, got)
+}
+
+// TestBlockMergesLeases checks that callers who need a number at once share
+// one lease: no range is leased that is not used, but the last in advance.
+func TestBlockMergesLeases(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	table := dbtest.CounterTable(t, client)
+	counting := &faultyClient{Client: client}
+	c, err := dynamoseq.NewCounter(counting, table)
+	require.NoError(t, err)
+	b := newBlock(t, c, 10)
+	got := slices.Concat(drawBlock(t, b, "s", 16, 50)...)
+	requireDistinct(t, got)
+	assert.Equal(t, []int64{1, 800}, []int64{got[0], got[len(got)-1]}, "smallest and largest value")
+	require.NoError(t, b.Close())
+	leases := counting.updates.Load()
+	if leases != 80 && leases != 81 {
+		t.Errorf("%d leases for 800 numbers in ranges of 10, want 80 (81 with the next range leased in advance)", leases)
+	}
+}
+
+func TestBlockExhausted(t *testing.T) {
+	t.Parallel()
+	c, _, _ := newCounter(t, func(o *dynamoseq.Options) { o.MaxValue = 25 })
+	b := newBlock(t, c, 10)
+	ctx := context.Background()
+	for want := int64(1); want <= 20; want++ {
+		v, err := b.Next(ctx, "tickets")
+		require.NoError(t, err)
+		require.Equal(t, want, v)
+	}
+	// 21..25 do not make a whole range.
+	for range 2 {
+		_, err := b.Next(ctx, "tickets")
+		require.ErrorIs(t, err, dynamoseq.ErrExhausted)
+	}
+}
+
+func TestBlockAdaptiveSize(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	table := dbtest.CounterTable(t, client)
+	faulty := &faultyClient{Client: client}
+	c, err := dynamoseq.NewCounter(faulty, table)
+	require.NoError(t, err)
+
+	// A clock that moves only when told.
+	var mu sync.Mutex
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	tick := time.Duration(0)
+	clock := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(tick)
+		return now
+	}
+	setTick := func(d time.Duration) {
+		mu.Lock()
+		tick = d
+		mu.Unlock()
+	}
+	b := newBlock(t, c, 100, func(o *dynamoseq.Options) {
+		o.MinBlockSize = 10
+		o.MaxBlockSize = 10_000
+		o.BlockLifetime = time.Second
+		o.Now = clock
+	})
+	ctx := context.Background()
+	draw := func(n int) {
+		for range n {
+			_, err := b.Next(ctx, "s")
+			require.NoError(t, err)
+		}
+	}
+	waitLeases := func(n int) {
+		require.Eventually(t, func() bool { return len(faulty.leaseSizes()) >= n }, 10*time.Second, time.Millisecond)
+	}
+
+	// Numbers used in no time: the next range is as large as allowed.
+	draw(100)
+	waitLeases(2)
+	assert.Equal(t, []int64{100, 10_000}, faulty.leaseSizes())
+
+	// 5,000 numbers an hour: a range for a second is the smallest allowed.
+	setTick(time.Hour) // each reading of the clock moves it an hour
+	draw(10_000)
+	waitLeases(3)
+	assert.Equal(t, []int64{100, 10_000, 10}, faulty.leaseSizes())
+
+	// 600 numbers a second (6 in 10ms): ranges of 600.
+	setTick(10 * time.Millisecond)
+	draw(6)
+	waitLeases(4)
+	assert.Equal(t, []int64{100, 10_000, 10, 600}, faulty.leaseSizes())
+}
+
+func TestBlockClose(t *testing.T) {
+	t.Parallel()
+	c, _, _ := newCounter(t)
+	b, err := dynamoseq.NewBlock(c, 100)
+	require.NoError(t, err)
+	v, err := b.Next(context.Background(), "orders")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), v)
+	require.NoError(t, b.Close())
+	require.NoError(t, b.Close(), "second Close")
+	_, err = b.Next(context.Background(), "orders")
+	require.ErrorIs(t, err, dynamoseq.ErrClosed)
+	assert.Contains(t, err.Error(), `Block.Next: table`)
+	_, err = b.Next(context.Background(), "fresh")
+	require.ErrorIs(t, err, dynamoseq.ErrClosed)
+}
+
+// blockGoroutines counts the goroutines running code of a Block.
+func blockGoroutines() int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return strings.Count(string(buf[:n]), "dynamoseq.(*Block)")
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
+// slowClient delays every UpdateItem, or holds it until its context ends
+// when stall is set, as a network that stopped answering would.
+type slowClient struct {
+	dynamoseq.Client
+	delay time.Duration
+	stall atomic.Bool
+}
+
+func (s *slowClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	wait := s.delay
+	if s.stall.Load() {
+		wait = time.Hour
+	}
+	select {
+	case <-time.After(wait):
+	case <-ctx.Done():
+		return nil, fmt.Errorf("slow client: %w", ctx.Err())
+	}
+	return s.Client.UpdateItem(ctx, in, optFns...)
+}
+
+// TestBlockCloseUnderLoad is not parallel: it counts the goroutines of the
+// whole test binary.
+func TestBlockCloseUnderLoad(t *testing.T) {
+	transport := &http.Transport{}
+	client := dynamodb.New(dbtest.Client(t).Options(), func(o *dynamodb.Options) {
+		o.HTTPClient = &http.Client{Transport: transport}
+	})
+	table := dbtest.CounterTable(t, client)
+	before := runtime.NumGoroutine()
+
+	slow := &slowClient{Client: client, delay: time.Millisecond}
+	c, err := dynamoseq.NewCounter(slow, table)
+	require.NoError(t, err)
+	b, err := dynamoseq.NewBlock(c, 100)
+	require.NoError(t, err)
+
+	const goroutines = 8
+	got := make([][]int64, goroutines)
+	errs := make([]error, goroutines)
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name := []string{"a", "b"}[g%2]
+			for {
+				v, err := b.Next(context.Background(), name)
+				if err != nil {
+					errs[g] = err
+					return
+				}
+				got[g] = append(got[g], v)
+			}
+		}()
+	}
+	// Run until each name has gone through several ranges.
+	require.Eventually(t, func() bool {
+		cur := func(name string) int64 { v, _ := c.Current(context.Background(), name); return v }
+		return cur("a") > 1000 && cur("b") > 1000
+	}, 30*time.Second, 10*time.Millisecond)
+	slow.stall.Store(true) // leases in flight at Close never answer
+	time.Sleep(20 * time.Millisecond)
+	start := time.Now()
+	require.NoError(t, b.Close())
+	assert.Less(t, time.Since(start), time.Second, "Close with a lease in flight")
+	wg.Wait()
+	require.NoError(t, b.Close(), "second Close")
+	assert.Zero(t, blockGoroutines(), "goroutines of the Block right after Close")
+
+	for g, err := range errs {
+		require.ErrorIs(t, err, dynamoseq.ErrClosed, "goroutine %d", g)
+	}
+	for _, names := range [][]int{{0, 2, 4, 6}, {1, 3, 5, 7}} {
+		var all []int64
+		for _, g := range names {
+			all = append(all, got[g]...)
+		}
+		require.NotEmpty(t, all)
+		requireDistinct(t, all)
+	}
+
+	transport.CloseIdleConnections()
+	after := runtime.NumGoroutine()
+	for deadline := time.Now().Add(2 * time.Second); after > before && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		transport.CloseIdleConnections()
+		after = runtime.NumGoroutine()
+	}
+	assert.LessOrEqual(t, after, before, "goroutines after Close (before the Block)")
+}
+
+func TestNewBlockInvalid(t *testing.T) {
+	t.Parallel()
+	c, _, _ := newCounter(t)
+	tests := []struct {
+		name    string
+		counter *dynamoseq.Counter
+		size    int64
+		opt     func(*dynamoseq.Options)
+		message string
+	}{
+		{"nil counter", nil, 10, nil, "nil counter"},
+		{"zero size", c, 0, nil, "size is 0"},
+		{"negative size", c, -1, nil, "size is -1"},
+		{"threshold above 1", c, 10, func(o *dynamoseq.Options) { o.RefillThreshold = 1.5 }, "RefillThreshold"},
+		{"negative threshold", c, 10, func(o *dynamoseq.Options) { o.RefillThreshold = -0.1 }, "RefillThreshold"},
+		{"min above size", c, 10, func(o *dynamoseq.Options) { o.MinBlockSize = 11 }, "MinBlockSize is 11"},
+		{"negative min", c, 10, func(o *dynamoseq.Options) { o.MinBlockSize = -1 }, "MinBlockSize is -1"},
+		{"max below size", c, 10, func(o *dynamoseq.Options) { o.MaxBlockSize = 9 }, "MaxBlockSize is 9"},
+		{"negative lifetime", c, 10, func(o *dynamoseq.Options) { o.BlockLifetime = -time.Second }, "BlockLifetime"},
+		{"negative timeout", c, 10, func(o *dynamoseq.Options) { o.RefillTimeout = -time.Second }, "RefillTimeout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var fns []func(*dynamoseq.Options)
+			if tt.opt != nil {
+				fns = append(fns, tt.opt)
+			}
+			b, err := dynamoseq.NewBlock(tt.counter, tt.size, fns...)
+			require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
+			assert.Contains(t, err.Error(), tt.message)
+			assert.Nil(t, b)
+		})
+	}
+}
+
+func TestBlockBadInput(t *testing.T) {
+	t.Parallel()
+	c, client, _ := newCounter(t)
+	b := newBlock(t, c, 10)
+	for _, name := range []string{"", strings.Repeat("x", 2049), "bad\xff"} {
+		_, err := b.Next(context.Background(), name)
+		require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "Next(%q)", name)
+	}
+	_, err := c.Current(context.Background(), "bad\xff")
+	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
+
+	// A missing table: every caller gets the error, each call tries again.
+	missing, err := dynamoseq.NewCounter(client, "no_such_table")
+	require.NoError(t, err)
+	mb := newBlock(t, missing, 10)
+	for range 2 {
+		_, err = mb.Next(context.Background(), "orders")
+		require.ErrorIs(t, err, dynamoseq.ErrTableNotFound)
+		assert.Contains(t, err.Error(), `dynamoseq: Block.Next: table "no_such_table", sequence "orders": lease of 10 numbers: table not found`)
+	}
+}
+
+func TestBlockCancelledWait(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	table := dbtest.CounterTable(t, client)
+	slow := &slowClient{Client: client}
+	slow.stall.Store(true)
+	c, err := dynamoseq.NewCounter(slow, table)
+	require.NoError(t, err)
+	b := newBlock(t, c, 10, func(o *dynamoseq.Options) { o.RefillTimeout = 300 * time.Millisecond })
+
+	// A context that has ended gets its error and no number.
+	ended, cancelEnded := context.WithCancel(context.Background())
+	cancelEnded()
+	_, err = b.Next(ended, "orders")
+	require.ErrorIs(t, err, context.Canceled)
+
+	// The caller's context bounds its wait for a lease.
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = b.Next(ctx, "orders")
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Less(t, time.Since(start), time.Second)
+
+	// The lease that never got an answer ends at RefillTimeout, and a
+	// caller waiting for it gets that error; the next call tries again.
+	slow.stall.Store(false)
+	_, err = b.Next(context.Background(), "orders")
+	require.ErrorIs(t, err, context.DeadlineExceeded, "Next() waiting for the stalled lease")
+	v, err := b.Next(context.Background(), "orders")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), v, "Next() after the stalled lease")
+}

@@ -1,0 +1,47 @@
+package dynamoseq_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/dynamoseq/dynamoseq"
+	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+)
+
+// A Block mints event ids from memory: the first call leases numbers
+// 1..1000 with one UpdateItem, and the next range is leased in the
+// background once 500 of them are used.
+func ExampleBlock() {
+	client, table := dbtest.ExampleTable("") // a table with partition key "pk"
+	ctx := context.Background()
+
+	counter, err := dynamoseq.NewCounter(client, table)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ids, err := dynamoseq.NewBlock(counter, 1000)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ids.Close()
+
+	for range 3 {
+		id, err := ids.Next(ctx, "events")
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("event", id)
+	}
+	// The counter in DynamoDB moved once, by the whole range.
+	last, err := counter.Current(ctx, "events")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("counter at", last)
+	// Output:
+	// event 1
+	// event 2
+	// event 3
+	// counter at 1000
+}

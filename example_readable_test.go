@@ -1,0 +1,85 @@
+package dynamoseq_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/dynamoseq/dynamoseq"
+	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+)
+
+// Daily order numbers that restart at 1 every day, in the shop's time zone,
+// with counters that DynamoDB deletes a week after their day.
+func ExampleIDMinter() {
+	client, table := dbtest.ExampleTable("")
+	ctx := context.Background()
+
+	counter, err := dynamoseq.NewCounter(client, table)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// A clock just before midnight in Tokyo; a service leaves Options.Now
+	// alone, which means time.Now.
+	tokyo := time.FixedZone("JST", 9*3600)
+	now := time.Date(2026, 11, 22, 23, 59, 59, 0, tokyo)
+	orders, err := dynamoseq.NewIDMinter(counter,
+		dynamoseq.Format{Prefix: "ORD", DateLayout: "060102", Separator: "-", Width: 6},
+		dynamoseq.Daily,
+		func(o *dynamoseq.Options) {
+			o.Location = tokyo
+			o.TTLAttribute = "ttl" // enabled on the table as its TTL attribute
+			o.Retention = 7 * 24 * time.Hour
+			o.Now = func() time.Time { return now }
+		})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	for range 2 {
+		id, err := orders.Next(ctx, "orders")
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(id)
+	}
+	now = now.Add(time.Second) // midnight
+	id, err := orders.Next(ctx, "orders")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(id)
+
+	parts, err := orders.Parse(id)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(parts.Date.Format("2 January 2006"), "order", parts.Number)
+	seq, _ := orders.SequenceAt("orders", parts.Date)
+	fmt.Println("counter:", seq)
+	// Output:
+	// ORD-261122-000001
+	// ORD-261122-000002
+	// ORD-261123-000001
+	// 23 November 2026 order 1
+	// counter: orders#20261123
+}
+
+func ExampleFormat() {
+	f := dynamoseq.Format{Prefix: "ORD", DateLayout: "060102", Separator: "-", Width: 6}
+	at := time.Date(2026, 11, 22, 9, 30, 0, 0, time.UTC)
+	fmt.Println(f.ID(at, 42))
+	fmt.Println(f.ID(at, 1234567)) // wider than Width: written whole
+
+	parts, err := f.Parse("ORD-261122-000042", time.UTC)
+	fmt.Println(parts.Date.Format(time.DateOnly), parts.Number, err)
+
+	_, err = f.Parse("ORD-261122-42", time.UTC)
+	fmt.Println(err)
+	// Output:
+	// ORD-261122-000042
+	// ORD-261122-1234567
+	// 2026-11-22 42 <nil>
+	// dynamoseq: Format.Parse: invalid argument: id "ORD-261122-42": number part "42" has 2 digits, want at least 6
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+func newStore(t *testing.T) *Store {
+	t.Helper()
+	client := dbtest.Client(t)
+	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
+	s, err := NewStore(client, table)
+	require.NoError(t, err)
+	s.now = func() time.Time { return time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC) }
+	return s
+}
+
+func TestStore(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := context.Background()
+
+	_, err := s.Current(ctx, "C-1")
+	require.ErrorIs(t, err, ErrNoContract)
+
+	// Eight editors save at once: every save gets its own version.
+	var wg sync.WaitGroup
+	for e := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 5 {
+				_, err := s.Save(ctx, "C-1", Contract{Customer: "ACME", Amount: int64(i), Status: "draft", EditedBy: fmt.Sprintf("e%d", e)})
+				if err != nil {
+					t.Errorf("Save: %v", err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+
+	cur, err := s.Current(ctx, "C-1")
+	require.NoError(t, err)
+	assert.Equal(t, int64(40), cur.Version, "Current().Version after 40 saves")
+	assert.Equal(t, s.now(), cur.Contract.EditedAt)
+
+	last, err := s.At(ctx, "C-1", 40)
+	require.NoError(t, err)
+	assert.Equal(t, cur, last, "At(40) is Current()")
+	_, err = s.At(ctx, "C-1", 41)
+	require.True(t, errors.Is(err, ErrNoContract), "At(41): %v", err)
+
+	var versions []int64
+	for cursor := int64(0); ; {
+		revs, next, err := s.History(ctx, "C-1", cursor, 15)
+		require.NoError(t, err)
+		for _, r := range revs {
+			versions = append(versions, r.Version)
+		}
+		if next == 0 {
+			break
+		}
+		cursor = next
+	}
+	require.Len(t, versions, 40)
+	for i, v := range versions {
+		require.Equal(t, int64(40-i), v, "History position %d", i)
+	}
+}
+
+func TestRun(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	args := []string{"-endpoint", dbtest.Endpoint(t), "-table", dbtest.TableName(t), "-editors", "4", "-saves", "5"}
+	require.NoError(t, run(context.Background(), args, &out))
+	assert.Contains(t, out.String(), "versions 1..20, current v20")
+	assert.Contains(t, out.String(), "history: 20 versions")
+}

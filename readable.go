@@ -1,0 +1,246 @@
+package dynamoseq
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// IDMinter mints readable IDs such as "ORD-261122-000042", the 42nd order of
+// 22 November 2026: a Format applied to a number from a sequence that is
+// scoped to the current Period, so that numbers restart at Options.Start
+// (of the Counter) each day, month or year.
+//
+// For the name "orders" and the day 22 November 2026 the sequence is
+// "orders#20261122" ("orders#202611" for a month, "orders#2026" for a year,
+// and the period's start in UTC to the nanosecond, such as
+// "orders#20261122T060000Z", for a PeriodFunc); with a Counter that is the
+// partition key value KeyPrefix+"orders#20261122". Counter.Current on
+// SequenceAt's answer tells how many IDs a period has had.
+//
+// Each call reads the clock (Options.Now) once, in Options.Location, and
+// takes both the period's sequence and the ID's date from that one instant:
+// an ID minted at 23:59:59.999 carries that day's date and that day's
+// number, and the first ID after midnight carries the new date and the
+// first number.
+//
+// Guarantees: IDs are unique as long as the numbers of the Sequencer are
+// and every process minting IDs for a name uses the same Format, Period
+// and Location (NewIDMinter checks that the date layout tells the periods
+// apart). With a Counter, IDs of one period are handed out in increasing
+// order, but not gap-free: see Counter. IDs sort by time as strings only
+// when the date layout writes the largest unit first ("060102") and the
+// numbers stay within Width.
+//
+// Housekeeping: with Options.TTLAttribute set, every write of a period's
+// counter item also sets that attribute to the end of the period plus
+// Options.Retention, so that DynamoDB's Time to Live deletes the counters of
+// past periods. TTL must be enabled on the table for that attribute; see
+// docs/readable-ids.md.
+//
+// Cost: what the Sequencer costs. With a Counter, one UpdateItem round trip
+// and one write unit per ID, TTL included. With a Block, one NextN per
+// block, but each period is a new sequence for the Block, which starts a new
+// block and leaves the numbers left in the old one unused.
+//
+// An IDMinter is safe for concurrent use by any number of goroutines.
+type IDMinter struct {
+	seq       Sequencer
+	counter   *Counter // seq, when it is a *Counter
+	table     string   // the counter's table, for errors; "" for other sequencers
+	format    Format
+	period    Period
+	loc       *time.Location
+	now       func() time.Time
+	ttlAttr   string // "" when no TTL is written
+	retention time.Duration
+}
+
+// NewIDMinter returns an IDMinter that writes IDs with format, takes their
+// numbers from seq (a *Counter, a *Block or any Sequencer) and starts a new
+// sequence each period. It reads Location, Now, TTLAttribute and Retention
+// from the options; the first value of each period and the key layout are
+// the Counter's options.
+//
+// It makes no call to DynamoDB; checking the periods of the next ten years
+// takes about 2ms. It returns an error wrapping ErrInvalidArgument when:
+//   - seq or period is nil;
+//   - the format is invalid (a Width outside 0 to 19, a Separator with a
+//     digit) or has no DateLayout;
+//   - the layout writes the same date in two of the periods of the next ten
+//     years, so IDs would repeat ("0601", year and month, with Daily), or
+//     writes dates of varying width and there is no Separator;
+//   - period is a PeriodFunc whose answers are not consecutive periods
+//     holding the instant asked about;
+//   - TTLAttribute is set and seq is not a *Counter (the TTL is written in
+//     the Counter's UpdateItem), or it names the Counter's partition key or
+//     value attribute;
+//   - an option is out of range.
+func NewIDMinter(seq Sequencer, format Format, period Period, optFns ...func(*Options)) (*IDMinter, error) {
+	m := &IDMinter{seq: seq, format: format, period: period}
+	if c, ok := seq.(*Counter); ok && c != nil {
+		m.counter, m.table = c, c.table
+	}
+	fail := func(err error) (*IDMinter, error) {
+		return nil, &Error{Op: "NewIDMinter", Table: m.table, Err: err}
+	}
+	if c, ok := seq.(*Counter); seq == nil || ok && c == nil {
+		return fail(invalidf("nil Sequencer"))
+	}
+	if period == nil {
+		return fail(invalidf("nil Period"))
+	}
+	if err := format.validate(); err != nil {
+		return fail(err)
+	}
+	if format.DateLayout == "" {
+		return fail(invalidf("format has no DateLayout: IDs of different periods would repeat"))
+	}
+	o, err := resolveOptions(optFns)
+	if err != nil {
+		return fail(err)
+	}
+	m.loc, m.now, m.ttlAttr, m.retention = o.Location, o.Now, o.TTLAttribute, o.Retention
+	if m.ttlAttr != "" {
+		if m.counter == nil {
+			return fail(invalidf("TTLAttribute %q needs a *Counter, which writes it in the same UpdateItem; the Sequencer is a %T", m.ttlAttr, seq))
+		}
+		if co := m.counter.opts; m.ttlAttr == co.PartitionKey || m.ttlAttr == co.ValueAttribute {
+			return fail(invalidf("TTLAttribute %q is also the Counter's partition key or value attribute", m.ttlAttr))
+		}
+	}
+	if err := checkPeriods(format, period, m.now().In(m.loc)); err != nil {
+		return fail(err)
+	}
+	return m, nil
+}
+
+// Periods checked by checkPeriods: those of the next ten years, at most
+// this many.
+const maxCheckedPeriods = 4000
+
+// checkPeriods checks that period gives consecutive periods from ref on, and
+// that the date part of the format tells them apart, over the periods of the
+// next ten years: no date part is written in two periods, so that no two
+// periods can give the same ID. Without a separator the date part must also
+// have a fixed width, so that an ID reads only one way.
+func checkPeriods(f Format, period Period, ref time.Time) error {
+	seen := make(map[string]time.Time) // date part -> start of the period that writes it
+	width := -1
+	horizon := ref.AddDate(10, 0, 0)
+	t := ref
+	for i := 0; i < maxCheckedPeriods && t.Before(horizon); i++ {
+		start, end, err := bounds(period, t)
+		if err != nil {
+			return err
+		}
+		if i > 0 && !start.Equal(t) {
+			return invalidf("period %s: the period after one ending at %s starts at %s; want consecutive periods",
+				periodName(period), t.Format(time.RFC3339Nano), start.Format(time.RFC3339Nano))
+		}
+		for _, at := range []time.Time{start, end.Add(-time.Nanosecond)} {
+			d := at.Format(f.DateLayout)
+			if other, ok := seen[d]; ok && !other.Equal(start) {
+				return invalidf("date layout %q writes %q in the period starting %s and in the one starting %s, so IDs would repeat; use a layout that tells %s periods apart",
+					f.DateLayout, d, other.Format(time.RFC3339), start.Format(time.RFC3339), periodName(period))
+			}
+			seen[d] = start
+			if f.Separator == "" {
+				if width >= 0 && len(d) != width {
+					return invalidf("with no Separator the date layout %q must write a fixed width, and it writes both %d and %d characters", f.DateLayout, width, len(d))
+				}
+				width = len(d)
+			}
+		}
+		t = end
+	}
+	return nil
+}
+
+// Next mints the next ID of the sequence name for the current period. It
+// reads the clock once; with a Counter it issues one UpdateItem, which also
+// sets the TTL attribute when Options.TTLAttribute is set.
+//
+// It returns an error wrapping ErrInvalidArgument for an empty or invalid
+// name or a PeriodFunc whose answer does not hold the instant, and the
+// Sequencer's errors: with a Counter, ErrExhausted when the period's
+// sequence has reached MaxValue, ErrTableNotFound, ErrTableMismatch, and the
+// context's error when ctx ends first.
+func (m *IDMinter) Next(ctx context.Context, name string) (string, error) {
+	fail := func(seq string, err error) (string, error) {
+		var e *Error
+		if errors.As(err, &e) {
+			return "", err // already names the table and the period's sequence
+		}
+		return "", &Error{Op: "IDMinter.Next", Table: m.table, Sequence: seq, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(name, err)
+	}
+	if name == "" {
+		return fail(name, invalidf("empty sequence name"))
+	}
+	t := m.now().In(m.loc) // the one reading of the clock
+	start, end, err := bounds(m.period, t)
+	if err != nil {
+		return fail(name, err)
+	}
+	seq := name + "#" + periodKey(m.period, start)
+	var n int64
+	switch {
+	case m.counter != nil:
+		var exp *expiry
+		if m.ttlAttr != "" {
+			exp = &expiry{attr: m.ttlAttr, unix: ceilUnix(end.Add(m.retention))}
+		}
+		n, err = m.counter.reserve(ctx, "IDMinter.Next", seq, 1, exp)
+	default:
+		n, err = m.seq.Next(ctx, seq)
+	}
+	if err != nil {
+		return fail(seq, err)
+	}
+	return m.format.ID(t, n), nil
+}
+
+// SequenceAt returns the name of the sequence that Next uses for name at the
+// instant t, such as "orders#20261122"; Counter.Current on it tells the
+// last number handed out in that period.
+func (m *IDMinter) SequenceAt(name string, t time.Time) (string, error) {
+	start, _, err := bounds(m.period, t.In(m.loc))
+	if err != nil {
+		return "", &Error{Op: "IDMinter.SequenceAt", Table: m.table, Sequence: name, Err: err}
+	}
+	return name + "#" + periodKey(m.period, start), nil
+}
+
+// ExpiresAt returns the TTL, in Unix epoch seconds, that Next writes on the
+// counter item of the period holding t: the end of the period plus
+// Options.Retention, rounded up to a whole second.
+func (m *IDMinter) ExpiresAt(t time.Time) (int64, error) {
+	_, end, err := bounds(m.period, t.In(m.loc))
+	if err != nil {
+		return 0, &Error{Op: "IDMinter.ExpiresAt", Table: m.table, Err: err}
+	}
+	return ceilUnix(end.Add(m.retention)), nil
+}
+
+// Parse takes apart an ID minted by m, reading its date in
+// Options.Location. See Format.Parse.
+func (m *IDMinter) Parse(id string) (IDParts, error) {
+	parts, err := m.format.parse(id, m.loc)
+	if err != nil {
+		return IDParts{}, &Error{Op: "IDMinter.Parse", Table: m.table, Err: err}
+	}
+	return parts, nil
+}
+
+// ceilUnix is t in Unix epoch seconds, rounded up: DynamoDB deletes an item
+// only after its TTL has passed, never before the instant asked for.
+func ceilUnix(t time.Time) int64 {
+	s := t.Unix()
+	if t.Nanosecond() > 0 {
+		s++
+	}
+	return s
+}

@@ -26,7 +26,8 @@
 //	order                increasing per   increasing within    increasing       increasing
 //	                     sequence         a process
 //	round trips/number   1                1 per block          2, 1 warm        2, 1 warm
-//	write units/number   1                1 per block          1 (2 batched)    2 per item
+//	write units/number   1                1 per block          1 (2 batched)    4 (2(k+1) for k
+//	                                                                                batched)
 //
 // "Unique" holds across every process that shares the table. "Gap-free"
 // means a number exists only if its item was written: Counter and Block lose

@@ -18,6 +18,11 @@
 //   - Latest: numbered versions of a document plus a "latest" item, written
 //     in one transaction. Document history with a one-read "current version".
 //
+// Above them, an IDMinter turns a Counter or a Block into readable IDs whose
+// number restarts each day, month or year ("ORD-261122-000042"), with a
+// Format that writes and parses them and TTL housekeeping of old periods'
+// counter items.
+//
 // # Guarantees and costs
 //
 //	                     Counter          Block                SortKey          Latest

@@ -85,9 +85,16 @@ func report(w io.Writer, results map[string]samples, order []string) {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", prefix, unit, format(b, len(base[unit])), format(l, len(lib[unit])), ratio)
 		}
 	}
+	tw.Flush()
+	if len(unpaired) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "benchmark (no baseline pair)\tmetric\tmedian\t")
 	for _, name := range unpaired {
 		for _, unit := range units(results[name]) {
-			fmt.Fprintf(tw, "%s\t%s\t\t%s\t\t\n", name, unit, format(median(results[name][unit]), len(results[name][unit])))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t\n", name, unit, format(median(results[name][unit]), len(results[name][unit])))
 		}
 	}
 	tw.Flush()

@@ -35,7 +35,7 @@ test: deps ddblocal vet fmt-check
 
 ## bench: the library beside the raw SDK calls, with their ratios
 bench: deps ddblocal
-	set -o pipefail; $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCHCOUNT) -timeout 30m . \
+	set -o pipefail; $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCHCOUNT) -timeout 30m ./... \
 		| tee /dev/stderr | $(GO) run ./internal/benchratio
 
 vet:

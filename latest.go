@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -104,6 +105,7 @@ type Latest struct {
 type latestHint struct {
 	known   bool  // version is what the last transaction of this process left
 	version int64 // the version 'latest' holds; 0 for none
+	pacer         // takes turns with writers of other processes
 }
 
 // latestAppend is one Append waiting in a batch.
@@ -305,22 +307,34 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 		}
 	}
 	for attempt := 1; ; attempt++ {
+		warm := hint.known
 		if !hint.known {
 			v, err := l.readVersion(ctx, base)
 			if err != nil {
 				failAll(err)
 				return
 			}
-			*hint = latestHint{known: true, version: v}
+			hint.known, hint.version = true, v
 		}
 		prev := hint.version
 		if int64(len(calls)) > l.maxVersion-prev {
 			failAll(fmt.Errorf("%w: version %d is the highest a %d-digit sort key holds", ErrExhausted, l.maxVersion, l.opts.SortKeyWidth))
 			return
 		}
+		if warm && attempt == 1 {
+			// Writing again right after its own write: let the
+			// writers of other processes have their turn (see pacer).
+			if err := hint.pace(ctx, l.policy); err != nil {
+				failAll(err)
+				return
+			}
+		}
 		in := l.transaction(base, prev, calls)
+		start := time.Now()
 		err := l.commit(ctx, in)
+		took := time.Since(start)
 		if err == nil {
+			hint.won(start)
 			for i, c := range calls {
 				c.Res = prev + 1 + int64(i)
 			}
@@ -332,17 +346,23 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 		reasons, cancelled := cancelReasons(err)
 		switch {
 		case cancelled && len(reasons) == len(in.TransactItems) && lostRace(reasons):
-			// 'latest' is the first action; its failed condition returns
-			// the item, which tells the version to try next without
-			// another read.
-			if v, ok := l.versionOf(reasons[0].Item); ok {
-				*hint = latestHint{known: true, version: v}
-			}
+			hint.lost()
 			if attempt >= l.opts.MaxAttempts {
 				failAll(fmt.Errorf("%w: %d attempts: %w", ErrContention, attempt, err))
 				return
 			}
-			if werr := l.policy.Wait(ctx, attempt); werr != nil {
+			// 'latest' is the first action; its failed condition returns
+			// the item, which tells the version to try next without
+			// another read. That holds for a short backoff only: during
+			// one longer than a transaction the winner, which writes
+			// again at once, has likely moved 'latest' on, and a retry
+			// with the returned version would lose again, and again, with
+			// ever longer waits. So after a long wait read 'latest' again.
+			wait := l.policy.Delay(attempt)
+			if v, ok := l.versionOf(reasons[0].Item); ok && wait <= took {
+				hint.known, hint.version = true, v
+			}
+			if werr := backoff.Sleep(ctx, wait); werr != nil {
 				failAll(werr)
 				return
 			}

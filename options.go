@@ -158,7 +158,7 @@ var defaultOptions = Options{
 	Start:          1,
 	Step:           1,
 	MaxValue:       math.MaxInt64,
-	MaxAttempts:    10,
+	MaxAttempts:    25,
 	BaseDelay:      2 * time.Millisecond,
 	MaxDelay:       200 * time.Millisecond,
 	Now:            time.Now,

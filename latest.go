@@ -76,7 +76,9 @@ const latestMaxIdle = 4096
 // 2 write units per KB for every item in it: 4 write units for an Append of
 // an item under 1 KB (the version and 'latest'). A cold writer adds one
 // strongly consistent GetItem of 'latest' (1 read unit per 4 KB); a warm one,
-// which knows the latest version from its own last write, skips it. Appends
+// which knows the latest version from its own last write, skips it, and so
+// does a loser that retries at once with the version DynamoDB returned with
+// the failed condition (it reads after a longer backoff). Appends
 // to one document from goroutines of one process are batched: k of them
 // cost one transaction of k+1 items (2(k+1) write units for small items) and
 // one round trip.
@@ -219,9 +221,15 @@ func (l *Latest) Next(ctx context.Context, name string) (int64, error) {
 // the last one. When the transaction is cancelled because another process
 // wrote first (ConditionalCheckFailed, TransactionConflict), Append takes
 // the version DynamoDB returned with the failed condition and tries again,
-// with jittered exponential backoff between attempts, up to
-// Options.MaxAttempts times; then it returns ErrContention. Any other
-// cancellation reason is returned at once, wrapped with the SDK's error.
+// with jittered exponential backoff between attempts (reading 'latest' again
+// first when the backoff was longer than the transaction, since the
+// returned version is stale by then), up to Options.MaxAttempts times; then
+// it returns ErrContention. Any other cancellation reason is returned at
+// once, wrapped with the SDK's error. So that processes appending to one
+// document flat out take turns instead of the last winner winning again, a
+// writer that lost a race in the last second pauses for a random part of a
+// round trip before each back-to-back transaction (see pacer); a process
+// alone on a document never pauses.
 //
 // When the outcome of the transaction is unknown (a timeout, a connection
 // reset, a server error), Append sends the same transaction again with the

@@ -20,10 +20,10 @@ const contentionWindow = time.Second
 // meanwhile are ready to go, so it writes again at once. A writer of another
 // process that lost that round backs off for a random time first, and then
 // needs the new state (a SortKey queries it; a Latest has it from the failed
-// condition). Its write tends to land just after the winner's next one, and
-// it loses again: the winner of a round is likely to win the next, and a
-// loser can run out of attempts (ErrContention) while the others make
-// progress.
+// condition, or reads it after a long backoff). Its write tends to land just
+// after the winner's next one, and it loses again: the winner of a round is
+// likely to win the next, and a loser can run out of attempts
+// (ErrContention) while the others make progress.
 //
 // What it does: a writer that lost a race within contentionWindow and
 // writes back to back (its previous write ended less than a round trip ago)
@@ -36,10 +36,14 @@ const contentionWindow = time.Second
 // wait, so a single process, or processes that rarely meet on a name, pay
 // nothing for this.
 //
-// The cost is throughput under contention: with four processes on one name,
-// fewer writes are wasted on lost races but the winner no longer writes at
-// its full speed. The gain is a bounded worst case: no writer loses many
-// rounds in a row, so the default MaxAttempts suffices.
+// The cost is throughput under contention: measured with four writers on
+// one name, SortKey appends about as fast as the naive read-then-write
+// recipe; without the pause they were three to five times faster, but a
+// batch could lose more than 25 races in a row. The gain is a bounded worst
+// case: with four processes of four goroutines appending flat out to one
+// name, no write needed more than 14 (Latest) or 19 (SortKey) tries in tests
+// against DynamoDB Local, within the default MaxAttempts of 25, where before
+// a Latest could lose over 25 in a row.
 type pacer struct {
 	wrote     time.Time     // when the last write won by this writer ended
 	rtt       time.Duration // how long a write takes, a moving average

@@ -40,7 +40,11 @@ import (
 // lets a warm writer skip the Query; a failed condition tells it the hint is
 // stale (another process wrote), and it queries again and retries with
 // exponential backoff and full jitter, up to Options.MaxAttempts, before
-// ErrContention.
+// ErrContention. So that processes writing one name flat out take turns
+// instead of the last winner winning again, a writer that lost a race in
+// the last second pauses for a random part of a round trip before each
+// back-to-back write (see pacer), and a writer that lost twice in a row
+// leaps over the next number (see write).
 //
 // Cost per call: one PutItem round trip and one write unit per KB of item
 // when a single call is waiting and the hint is warm, plus a Query (1 read

@@ -55,12 +55,21 @@ type pacer struct {
 // policy gives the ceiling (policy.Max, that is MaxDelay) and the source of
 // randomness.
 func (p *pacer) pace(ctx context.Context, policy backoff.Policy) error {
-	now := time.Now()
-	if p.rtt <= 0 || now.Sub(p.wrote) > p.rtt || !now.Before(p.contended) {
+	limit := p.limit(time.Now(), policy.Max)
+	if limit <= 0 {
 		return nil
 	}
-	limit := min(max(policy.Max, 2*p.rtt), p.rtt<<min(p.streak, 16))
 	return backoff.Policy{Base: limit, Max: limit, Rand: policy.Rand}.Wait(ctx, 1)
+}
+
+// limit is the longest pause before a write that starts at now, 0 for none:
+// one round trip doubled by each write won in a row while contended, up to
+// the larger of maxDelay and two round trips.
+func (p *pacer) limit(now time.Time, maxDelay time.Duration) time.Duration {
+	if p.rtt <= 0 || now.Sub(p.wrote) > p.rtt || !now.Before(p.contended) {
+		return 0
+	}
+	return min(max(maxDelay, 2*p.rtt), p.rtt<<min(p.streak, 16))
 }
 
 // won records a write that started at start and has just succeeded.

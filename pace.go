@@ -41,7 +41,7 @@ const contentionWindow = time.Second
 // recipe; without the pause they were three to five times faster, but a
 // batch could lose more than 25 races in a row. The gain is a bounded worst
 // case: with four processes of four goroutines appending flat out to one
-// name, no write needed more than 14 (Latest) or 19 (SortKey) tries in tests
+// name, no write needed more than 16 (Latest) or 19 (SortKey) tries in tests
 // against DynamoDB Local, within the default MaxAttempts of 25, where before
 // a Latest could lose over 25 in a row.
 type pacer struct {

@@ -56,9 +56,8 @@ type Options struct {
 	// four processes appending to one name flat out needed at most 16 to 19
 	// tries per write in tests against DynamoDB Local. A caller that gives
 	// up has waited about 1.8s of backoff on average, 3.7s at most, with
-	// the default delays.
-	// Latest also bounds by it the resends of a transaction whose outcome
-	// is unknown. SortKey, Latest.
+	// the default delays. Latest also bounds by it the resends of a
+	// transaction whose outcome is unknown. SortKey, Latest.
 	MaxAttempts int
 
 	// BaseDelay and MaxDelay bound the exponential backoff, with full

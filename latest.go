@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -75,7 +76,9 @@ const latestMaxIdle = 4096
 // 2 write units per KB for every item in it: 4 write units for an Append of
 // an item under 1 KB (the version and 'latest'). A cold writer adds one
 // strongly consistent GetItem of 'latest' (1 read unit per 4 KB); a warm one,
-// which knows the latest version from its own last write, skips it. Appends
+// which knows the latest version from its own last write, skips it, and so
+// does a loser that retries at once with the version DynamoDB returned with
+// the failed condition (it reads after a longer backoff). Appends
 // to one document from goroutines of one process are batched: k of them
 // cost one transaction of k+1 items (2(k+1) write units for small items) and
 // one round trip.
@@ -104,6 +107,7 @@ type Latest struct {
 type latestHint struct {
 	known   bool  // version is what the last transaction of this process left
 	version int64 // the version 'latest' holds; 0 for none
+	pacer         // takes turns with writers of other processes
 }
 
 // latestAppend is one Append waiting in a batch.
@@ -217,9 +221,15 @@ func (l *Latest) Next(ctx context.Context, name string) (int64, error) {
 // the last one. When the transaction is cancelled because another process
 // wrote first (ConditionalCheckFailed, TransactionConflict), Append takes
 // the version DynamoDB returned with the failed condition and tries again,
-// with jittered exponential backoff between attempts, up to
-// Options.MaxAttempts times; then it returns ErrContention. Any other
-// cancellation reason is returned at once, wrapped with the SDK's error.
+// with jittered exponential backoff between attempts (reading 'latest' again
+// first when the backoff was longer than the transaction, since the
+// returned version is stale by then), up to Options.MaxAttempts times; then
+// it returns ErrContention. Any other cancellation reason is returned at
+// once, wrapped with the SDK's error. So that processes appending to one
+// document flat out take turns instead of the last winner winning again, a
+// writer that lost a race in the last second pauses for a random part of a
+// round trip before each back-to-back transaction (see pacer); a process
+// alone on a document never pauses.
 //
 // When the outcome of the transaction is unknown (a timeout, a connection
 // reset, a server error), Append sends the same transaction again with the
@@ -305,22 +315,34 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 		}
 	}
 	for attempt := 1; ; attempt++ {
+		warm := hint.known
 		if !hint.known {
 			v, err := l.readVersion(ctx, base)
 			if err != nil {
 				failAll(err)
 				return
 			}
-			*hint = latestHint{known: true, version: v}
+			hint.known, hint.version = true, v
 		}
 		prev := hint.version
 		if int64(len(calls)) > l.maxVersion-prev {
 			failAll(fmt.Errorf("%w: version %d is the highest a %d-digit sort key holds", ErrExhausted, l.maxVersion, l.opts.SortKeyWidth))
 			return
 		}
+		if warm && attempt == 1 {
+			// Writing again right after its own write: let the
+			// writers of other processes have their turn (see pacer).
+			if err := hint.pace(ctx, l.policy); err != nil {
+				failAll(err)
+				return
+			}
+		}
 		in := l.transaction(base, prev, calls)
+		start := time.Now()
 		err := l.commit(ctx, in)
+		took := time.Since(start)
 		if err == nil {
+			hint.won(start)
 			for i, c := range calls {
 				c.Res = prev + 1 + int64(i)
 			}
@@ -332,17 +354,23 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 		reasons, cancelled := cancelReasons(err)
 		switch {
 		case cancelled && len(reasons) == len(in.TransactItems) && lostRace(reasons):
-			// 'latest' is the first action; its failed condition returns
-			// the item, which tells the version to try next without
-			// another read.
-			if v, ok := l.versionOf(reasons[0].Item); ok {
-				*hint = latestHint{known: true, version: v}
-			}
+			hint.lost()
 			if attempt >= l.opts.MaxAttempts {
 				failAll(fmt.Errorf("%w: %d attempts: %w", ErrContention, attempt, err))
 				return
 			}
-			if werr := l.policy.Wait(ctx, attempt); werr != nil {
+			// 'latest' is the first action; its failed condition returns
+			// the item, which tells the version to try next without
+			// another read. That holds for a short backoff only: during
+			// one longer than a transaction the winner, which writes
+			// again at once, has likely moved 'latest' on, and a retry
+			// with the returned version would lose again, and again, with
+			// ever longer waits. So after a long wait read 'latest' again.
+			wait := l.policy.Delay(attempt)
+			if v, ok := l.versionOf(reasons[0].Item); ok && wait <= took {
+				hint.known, hint.version = true, v
+			}
+			if werr := backoff.Sleep(ctx, wait); werr != nil {
 				failAll(werr)
 				return
 			}

@@ -156,7 +156,7 @@ func TestLatestAppendConcurrent(t *testing.T) {
 
 func init() {
 	helpers["latest-append"] = func(t *testing.T) {
-		l, err := dynamoseq.NewLatest(dbtest.Client(t), os.Getenv("TABLE"), manyWriters)
+		l, err := dynamoseq.NewLatest(dbtest.Client(t), os.Getenv("TABLE"))
 		require.NoError(t, err)
 		goroutines, _ := strconv.Atoi(os.Getenv("GOROUTINES"))
 		each, _ := strconv.Atoi(os.Getenv("EACH"))
@@ -182,11 +182,6 @@ func init() {
 		wg.Wait()
 	}
 }
-
-// manyWriters is the retry budget for several processes appending to one
-// document flat out: each round of transactions has one winner, so a writer
-// among P busy ones can lose many rounds in a row. See docs/latest.md.
-func manyWriters(o *dynamoseq.Options) { o.MaxAttempts = 100 }
 
 func TestLatestAppendProcesses(t *testing.T) {
 	t.Parallel()
@@ -263,8 +258,8 @@ func TestLatestAmbiguousFailure(t *testing.T) {
 			a, client, table := newLatest(t, layout, func(c dynamoseq.Client) dynamoseq.Client {
 				faulty.Client = c
 				return faulty
-			}, manyWriters)
-			b, err := dynamoseq.NewLatest(faulty, table, layout.opts, manyWriters)
+			})
+			b, err := dynamoseq.NewLatest(faulty, table, layout.opts)
 			require.NoError(t, err)
 			got := appendAll(t, []*dynamoseq.Latest{a, b}, 16, 30, "doc1")
 			require.Len(t, got, 480)

@@ -40,7 +40,11 @@ import (
 // lets a warm writer skip the Query; a failed condition tells it the hint is
 // stale (another process wrote), and it queries again and retries with
 // exponential backoff and full jitter, up to Options.MaxAttempts, before
-// ErrContention.
+// ErrContention. So that processes writing one name flat out take turns
+// instead of the last winner winning again, a writer that lost a race in
+// the last second pauses for a random part of a round trip before each
+// back-to-back write (see pacer), and a writer that lost twice in a row
+// leaps over the next number (see write).
 //
 // Cost per call: one PutItem round trip and one write unit per KB of item
 // when a single call is waiting and the hint is warm, plus a Query (1 read
@@ -70,14 +74,7 @@ type SortKey struct {
 type hint struct {
 	last  int64
 	known bool
-
-	// For pace: when the last write of the name by this SortKey ended, how
-	// long writes take (a moving average), and until when the name counts
-	// as contended because a write lost a race.
-	wrote     time.Time
-	rtt       time.Duration
-	contended time.Time
-	streak    int // writes won in a row while contended
+	pacer // takes turns with writers of other processes
 }
 
 // appendReq is one call to Append waiting for its number.
@@ -86,14 +83,9 @@ type appendReq struct {
 	size  int                             // the item's size in bytes, keys included
 }
 
-const (
-	// contentionWindow is how long after a lost race a name counts as
-	// contended, and its writer paces itself more (see pace).
-	contentionWindow = time.Second
-	// sortKeyHints is the number of idle names whose hint is kept. A name
-	// whose hint was dropped pays one Query on its next call.
-	sortKeyHints = 10_000
-)
+// sortKeyHints is the number of idle names whose hint is kept. A name whose
+// hint was dropped pays one Query on its next call.
+const sortKeyHints = 10_000
 
 // NewSortKey returns a SortKey over table, which must have a String
 // partition key named Options.PartitionKey and a sort key named
@@ -265,7 +257,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		}
 
 		if !queried {
-			if err := s.pace(ctx, h); err != nil {
+			if err := h.pace(ctx, s.policy); err != nil {
 				failCalls(calls, err)
 				return
 			}
@@ -273,17 +265,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		start := time.Now()
 		err := s.put(ctx, pk, first, calls, check)
 		if err == nil {
-			h.wrote = time.Now()
-			took := h.wrote.Sub(start)
-			if h.rtt == 0 {
-				h.rtt = took
-			}
-			h.rtt = (3*h.rtt + took) / 4
-			if start.Before(h.contended) {
-				h.streak++
-			} else {
-				h.streak = 0
-			}
+			h.won(start)
 			for i, c := range calls {
 				c.Res = first + int64(i)
 			}
@@ -293,8 +275,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		// Whatever happened, the last number may have moved.
 		h.known = false
 		if writeLostRace(err) {
-			h.contended = time.Now().Add(contentionWindow)
-			h.streak = 0
+			h.lost()
 			races++
 			leap = races%2 == 0
 			if races >= s.opts.MaxAttempts {
@@ -360,34 +341,6 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		}
 		calls = kept
 	}
-}
-
-// pace holds back a writer that writes a name back to back from a warm
-// hint while the name is contended (this writer lost a race within
-// contentionWindow): before its next write it waits a random time of up to
-// one round trip, doubling with each write it won in a row since, up to
-// MaxDelay.
-//
-// A warm writer needs one round trip per write; a writer of another process
-// that lost a race needs two (a Query, then a Put), and its Put tends to land
-// just after the warm writer's next one: it could lose every time. The leap
-// in write lets it in now and then; the pause makes the writers take turns,
-// and a writer that keeps winning soon leaves a window wide enough for the
-// others, however long their backoff. A writer that has not lost a race
-// lately, or that is not writing back to back, does not pause, so a single
-// process pays nothing for this.
-//
-// Fairness costs throughput when processes contend: measured with four of
-// them on one name, they append about as fast as the naive recipe with a
-// bounded worst case; without the pause they were three to five times
-// faster, but a batch could lose more than 25 races in a row.
-func (s *SortKey) pace(ctx context.Context, h *hint) error {
-	now := time.Now()
-	if h.rtt <= 0 || now.Sub(h.wrote) > h.rtt || !now.Before(h.contended) {
-		return nil
-	}
-	limit := min(max(s.opts.MaxDelay, 2*h.rtt), h.rtt<<min(h.streak, 16))
-	return backoff.Policy{Base: limit, Max: limit, Rand: s.policy.Rand}.Wait(ctx, 1)
 }
 
 // writeLostRace reports whether a write failed only because another writer

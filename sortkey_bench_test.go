@@ -105,7 +105,7 @@ func BenchmarkSortKeyAppend(b *testing.B) {
 			if i > 0 {
 				c = dbtest.Client(b)
 			}
-			s, err := dynamoseq.NewSortKey(c, table, func(o *dynamoseq.Options) { o.MaxAttempts = 25 })
+			s, err := dynamoseq.NewSortKey(c, table)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -38,7 +38,11 @@ func (p Policy) Delay(attempt int) time.Duration {
 // Wait sleeps for Delay(attempt), or until ctx ends and then returns
 // ctx.Err().
 func (p Policy) Wait(ctx context.Context, attempt int) error {
-	d := p.Delay(attempt)
+	return Sleep(ctx, p.Delay(attempt))
+}
+
+// Sleep sleeps for d, or until ctx ends and then returns ctx.Err().
+func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}

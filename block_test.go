@@ -37,25 +37,9 @@ func newBlock(t *testing.T, c *dynamoseq.Counter, size int64, optFns ...func(*dy
 // what each goroutine got, in order. It stops a goroutine at its first error.
 func drawBlock(t *testing.T, b *dynamoseq.Block, name string, goroutines, each int) [][]int64 {
 	t.Helper()
-	got := make([][]int64, goroutines)
-	var wg sync.WaitGroup
-	for g := range goroutines {
-		got[g] = make([]int64, 0, each)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range each {
-				v, err := b.Next(context.Background(), name)
-				if err != nil {
-					t.Errorf("Next: %v", err)
-					return
-				}
-				got[g] = append(got[g], v)
-			}
-		}()
-	}
-	wg.Wait()
-	return got
+	return fanOut(t, goroutines, each, func(int, int) (int64, error) {
+		return b.Next(context.Background(), name)
+	})
 }
 
 // requireDistinct checks that no value occurs twice in vs, which it sorts.
@@ -124,30 +108,19 @@ func TestBlockIncreasing(t *testing.T) {
 			c, _, _ := newCounter(t)
 			b := newBlock(t, c, size)
 			var done atomic.Int64 // the largest number of the calls that returned
-			got := make([][]int64, 8)
-			var wg sync.WaitGroup
-			for g := range got {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for range 300 {
-						before := done.Load()
-						v, err := b.Next(context.Background(), "s")
-						if err != nil {
-							t.Errorf("Next: %v", err)
-							return
-						}
-						if v <= before {
-							t.Errorf("Next() = %d after a call that returned %d, want a larger value", v, before)
-							return
-						}
-						for old := done.Load(); v > old && !done.CompareAndSwap(old, v); old = done.Load() {
-						}
-						got[g] = append(got[g], v)
-					}
-				}()
-			}
-			wg.Wait()
+			got := fanOut(t, 8, 300, func(int, int) (int64, error) {
+				before := done.Load()
+				v, err := b.Next(context.Background(), "s")
+				if err != nil {
+					return 0, err
+				}
+				if v <= before {
+					return 0, fmt.Errorf("Next() = %d after a call that returned %d, want a larger value", v, before)
+				}
+				for old := done.Load(); v > old && !done.CompareAndSwap(old, v); old = done.Load() {
+				}
+				return v, nil
+			})
 			requireDistinct(t, slices.Concat(got...))
 		})
 	}

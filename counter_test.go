@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,39 +31,13 @@ func newCounter(t *testing.T, optFns ...func(*dynamoseq.Options)) (*dynamoseq.Co
 	return c, client, table
 }
 
-// requireExactly checks that got holds each of from..to once.
-func requireExactly(t *testing.T, got []int64, from, to int64) {
-	t.Helper()
-	slices.Sort(got)
-	require.Len(t, got, int(to-from+1), "count of values")
-	for i, v := range got {
-		if v != from+int64(i) {
-			t.Fatalf("sorted values[%d] = %d, want %d (a duplicate or a gap)", i, v, from+int64(i))
-		}
-	}
-}
-
 func TestCounterNextConcurrent(t *testing.T) {
 	t.Parallel()
 	c, _, _ := newCounter(t)
 	const goroutines, each = 16, 200
-	got := make([][]int64, goroutines)
-	var wg sync.WaitGroup
-	for g := range goroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range each {
-				v, err := c.Next(context.Background(), "orders")
-				if err != nil {
-					t.Errorf("Next: %v", err)
-					return
-				}
-				got[g] = append(got[g], v)
-			}
-		}()
-	}
-	wg.Wait()
+	got := fanOut(t, goroutines, each, func(int, int) (int64, error) {
+		return c.Next(context.Background(), "orders")
+	})
 	for g, vs := range got {
 		if !slices.IsSorted(vs) {
 			t.Errorf("goroutine %d saw values out of order: %v", g, vs)
@@ -79,25 +52,10 @@ func init() {
 		require.NoError(t, err)
 		goroutines, _ := strconv.Atoi(os.Getenv("GOROUTINES"))
 		each, _ := strconv.Atoi(os.Getenv("EACH"))
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		for range goroutines {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for range each {
-					v, err := c.Next(context.Background(), "orders")
-					if err != nil {
-						t.Errorf("Next: %v", err)
-						return
-					}
-					mu.Lock()
-					fmt.Printf("value %d\n", v)
-					mu.Unlock()
-				}
-			}()
-		}
-		wg.Wait()
+		printLines(fanOut(t, goroutines, each, func(int, int) (string, error) {
+			v, err := c.Next(context.Background(), "orders")
+			return fmt.Sprintf("value %d", v), err
+		}))
 	}
 }
 
@@ -108,12 +66,10 @@ func TestCounterNextProcesses(t *testing.T) {
 	outs := dbtest.RunProcesses(t, processes, "counter-next",
 		"TABLE="+table, "GOROUTINES="+strconv.Itoa(goroutines), "EACH="+strconv.Itoa(each))
 	var got []int64
-	for _, out := range outs {
-		for _, l := range dbtest.Lines(out, "value ") {
-			v, err := strconv.ParseInt(l, 10, 64)
-			require.NoError(t, err)
-			got = append(got, v)
-		}
+	for _, l := range outputLines(outs, "value ") {
+		v, err := strconv.ParseInt(l, 10, 64)
+		require.NoError(t, err)
+		got = append(got, v)
 	}
 	requireExactly(t, got, 1, processes*goroutines*each)
 }
@@ -122,29 +78,16 @@ func TestCounterNextNConcurrent(t *testing.T) {
 	t.Parallel()
 	c, _, _ := newCounter(t)
 	type span struct{ first, n int64 }
-	var mu sync.Mutex
-	var spans []span
-	var wg sync.WaitGroup
-	for g := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 40 {
-				n := int64((g+i)%7 + 1)
-				first, err := c.NextN(context.Background(), "lines", n)
-				if err != nil {
-					t.Errorf("NextN(%d): %v", n, err)
-					return
-				}
-				mu.Lock()
-				spans = append(spans, span{first, n})
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+	spans := fanOut(t, 8, 40, func(g, i int) (span, error) {
+		n := int64((g+i)%7 + 1)
+		first, err := c.NextN(context.Background(), "lines", n)
+		if err != nil {
+			return span{}, fmt.Errorf("NextN(%d): %w", n, err)
+		}
+		return span{first, n}, nil
+	})
 	var all []int64
-	for _, s := range spans {
+	for _, s := range slices.Concat(spans...) {
 		for v := s.first; v < s.first+s.n; v++ {
 			all = append(all, v)
 		}

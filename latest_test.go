@@ -70,33 +70,21 @@ func newLatest(t *testing.T, layout latestLayout, wrap func(dynamoseq.Client) dy
 // versions increase.
 func appendAll(t *testing.T, latests []*dynamoseq.Latest, goroutines, each int, name string) map[string]int64 {
 	t.Helper()
-	var mu sync.Mutex
+	id := func(g, i int) string { return fmt.Sprintf("g%d-%d", g, i) }
+	versions := fanOut(t, goroutines, each, func(g, i int) (int64, error) {
+		return latests[g%len(latests)].Append(context.Background(), name, page{ID: id(g, i)})
+	})
 	got := map[string]int64{}
-	var wg sync.WaitGroup
-	for g := range goroutines {
-		l := latests[g%len(latests)]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			last := int64(0)
-			for i := range each {
-				id := fmt.Sprintf("g%d-%d", g, i)
-				v, err := l.Append(context.Background(), name, page{ID: id})
-				if err != nil {
-					t.Errorf("Append(%s): %v", id, err)
-					return
-				}
-				if v <= last {
-					t.Errorf("goroutine %d: Append = %d after %d, want increasing", g, v, last)
-				}
-				last = v
-				mu.Lock()
-				got[id] = v
-				mu.Unlock()
+	for g, vs := range versions {
+		last := int64(0)
+		for i, v := range vs {
+			if v <= last {
+				t.Errorf("goroutine %d: Append = %d after %d, want increasing", g, v, last)
 			}
-		}()
+			last = v
+			got[id(g, i)] = v
+		}
 	}
-	wg.Wait()
 	return got
 }
 
@@ -160,26 +148,11 @@ func init() {
 		require.NoError(t, err)
 		goroutines, _ := strconv.Atoi(os.Getenv("GOROUTINES"))
 		each, _ := strconv.Atoi(os.Getenv("EACH"))
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		for g := range goroutines {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range each {
-					id := fmt.Sprintf("p%d-g%d-%d", os.Getpid(), g, i)
-					v, err := l.Append(context.Background(), "doc1", page{ID: id})
-					if err != nil {
-						t.Errorf("Append: %v", err)
-						return
-					}
-					mu.Lock()
-					fmt.Printf("version %d %s\n", v, id)
-					mu.Unlock()
-				}
-			}()
-		}
-		wg.Wait()
+		printLines(fanOut(t, goroutines, each, func(g, i int) (string, error) {
+			id := fmt.Sprintf("p%d-g%d-%d", os.Getpid(), g, i)
+			v, err := l.Append(context.Background(), "doc1", page{ID: id})
+			return fmt.Sprintf("version %d %s", v, id), err
+		}))
 	}
 }
 
@@ -190,13 +163,11 @@ func TestLatestAppendProcesses(t *testing.T) {
 	outs := dbtest.RunProcesses(t, processes, "latest-append",
 		"TABLE="+table, "GOROUTINES="+strconv.Itoa(goroutines), "EACH="+strconv.Itoa(each))
 	got := map[string]int64{}
-	for _, out := range outs {
-		for _, line := range dbtest.Lines(out, "version ") {
-			num, id, _ := strings.Cut(line, " ")
-			v, err := strconv.ParseInt(num, 10, 64)
-			require.NoError(t, err)
-			got[id] = v
-		}
+	for _, line := range outputLines(outs, "version ") {
+		num, id, _ := strings.Cut(line, " ")
+		v, err := strconv.ParseInt(num, 10, 64)
+		require.NoError(t, err)
+		got[id] = v
 	}
 	require.Len(t, got, processes*goroutines*each)
 	requireHistory(t, l, "doc1", got)

@@ -2,11 +2,9 @@ package dynamoseq_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"slices"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -198,24 +196,9 @@ func TestIDMinterConcurrentAcrossBoundary(t *testing.T) {
 			m, c, _, _ := newMinter(t, format, tt.period, clock.Now, nil, nil)
 			clock.Set(time.Date(2026, 12, 31, 23, 59, 59, 900_000_000, time.UTC))
 
-			ids := make([][]string, goroutines)
-			var wg sync.WaitGroup
-			for g := range goroutines {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for range each {
-						id, err := m.Next(context.Background(), "invoices")
-						if err != nil {
-							t.Errorf("Next: %v", err)
-							return
-						}
-						ids[g] = append(ids[g], id)
-					}
-				}()
-			}
-			wg.Wait()
-			all := slices.Concat(ids...)
+			all := slices.Concat(fanOut(t, goroutines, each, func(int, int) (string, error) {
+				return m.Next(context.Background(), "invoices")
+			})...)
 			require.Len(t, all, goroutines*each)
 			counts := checkIDsMatchCounters(t, m, c, "invoices", all, 1)
 			require.Len(t, counts, 2, "periods with IDs: %v", counts)
@@ -485,25 +468,10 @@ func init() {
 		m, err := dynamoseq.NewIDMinter(c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.Now = clock.Now })
 		require.NoError(t, err)
 		clock.Set(time.Date(2026, 11, 21, 23, 59, 59, 990_000_000, time.UTC))
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		for range 2 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for range 15 {
-					id, err := m.Next(context.Background(), "orders")
-					if err != nil {
-						t.Errorf("Next: %v", err)
-						return
-					}
-					mu.Lock()
-					fmt.Printf("id %s\n", id)
-					mu.Unlock()
-				}
-			}()
-		}
-		wg.Wait()
+		printLines(fanOut(t, 2, 15, func(int, int) (string, error) {
+			id, err := m.Next(context.Background(), "orders")
+			return "id " + id, err
+		}))
 	}
 }
 
@@ -514,10 +482,7 @@ func TestIDMinterProcessesAcrossMidnight(t *testing.T) {
 	c, _, table := newCounter(t)
 	const processes = 3
 	outs := dbtest.RunProcesses(t, processes, "idminter-next", "TABLE="+table)
-	var ids []string
-	for _, out := range outs {
-		ids = append(ids, dbtest.Lines(out, "id ")...)
-	}
+	ids := outputLines(outs, "id ")
 	require.Len(t, ids, processes*2*15)
 	m, err := dynamoseq.NewIDMinter(c, orderFormat, dynamoseq.Daily)
 	require.NoError(t, err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -92,35 +93,24 @@ func TestSortKeyAppendConcurrent(t *testing.T) {
 	t.Parallel()
 	s, client, table := newSortKey(t)
 	const goroutines, each = 16, 100
-	var mu sync.Mutex
-	stored := map[int64]ticket{}
-	var all []int64
-	var wg sync.WaitGroup
-	for g := range goroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			prev := int64(0)
-			for i := range each {
-				tk := ticket{Writer: g, Seq: i, Title: fmt.Sprintf("ticket %d of writer %d", i, g)}
-				n, err := s.Append(context.Background(), "projectA", tk)
-				if err != nil {
-					t.Errorf("Append: %v", err)
-					return
-				}
-				if n <= prev {
-					t.Errorf("writer %d got %d after %d", g, n, prev)
-				}
-				prev = n
-				mu.Lock()
-				stored[n] = tk
-				all = append(all, n)
-				mu.Unlock()
-			}
-		}()
+	tk := func(g, i int) ticket {
+		return ticket{Writer: g, Seq: i, Title: fmt.Sprintf("ticket %d of writer %d", i, g)}
 	}
-	wg.Wait()
-	requireExactly(t, all, 1, goroutines*each)
+	got := fanOut(t, goroutines, each, func(g, i int) (int64, error) {
+		return s.Append(context.Background(), "projectA", tk(g, i))
+	})
+	stored := map[int64]ticket{}
+	for g, ns := range got {
+		prev := int64(0)
+		for i, n := range ns {
+			if n <= prev {
+				t.Errorf("writer %d got %d after %d", g, n, prev)
+			}
+			prev = n
+			stored[n] = tk(g, i)
+		}
+	}
+	requireExactly(t, slices.Concat(got...), 1, goroutines*each)
 	requireStored(t, client, table, "projectA", stored)
 	last, err := s.Last(context.Background(), "projectA")
 	require.NoError(t, err)
@@ -136,26 +126,11 @@ func init() {
 		require.NoError(t, err)
 		goroutines, _ := strconv.Atoi(os.Getenv("GOROUTINES"))
 		each, _ := strconv.Atoi(os.Getenv("EACH"))
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		for g := range goroutines {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range each {
-					tk := ticket{Writer: os.Getpid()*100 + g, Seq: i}
-					n, err := s.Append(context.Background(), "shared", tk)
-					if err != nil {
-						t.Errorf("Append: %v", err)
-						return
-					}
-					mu.Lock()
-					fmt.Printf("appended %d %d %d\n", n, tk.Writer, tk.Seq)
-					mu.Unlock()
-				}
-			}()
-		}
-		wg.Wait()
+		printLines(fanOut(t, goroutines, each, func(g, i int) (string, error) {
+			tk := ticket{Writer: os.Getpid()*100 + g, Seq: i}
+			n, err := s.Append(context.Background(), "shared", tk)
+			return fmt.Sprintf("appended %d %d %d", n, tk.Writer, tk.Seq), err
+		}))
 	}
 }
 
@@ -167,15 +142,13 @@ func TestSortKeyAppendProcesses(t *testing.T) {
 		"TABLE="+table, "GOROUTINES="+strconv.Itoa(goroutines), "EACH="+strconv.Itoa(each))
 	stored := map[int64]ticket{}
 	var all []int64
-	for _, out := range outs {
-		for _, l := range dbtest.Lines(out, "appended ") {
-			var n int64
-			var tk ticket
-			_, err := fmt.Sscan(l, &n, &tk.Writer, &tk.Seq)
-			require.NoError(t, err, "line %q", l)
-			all = append(all, n)
-			stored[n] = tk
-		}
+	for _, l := range outputLines(outs, "appended ") {
+		var n int64
+		var tk ticket
+		_, err := fmt.Sscan(l, &n, &tk.Writer, &tk.Seq)
+		require.NoError(t, err, "line %q", l)
+		all = append(all, n)
+		stored[n] = tk
 	}
 	requireExactly(t, all, 1, processes*goroutines*each)
 	requireStored(t, client, table, "shared", stored)
@@ -260,30 +233,13 @@ func TestSortKeyStaleHint(t *testing.T) {
 	assert.Equal(t, int64(9), n, "Next() after another writer wrote 8")
 
 	// And the same with both SortKeys writing at once.
-	var all []int64
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for g := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s := a
-			if g%2 == 1 {
-				s = b
-			}
-			for range 40 {
-				n, err := s.Next(ctx, "p")
-				if err != nil {
-					t.Errorf("Next: %v", err)
-					return
-				}
-				mu.Lock()
-				all = append(all, n)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+	all := slices.Concat(fanOut(t, 8, 40, func(g, _ int) (int64, error) {
+		s := a
+		if g%2 == 1 {
+			s = b
+		}
+		return s.Next(ctx, "p")
+	})...)
 	requireExactly(t, all, 10, 9+8*40)
 	assert.Len(t, collection(t, client, table, "p"), 9+8*40, "items stored")
 }
@@ -537,26 +493,9 @@ func TestSortKeyStringSortKey(t *testing.T) {
 	_, err = s.Last(ctx, "a")
 	require.ErrorIs(t, err, dynamoseq.ErrNotFound, "Last() of a collection with no numbered item")
 
-	var all []int64
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range 15 {
-				n, err := s.Next(ctx, "a")
-				if err != nil {
-					t.Errorf("Next: %v", err)
-					return
-				}
-				mu.Lock()
-				all = append(all, n)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+	all := slices.Concat(fanOut(t, 8, 15, func(int, int) (int64, error) {
+		return s.Next(ctx, "a")
+	})...)
 	requireExactly(t, all, 1, 120)
 	items := collection(t, client, table, "PROJECT#a")
 	require.Contains(t, items, int64(120))

@@ -1,0 +1,64 @@
+package dynamoseq_test
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+)
+
+// requireExactly checks that got holds each of from..to once.
+func requireExactly(t *testing.T, got []int64, from, to int64) {
+	t.Helper()
+	slices.Sort(got)
+	require.Len(t, got, int(to-from+1), "count of values")
+	for i, v := range got {
+		if v != from+int64(i) {
+			t.Fatalf("sorted values[%d] = %d, want %d (a duplicate or a gap)", i, v, from+int64(i))
+		}
+	}
+}
+
+// fanOut makes each calls call(g, i) on each of goroutines goroutines and returns what each goroutine got, in order; a goroutine stops at its first error, which fails t.
+func fanOut[T any](t testing.TB, goroutines, each int, call func(g, i int) (T, error)) [][]T {
+	t.Helper()
+	got := make([][]T, goroutines)
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		got[g] = make([]T, 0, each)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				v, err := call(g, i)
+				if err != nil {
+					t.Errorf("goroutine %d, call %d: %v", g, i, err)
+					return
+				}
+				got[g] = append(got[g], v)
+			}
+		}()
+	}
+	wg.Wait()
+	return got
+}
+
+// printLines prints every goroutine's lines, for the parent of a helper process to read with outputLines.
+func printLines(lines [][]string) {
+	for _, l := range slices.Concat(lines...) {
+		fmt.Println(l)
+	}
+}
+
+// outputLines returns the lines of all the helper processes' outputs that start with prefix, with the prefix removed.
+func outputLines(outs [][]byte, prefix string) []string {
+	var lines []string
+	for _, out := range outs {
+		lines = append(lines, dbtest.Lines(out, prefix)...)
+	}
+	return lines
+}

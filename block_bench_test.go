@@ -69,10 +69,7 @@ func benchNext(b *testing.B, s dynamoseq.Sequencer, goroutines int) {
 	hists := make([]*latencies, goroutines)
 	var wg sync.WaitGroup
 	for g := range goroutines {
-		n := b.N / goroutines
-		if g < b.N%goroutines {
-			n++
-		}
+		n := shareOf(b.N, goroutines, g)
 		h := new(latencies)
 		hists[g] = h
 		wg.Add(1)

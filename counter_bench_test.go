@@ -69,10 +69,7 @@ func runNext(b *testing.B, goroutines int, name string, next func(context.Contex
 	b.ResetTimer()
 	var wg sync.WaitGroup
 	for g := range goroutines {
-		n := b.N / goroutines
-		if g < b.N%goroutines {
-			n++
-		}
+		n := shareOf(b.N, goroutines, g)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -61,4 +62,41 @@ func outputLines(outs [][]byte, prefix string) []string {
 		lines = append(lines, dbtest.Lines(out, prefix)...)
 	}
 	return lines
+}
+
+// shareOf returns how many of n calls goroutine g of goroutines makes, so that they add up to n.
+func shareOf(n, goroutines, g int) int {
+	if g < n%goroutines {
+		return n/goroutines + 1
+	}
+	return n / goroutines
+}
+
+// timeCalls resets the timer, makes b.N calls of call(g) in all from goroutines goroutines, stops the timer and returns the latencies of the calls that succeeded, sorted, and the time they all took.
+func timeCalls(b *testing.B, goroutines int, call func(g int) error) ([]time.Duration, time.Duration) {
+	latencies := make([][]time.Duration, goroutines)
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		n := shareOf(b.N, goroutines, g)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range n {
+				t0 := time.Now()
+				if err := call(g); err != nil {
+					b.Error(err)
+					return
+				}
+				latencies[g] = append(latencies[g], time.Since(t0))
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	all := slices.Concat(latencies...)
+	slices.Sort(all)
+	return all, elapsed
 }

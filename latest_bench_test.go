@@ -3,11 +3,8 @@ package dynamoseq_test
 import (
 	"context"
 	"errors"
-	"slices"
 	"strconv"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -144,33 +141,7 @@ func runAppends(b *testing.B, goroutines int, newAppend func() func(context.Cont
 	if err := appends[0](ctx, doc); err != nil {
 		b.Fatal(err)
 	}
-	latencies := make([][]time.Duration, goroutines)
-	b.ResetTimer()
-	start := time.Now()
-	var wg sync.WaitGroup
-	for g := range goroutines {
-		n := b.N / goroutines
-		if g < b.N%goroutines {
-			n++
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range n {
-				t0 := time.Now()
-				if err := appends[g](ctx, doc); err != nil {
-					b.Error(err)
-					return
-				}
-				latencies[g] = append(latencies[g], time.Since(t0))
-			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	b.StopTimer()
-	all := slices.Concat(latencies...)
-	slices.Sort(all)
+	all, elapsed := timeCalls(b, goroutines, func(g int) error { return appends[g](ctx, doc) })
 	if len(all) > 0 {
 		p99 := all[min(len(all)-1, len(all)*99/100)]
 		b.ReportMetric(float64(p99.Microseconds())/1000, "p99-ms")

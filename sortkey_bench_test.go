@@ -3,9 +3,7 @@ package dynamoseq_test
 import (
 	"context"
 	"errors"
-	"slices"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -150,33 +148,7 @@ func runSortKeyAppends(b *testing.B, goroutines int, appendFor func(g int) func(
 	if err := appends[0](ctx); err != nil { // warm the connection and the hint
 		b.Fatal(err)
 	}
-	latencies := make([][]time.Duration, goroutines)
-	b.ResetTimer()
-	start := time.Now()
-	var wg sync.WaitGroup
-	for g := range goroutines {
-		n := b.N / goroutines
-		if g < b.N%goroutines {
-			n++
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range n {
-				t := time.Now()
-				if err := appends[g](ctx); err != nil {
-					b.Error(err)
-					return
-				}
-				latencies[g] = append(latencies[g], time.Since(t))
-			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	b.StopTimer()
-	all := slices.Concat(latencies...)
-	slices.Sort(all)
+	all, elapsed := timeCalls(b, goroutines, func(g int) error { return appends[g](ctx) })
 	if len(all) == 0 {
 		return
 	}

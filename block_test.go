@@ -541,10 +541,7 @@ func TestNewBlockInvalid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var fns []func(*dynamoseq.Options)
-			if tt.opt != nil {
-				fns = append(fns, tt.opt)
-			}
+			fns := optList(tt.opt)
 			b, err := dynamoseq.NewBlock(tt.counter, tt.size, fns...)
 			require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
 			assert.Contains(t, err.Error(), tt.message)

@@ -330,10 +330,7 @@ func TestNewCounterInvalid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var fns []func(*dynamoseq.Options)
-			if tt.opt != nil {
-				fns = append(fns, tt.opt)
-			}
+			fns := optList(tt.opt)
 			c, err := dynamoseq.NewCounter(tt.client, tt.table, fns...)
 			require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
 			assert.Nil(t, c)

@@ -1,14 +1,18 @@
 package dynamoseq_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dynamoseq/dynamoseq"
 	"github.com/dynamoseq/dynamoseq/internal/dbtest"
 )
 
@@ -99,4 +103,38 @@ func timeCalls(b *testing.B, goroutines int, call func(g int) error) ([]time.Dur
 	all := slices.Concat(latencies...)
 	slices.Sort(all)
 	return all, elapsed
+}
+
+// optList returns opt as a list of option functions, or none when opt is nil.
+func optList(opt func(*dynamoseq.Options)) []func(*dynamoseq.Options) {
+	if opt == nil {
+		return nil
+	}
+	return []func(*dynamoseq.Options){opt}
+}
+
+// callCounter is a DynamoDB client that counts the calls made through it.
+type callCounter struct {
+	dynamoseq.Client
+	queries, gets, puts, transactions atomic.Int64
+}
+
+func (c *callCounter) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	c.queries.Add(1)
+	return c.Client.Query(ctx, in, optFns...)
+}
+
+func (c *callCounter) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	c.gets.Add(1)
+	return c.Client.GetItem(ctx, in, optFns...)
+}
+
+func (c *callCounter) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	c.puts.Add(1)
+	return c.Client.PutItem(ctx, in, optFns...)
+}
+
+func (c *callCounter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	c.transactions.Add(1)
+	return c.Client.TransactWriteItems(ctx, in, optFns...)
 }

@@ -408,10 +408,7 @@ func TestLatestBadOptions(t *testing.T) {
 		{"MaxAttempts below 1", client, "docs", func(o *dynamoseq.Options) { o.MaxAttempts = -1 }},
 	}
 	for _, tc := range cases {
-		var fns []func(*dynamoseq.Options)
-		if tc.opt != nil {
-			fns = append(fns, tc.opt)
-		}
+		fns := optList(tc.opt)
 		l, err := dynamoseq.NewLatest(tc.client, tc.table, fns...)
 		if !errors.Is(err, dynamoseq.ErrInvalidArgument) || l != nil {
 			t.Errorf("%s: NewLatest = %v, %v; want nil, ErrInvalidArgument", tc.name, l, err)
@@ -511,29 +508,13 @@ func TestLatestContention(t *testing.T) {
 	requireHistory(t, rival, "doc1", want)
 }
 
-// countingClient counts the calls a Latest makes.
-type countingClient struct {
-	dynamoseq.Client
-	gets, transacts atomic.Int64
-}
-
-func (c *countingClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	c.gets.Add(1)
-	return c.Client.GetItem(ctx, in, optFns...)
-}
-
-func (c *countingClient) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	c.transacts.Add(1)
-	return c.Client.TransactWriteItems(ctx, in, optFns...)
-}
-
 // TestLatestWarmWriter: the first Append reads 'latest'; the following ones
 // know the version from their own write and make one round trip each. A
 // writer whose hint went stale (another Latest wrote) learns the version
 // from the failed condition, without reading again.
 func TestLatestWarmWriter(t *testing.T) {
 	t.Parallel()
-	counting := &countingClient{}
+	counting := &callCounter{}
 	l, client, table := newLatest(t, latestLayouts[0], func(c dynamoseq.Client) dynamoseq.Client {
 		counting.Client = c
 		return counting
@@ -545,7 +526,7 @@ func TestLatestWarmWriter(t *testing.T) {
 		require.Equal(t, int64(i), v)
 	}
 	assert.Equal(t, int64(1), counting.gets.Load(), "GetItem calls for 5 Appends")
-	assert.Equal(t, int64(5), counting.transacts.Load(), "TransactWriteItems calls for 5 Appends")
+	assert.Equal(t, int64(5), counting.transactions.Load(), "TransactWriteItems calls for 5 Appends")
 
 	other, err := dynamoseq.NewLatest(client, table)
 	require.NoError(t, err)
@@ -557,7 +538,7 @@ func TestLatestWarmWriter(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(7), v, "Append after another writer")
 	assert.Equal(t, int64(1), counting.gets.Load(), "GetItem calls: the failed condition returned 'latest'")
-	assert.Equal(t, int64(7), counting.transacts.Load(), "TransactWriteItems calls: one lost race, one retry")
+	assert.Equal(t, int64(7), counting.transactions.Load(), "TransactWriteItems calls: one lost race, one retry")
 }
 
 // cancelClient cancels the caller's context around a transaction, and

@@ -154,32 +154,11 @@ func TestSortKeyAppendProcesses(t *testing.T) {
 	requireStored(t, client, table, "shared", stored)
 }
 
-// sortKeyCallCounter counts the calls made to DynamoDB.
-type sortKeyCallCounter struct {
-	dynamoseq.Client
-	queries, puts, transactions atomic.Int64
-}
-
-func (c *sortKeyCallCounter) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	c.queries.Add(1)
-	return c.Client.Query(ctx, in, optFns...)
-}
-
-func (c *sortKeyCallCounter) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	c.puts.Add(1)
-	return c.Client.PutItem(ctx, in, optFns...)
-}
-
-func (c *sortKeyCallCounter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	c.transactions.Add(1)
-	return c.Client.TransactWriteItems(ctx, in, optFns...)
-}
-
 func TestSortKeyWarmHintSkipsQuery(t *testing.T) {
 	t.Parallel()
 	client := dbtest.Client(t)
 	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
-	counting := &sortKeyCallCounter{Client: client}
+	counting := &callCounter{Client: client}
 	s, err := dynamoseq.NewSortKey(counting, table)
 	require.NoError(t, err)
 	for want := int64(1); want <= 10; want++ {
@@ -200,7 +179,7 @@ func TestSortKeyStaleHint(t *testing.T) {
 	// Two SortKeys stand for two processes: each has its own hints.
 	a, err := dynamoseq.NewSortKey(client, table)
 	require.NoError(t, err)
-	counting := &sortKeyCallCounter{Client: client}
+	counting := &callCounter{Client: client}
 	b, err := dynamoseq.NewSortKey(counting, table)
 	require.NoError(t, err)
 
@@ -615,10 +594,7 @@ func TestSortKeyTableMismatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var fns []func(*dynamoseq.Options)
-			if tt.opt != nil {
-				fns = append(fns, tt.opt)
-			}
+			fns := optList(tt.opt)
 			s, err := dynamoseq.NewSortKey(client, tt.table, fns...)
 			require.NoError(t, err)
 			_, err = s.Next(context.Background(), "p")
@@ -656,10 +632,7 @@ func TestNewSortKeyInvalid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var fns []func(*dynamoseq.Options)
-			if tt.opt != nil {
-				fns = append(fns, tt.opt)
-			}
+			fns := optList(tt.opt)
 			s, err := dynamoseq.NewSortKey(tt.client, tt.table, fns...)
 			require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
 			assert.Nil(t, s)

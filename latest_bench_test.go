@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -148,4 +149,48 @@ func runAppends(b *testing.B, goroutines int, newAppend func() func(context.Cont
 		b.ReportMetric(float64(all[len(all)/2].Microseconds())/1000, "p50-ms")
 	}
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "appends/s")
+}
+
+// BenchmarkLatestAppendInterleaved alternates one append of the
+// hand-written transaction loop and one Latest.Append, each warm on its own
+// document, and times each, so that both see the same server state; see
+// BenchmarkCounterNextInterleaved. It reports each one's mean time per
+// append and their ratio (dynamoseq/baseline).
+func BenchmarkLatestAppendInterleaved(b *testing.B) {
+	client := dbtest.Client(b)
+	table := dbtest.SortKeyTable(b, client, types.ScalarAttributeTypeN)
+	l, err := dynamoseq.NewLatest(client, table)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw := rawLatest{client: client, table: table}
+	attrs := map[string]types.AttributeValue{"title": &types.AttributeValueMemberS{Value: "a page of about forty bytes of text"}}
+	ctx := context.Background()
+	known := int64(-1)
+	for range 600 { // see BenchmarkLatestAppend
+		if _, err := raw.append(ctx, "raw", &known, attrs); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := l.Append(ctx, "lib", attrs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	var rawTotal, libTotal time.Duration
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if _, err := raw.append(ctx, "raw", &known, attrs); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := l.Append(ctx, "lib", attrs); err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		rawTotal += t1.Sub(t0)
+		libTotal += t2.Sub(t1)
+	}
+	b.ReportMetric(float64(rawTotal.Nanoseconds())/float64(b.N), "baseline-ns/call")
+	b.ReportMetric(float64(libTotal.Nanoseconds())/float64(b.N), "dynamoseq-ns/call")
+	b.ReportMetric(float64(libTotal)/float64(rawTotal), "dynamoseq/baseline")
 }

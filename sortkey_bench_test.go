@@ -157,3 +157,60 @@ func runSortKeyAppends(b *testing.B, goroutines int, appendFor func(g int) func(
 	b.ReportMetric(ms(all[(len(all)*99)/100]), "p99-ms")
 	b.ReportMetric(ms(all[len(all)-1]), "max-ms")
 }
+
+// BenchmarkSortKeyAppendInterleaved alternates one warm SortKey.Append and
+// one raw PutItem at the next number (attribute_not_exists, the number kept
+// in a local variable, as a warm writer does), each on its own name, and
+// times each, so that both see the same server state; see
+// BenchmarkLatestAppendInterleaved. It reports each one's mean time per
+// append and their ratio (dynamoseq/baseline).
+func BenchmarkSortKeyAppendInterleaved(b *testing.B) {
+	client := dbtest.Client(b)
+	table := dbtest.SortKeyTable(b, client, types.ScalarAttributeTypeN)
+	s, err := dynamoseq.NewSortKey(client, table)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	item := benchTicket{Title: "a ticket of about forty bytes of text"}
+	last := int64(0)
+	raw := func() error {
+		_, err := client.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName: aws.String(table),
+			Item: map[string]types.AttributeValue{
+				"pk":    &types.AttributeValueMemberS{Value: "raw"},
+				"sk":    &types.AttributeValueMemberN{Value: strconv.FormatInt(last+1, 10)},
+				"title": &types.AttributeValueMemberS{Value: item.Title},
+			},
+			ConditionExpression: aws.String("attribute_not_exists(pk)"),
+		})
+		last++
+		return err
+	}
+	for range 600 { // let the JVM compile both paths; see BenchmarkLatestAppend
+		if err := raw(); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Append(ctx, "lib", item); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	var rawTotal, libTotal time.Duration
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if err := raw(); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := s.Append(ctx, "lib", item); err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		rawTotal += t1.Sub(t0)
+		libTotal += t2.Sub(t1)
+	}
+	b.ReportMetric(float64(rawTotal.Nanoseconds())/float64(b.N), "baseline-ns/call")
+	b.ReportMetric(float64(libTotal.Nanoseconds())/float64(b.N), "dynamoseq-ns/call")
+	b.ReportMetric(float64(libTotal)/float64(rawTotal), "dynamoseq/baseline")
+}

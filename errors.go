@@ -41,6 +41,14 @@ var (
 
 	// ErrClosed: the value was used after its Close method was called.
 	ErrClosed = errors.New("dynamoseq: closed")
+
+	// ErrUnknownOutcome: a write was sent and DynamoDB could not be reached
+	// to find out whether it was applied (within Options.ResolveTimeout).
+	// The *Error's Number is the number that may hold the item (0 when
+	// there is none to check, as for a Counter, where an unknown outcome can
+	// only leave a gap: retrying is safe, the number may be lost). Read it
+	// back before writing the same content again.
+	ErrUnknownOutcome = errors.New("dynamoseq: outcome unknown")
 )
 
 // Error is the error returned by every operation of the package. It names
@@ -52,6 +60,9 @@ type Error struct {
 	Table    string // the DynamoDB table
 	Sequence string // the sequence name as the caller gave it
 	Err      error  // the cause
+	// Number is the number a write may have stored its item under, when
+	// Err wraps ErrUnknownOutcome; 0 otherwise.
+	Number int64
 }
 
 func (e *Error) Error() string {
@@ -61,6 +72,9 @@ func (e *Error) Error() string {
 	if e.Table == "" && e.Sequence == "" {
 		// An operation on no table, such as Format.Parse.
 		return fmt.Sprintf("dynamoseq: %s: %s", e.Op, cause)
+	}
+	if e.Number != 0 {
+		return fmt.Sprintf("dynamoseq: %s: table %q, sequence %q, number %d: %s", e.Op, e.Table, e.Sequence, e.Number, cause)
 	}
 	return fmt.Sprintf("dynamoseq: %s: table %q, sequence %q: %s", e.Op, e.Table, e.Sequence, cause)
 }

@@ -82,10 +82,12 @@ func New[K comparable, S, Req, Res any](maxBatch, maxIdle int) *Group[K, S, Req,
 // the panic continues up the leading caller's stack.
 //
 // If ctx ends before req joins a batch, Do returns ctx.Err() and req never
-// reaches run. If ctx ends while req's batch is running, Do returns ctx.Err()
-// at once and the outcome of req is unknown; the one exception is the caller
-// that is executing run, which returns when run does (run's context ends when
-// the last caller of the batch gives up).
+// reaches run. Once req is in a running batch, Do waits for its outcome
+// even if ctx ends, so that the caller learns what was written; run's
+// context ends when every caller of the batch has given up, so a run that
+// honours it ends promptly. When ctx has ended and the outcome's error is
+// context.Canceled (run's context ending), Do returns ctx.Err() instead, so
+// that a caller whose deadline passed sees context.DeadlineExceeded.
 func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) (Res, error) {
 	if err := ctx.Err(); err != nil {
@@ -112,22 +114,23 @@ func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 	}
 	g.mu.Unlock()
 
+	gaveUp := ctx.Done() // nil once req is in a batch: then only its outcome counts
 	for {
 		if lead {
 			g.lead(key, q, run)
 			// The lead's own call was the oldest in its queue, so it was in
 			// the batch just run.
-			return w.call.Res, w.call.Err
+			return w.outcome()
 		}
 		select {
 		case <-w.wake:
-		case <-ctx.Done():
+		case <-gaveUp:
 		}
 		g.mu.Lock()
 		switch w.status {
 		case done:
 			g.mu.Unlock()
-			return w.call.Res, w.call.Err
+			return w.outcome()
 		case promoted:
 			if ctx.Err() != nil {
 				// Give up the call and pass the lead straight on: the
@@ -148,13 +151,19 @@ func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 			return zero, ctx.Err()
 		case inBatch:
 			g.mu.Unlock()
-			if err := ctx.Err(); err != nil {
-				var zero Res
-				return zero, err
-			}
-			// A stale wake-up; the outcome is still to come.
+			gaveUp = nil
 		}
 	}
+}
+
+// outcome is the result of w's call, with the caller's own context error in
+// place of the batch's cancellation.
+func (w *waiter[Req, Res]) outcome() (Res, error) {
+	err := w.call.Err
+	if cerr := w.ctx.Err(); cerr != nil && err != nil && errors.Is(err, context.Canceled) && !errors.Is(err, cerr) {
+		err = cerr
+	}
+	return w.call.Res, err
 }
 
 // lead runs one batch of q, then hands the lead on or gives it up. The

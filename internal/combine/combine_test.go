@@ -2,6 +2,7 @@ package combine
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -203,5 +204,45 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not reached in 5s")
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestGiveUpInBatchWaitsForOutcome: a caller whose context ends while its
+// call is in a running batch gets the batch's outcome for its call, not its
+// context's error, so that it learns what was written; and a call that
+// failed because the batch's context ended reports the caller's own reason.
+func TestGiveUpInBatchWaitsForOutcome(t *testing.T) {
+	g := New[string, int, int, int](10, 10)
+	started, release := make(chan struct{}), make(chan struct{})
+	run := func(ctx context.Context, _ string, _ *int, batch []*Call[int, int]) {
+		close(started)
+		<-ctx.Done() // every caller gave up
+		<-release
+		batch[0].Res = 7 // the write landed anyway
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	res := make(chan int, 1)
+	errc := make(chan error, 1)
+	go func() { n, err := g.Do(ctx, "k", 1, run); res <- n; errc <- err }()
+	<-started
+	cancel()
+	select {
+	case <-errc:
+		t.Fatal("Do returned before its batch ended")
+	case <-time.After(20 * time.Millisecond):
+	}
+	close(release)
+	if n, err := <-res, <-errc; n != 7 || err != nil {
+		t.Errorf("Do = (%d, %v), want (7, nil): the outcome of the batch", n, err)
+	}
+
+	deadline, stop := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer stop()
+	_, err := g.Do(deadline, "k", 1, func(ctx context.Context, _ string, _ *int, batch []*Call[int, int]) {
+		<-ctx.Done()
+		batch[0].Err = ctx.Err()
+	})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Do after the caller's deadline = %v, want context.DeadlineExceeded", err)
 	}
 }

@@ -1,0 +1,167 @@
+package dynamoseq
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync/atomic"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
+)
+
+// outcome is what a failed or successful write did to the table.
+type outcome int
+
+const (
+	// applied: DynamoDB stored the write.
+	applied outcome = iota
+	// notSent: no attempt of this call was applied (none reached DynamoDB,
+	// or the only one was refused). It says nothing of earlier calls
+	// with the same request.
+	notSent
+	// refused: DynamoDB refused the request for a reason that holds for
+	// every attempt of it, earlier calls included: it is not stored and
+	// cannot land later.
+	refused
+	// unknown: an attempt may have been applied, or may still be.
+	unknown
+)
+
+func (o outcome) String() string {
+	switch o {
+	case applied:
+		return "applied"
+	case notSent:
+		return "not sent"
+	case refused:
+		return "refused"
+	}
+	return "unknown"
+}
+
+// probe watches one call to the client. The SDK's retryer may send a
+// request several times before its error reaches the caller, and that error
+// tells nothing of the earlier attempts; the probe counts the attempts that
+// may have reached DynamoDB. Pass probe.use in the call's optFns. A Client
+// wrapper that drops the optFns leaves the probe unused, and writeOutcome
+// then decides by the error's type alone.
+type probe struct {
+	used atomic.Bool  // the call entered the SDK's middleware stack
+	sent atomic.Int32 // attempts that reached the HTTP transport and may have been delivered
+}
+
+// use installs the probe in the middleware stack of one call: a marker
+// first in the Initialize step, and a counter last in the Deserialize step,
+// right before the HTTP transport (after the retryer, the endpoint
+// resolution and the signing, which all run earlier, once per attempt).
+func (p *probe) use(o *dynamodb.Options) {
+	o.APIOptions = append(o.APIOptions, p.install)
+}
+
+func (p *probe) install(stack *middleware.Stack) error {
+	entered := middleware.InitializeMiddlewareFunc("dynamoseq.probe",
+		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			p.used.Store(true)
+			return next.HandleInitialize(ctx, in)
+		})
+	if err := stack.Initialize.Add(entered, middleware.Before); err != nil {
+		return err
+	}
+	send := middleware.DeserializeMiddlewareFunc("dynamoseq.probe",
+		func(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (middleware.DeserializeOutput, middleware.Metadata, error) {
+			out, md, err := next.HandleDeserialize(ctx, in)
+			if !dialFailed(err) {
+				p.sent.Add(1)
+			}
+			return out, md, err
+		})
+	return stack.Deserialize.Add(send, middleware.After)
+}
+
+// dialFailed reports whether err is a failure to open a connection (refused,
+// unreachable, a name that does not resolve): the request was not written.
+func dialFailed(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// writeOutcome classifies the result err of one write call watched by p:
+//
+//   - applied when err is nil;
+//   - refused when DynamoDB refused the write for a reason that holds for
+//     every attempt (see refusedForGood);
+//   - notSent when no attempt reached DynamoDB (missing credentials, an
+//     endpoint that cannot be resolved, invalid parameters, a refused
+//     connection, a context that ended first), or when the only attempt
+//     sent was answered with a client error such as throttling;
+//   - unknown otherwise: a network error or a timeout after sending, a
+//     server error, a context that ended in flight, throttling after earlier
+//     attempts that may have been applied, TransactionInProgress.
+func writeOutcome(err error, p *probe) outcome {
+	switch {
+	case err == nil:
+		return applied
+	case refusedForGood(err):
+		return refused
+	case p.used.Load() && p.sent.Load() == 0:
+		return notSent
+	case p.sent.Load() == 1 && answeredRefusal(err):
+		return notSent
+	}
+	return unknown
+}
+
+// refusedForGood reports whether err means that the write is not stored,
+// whatever the attempts before it did. That holds for errors DynamoDB gives
+// every attempt of the same input alike (ValidationException, a missing
+// table, parameters the SDK refuses), for the failed condition of a write
+// that carries its own write token (an earlier attempt of it would have
+// left the token, and the condition would pass), and for a cancelled
+// transaction, which carries a ClientRequestToken: had an earlier attempt
+// been applied, DynamoDB would have answered this one with success.
+func refusedForGood(err error) bool {
+	var (
+		invalid  smithy.InvalidParamsError
+		ccf      *types.ConditionalCheckFailedException
+		notFound *types.ResourceNotFoundException
+		mismatch *types.IdempotentParameterMismatchException
+	)
+	if errors.As(err, &invalid) || errors.As(err, &ccf) || errors.As(err, &notFound) || errors.As(err, &mismatch) {
+		return true
+	}
+	if reasons, ok := cancelReasons(err); ok {
+		return knownReasons(reasons)
+	}
+	return apiCode(err) == "ValidationException"
+}
+
+// answeredRefusal reports whether err is DynamoDB's answer refusing a
+// request (a client fault, such as throttling), as opposed to a network
+// error or a server fault. TransactionInProgress is left out: it says that
+// an earlier request with the same token is still being applied.
+func answeredRefusal(err error) bool {
+	var inProgress *types.TransactionInProgressException
+	if errors.As(err, &inProgress) {
+		return false
+	}
+	var api smithy.APIError
+	return errors.As(err, &api) && api.ErrorFault() == smithy.FaultClient
+}
+
+// knownReasons reports whether every cancellation reason is one DynamoDB
+// documents for a transaction it did not apply.
+func knownReasons(reasons []types.CancellationReason) bool {
+	for _, r := range reasons {
+		switch reasonCode(r) {
+		case reasonNone, reasonConditionalCheckFailed, reasonTransactionConflict,
+			"ValidationError", "ItemCollectionSizeLimitExceeded", "ThrottlingError",
+			"ProvisionedThroughputExceeded":
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -87,11 +87,13 @@ const latestMaxIdle = 4096
 // goroutine it starts outlives the call that started it (only Versions
 // starts any), so it needs no Close.
 type Latest struct {
-	client Client
-	table  string
-	opts   Options
-	policy backoff.Policy
-	group  *combine.Group[string, latestHint, latestAppend, int64]
+	client   Client
+	table    string
+	opts     Options
+	policy   backoff.Policy
+	resolver resolver
+	codec    numberCodec
+	group    *combine.Group[string, latestHint, latestAppend, int64]
 
 	// overhead is the size of what the library adds to an item apart from
 	// the partition key value: the attribute names, the sort key and the
@@ -146,7 +148,9 @@ func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, 
 		policy:     backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay},
 		group:      combine.New[string, latestHint, latestAppend, int64](latestMaxBatch, latestMaxIdle),
 		maxVersion: math.MaxInt64,
+		codec:      newNumberCodec(&o),
 	}
+	l.resolver = resolver{timeout: o.ResolveTimeout, policy: l.policy}
 	const maxNumberBytes = 21 // a Number attribute holding an int64, as attributeSize counts it
 	switch o.Layout {
 	case LayoutSortKey:
@@ -154,12 +158,7 @@ func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, 
 			return fail(invalidf("VersionAttribute %q is also a key attribute", o.VersionAttribute))
 		}
 		l.reserved = []string{o.PartitionKey, o.SortKey, o.VersionAttribute}
-		if o.SortKeyType == types.ScalarAttributeTypeS {
-			l.maxVersion = int64(math.Pow10(o.SortKeyWidth)) - 1
-			if o.SortKeyWidth == 19 {
-				l.maxVersion = math.MaxInt64
-			}
-		}
+		l.maxVersion = l.codec.max()
 		l.overhead = len(o.PartitionKey) + len(o.SortKey) + maxNumberBytes
 	case LayoutPartitionKey:
 		if o.VersionAttribute == o.PartitionKey {
@@ -260,7 +259,7 @@ func (l *Latest) append(ctx context.Context, op, name string, item any) (int64, 
 	}
 	v, err := l.group.Do(ctx, base, latestAppend{attrs: attrs, size: size + l.overhead + l.keyBytes(base)}, l.run)
 	if err != nil {
-		return fail(err)
+		return 0, callError(ctx, op, l.table, name, v, err)
 	}
 	return v, nil
 }
@@ -290,17 +289,7 @@ func (l *Latest) base(name string) (string, error) {
 // transactions as DynamoDB's limits on actions and bytes require.
 func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch []*combine.Call[latestAppend, int64]) {
 	for len(batch) > 0 {
-		n, bytes := 0, 0
-		for n < len(batch) && n < latestMaxBatch {
-			// The transaction holds every version item plus a copy of
-			// the last one as 'latest'.
-			add := batch[n].Req.size
-			if n > 0 && bytes+2*add > maxTransactBytes {
-				break
-			}
-			bytes += add
-			n++
-		}
+		n := batchLen(len(batch), latestMaxBatch, func(i int) int { return batch[i].Req.size }, true)
 		l.write(ctx, base, hint, batch[:n])
 		batch = batch[n:]
 	}
@@ -309,11 +298,7 @@ func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch [
 // write appends the versions of calls in one transaction, retrying lost
 // races, and sets the outcome of every call.
 func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls []*combine.Call[latestAppend, int64]) {
-	failAll := func(err error) {
-		for _, c := range calls {
-			c.Err = err
-		}
-	}
+	failAll := func(err error) { failCalls(calls, err) }
 	for attempt := 1; ; attempt++ {
 		warm := hint.known
 		if !hint.known {
@@ -353,6 +338,11 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 		hint.known = false
 		reasons, cancelled := cancelReasons(err)
 		switch {
+		case errors.Is(err, ErrUnknownOutcome):
+			for i, c := range calls {
+				c.Res, c.Err = prev+1+int64(i), err // the version that may hold the item
+			}
+			return
 		case cancelled && len(reasons) == len(in.TransactItems) && lostRace(reasons):
 			hint.lost()
 			if attempt >= l.opts.MaxAttempts {
@@ -377,9 +367,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 		case len(calls) > 1 && isValidation(err):
 			// One item DynamoDB refuses must not fail the others of the
 			// batch: find it by writing them one at a time.
-			for i := range calls {
-				l.write(ctx, base, hint, calls[i:i+1])
-			}
+			oneByOne(calls, func(one []*combine.Call[latestAppend, int64]) { l.write(ctx, base, hint, one) })
 			return
 		default:
 			failAll(l.writeError(err))
@@ -388,25 +376,14 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 	}
 }
 
-// commit sends a transaction. When the outcome is unknown it sends the same
-// input again, ClientRequestToken included, so that DynamoDB applies it at
-// most once; it gives up after MaxAttempts sends or when ctx ends.
+// commit sends a transaction, which carries a ClientRequestToken: DynamoDB
+// applies it at most once for 10 minutes whatever the number of sends, so
+// an outcome left unknown is resolved by sending it again (see resolver).
 func (l *Latest) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInput) error {
-	for send := 1; ; send++ {
-		_, err := l.client.TransactWriteItems(ctx, in)
-		if err == nil || !unknownOutcome(err) {
-			return err
-		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("outcome unknown, the version may have been written: %w", errors.Join(ctx.Err(), err))
-		}
-		if send >= l.opts.MaxAttempts {
-			return fmt.Errorf("outcome unknown after %d sends with the same request token, the version may have been written: %w", send, err)
-		}
-		if werr := l.policy.Wait(ctx, send); werr != nil {
-			return fmt.Errorf("outcome unknown, the version may have been written: %w", errors.Join(werr, err))
-		}
-	}
+	return l.resolver.send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+		_, err := l.client.TransactWriteItems(ctx, in, optFn)
+		return err
+	})
 }
 
 // transaction builds the TransactWriteItems that appends calls after
@@ -472,7 +449,7 @@ func (l *Latest) versionKey(base string, v int64) map[string]types.AttributeValu
 	}
 	return map[string]types.AttributeValue{
 		o.PartitionKey: &types.AttributeValueMemberS{Value: base},
-		o.SortKey:      l.sortKey(v),
+		o.SortKey:      l.codec.key(v),
 	}
 }
 
@@ -484,16 +461,8 @@ func (l *Latest) latestKey(base string) map[string]types.AttributeValue {
 	}
 	return map[string]types.AttributeValue{
 		o.PartitionKey: &types.AttributeValueMemberS{Value: base},
-		o.SortKey:      l.sortKey(0),
+		o.SortKey:      l.codec.key(0),
 	}
-}
-
-// sortKey is the sort key value of version v; 0 is 'latest'.
-func (l *Latest) sortKey(v int64) types.AttributeValue {
-	if l.opts.SortKeyType == types.ScalarAttributeTypeS {
-		return &types.AttributeValueMemberS{Value: fmt.Sprintf("%0*d", l.opts.SortKeyWidth, v)}
-	}
-	return number(v)
 }
 
 // readVersion returns the version the 'latest' item of base holds, 0 when
@@ -792,8 +761,8 @@ func (l *Latest) queryVersions(ctx context.Context, base string, top int64, limi
 		ExpressionAttributeNames: map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":pk": &types.AttributeValueMemberS{Value: base},
-			":lo": l.sortKey(1),
-			":hi": l.sortKey(top),
+			":lo": l.codec.key(1),
+			":hi": l.codec.key(top),
 		},
 		ScanIndexForward: aws.Bool(false),
 		ConsistentRead:   aws.Bool(true),

@@ -51,14 +51,26 @@ type Options struct {
 	MaxValue int64
 
 	// MaxAttempts bounds how many times a write that lost a race to another
-	// process is tried before ErrContention. Default 25: with the pacing of
-	// SortKey and Latest, which makes processes writing one name take turns,
-	// four processes appending to one name flat out needed at most 16 to 19
-	// tries per write in tests against DynamoDB Local. A caller that gives
-	// up has waited about 1.8s of backoff on average, 3.7s at most, with
-	// the default delays. Latest also bounds by it the resends of a
-	// transaction whose outcome is unknown. SortKey, Latest.
+	// process is tried before ErrContention. Default 25 (see
+	// docs/sortkey.md for how it was chosen). SortKey, Latest.
 	MaxAttempts int
+
+	// ResolveTimeout bounds how long a write whose outcome is unknown (its
+	// answer was lost, it timed out, DynamoDB answered with a server
+	// error) is sent again, identical, to find out whether it was stored.
+	// It applies even after the caller's context has ended, so that the
+	// caller learns the outcome; when it runs out, the call returns
+	// ErrUnknownOutcome. Default 10s. SortKey, Latest.
+	ResolveTimeout time.Duration
+
+	// TokenAttribute is the String attribute in which a SortKey writes, on
+	// every item it stores, a random token of the request that stored it.
+	// The Put's condition accepts the number's slot when it is free or
+	// holds this token, so that a resend of a write that was applied (by
+	// the SDK's retryer or by the library) succeeds instead of storing the
+	// item again under another number. Items passed to Append must not set
+	// it; it costs about 40 bytes per item. Default "wtok". SortKey.
+	TokenAttribute string
 
 	// BaseDelay and MaxDelay bound the exponential backoff, with full
 	// jitter, between attempts after a lost race. Defaults 2ms and 200ms.
@@ -182,6 +194,9 @@ var defaultOptions = Options{
 	VersionKeyFormat: "%s#v%d",
 	LatestKeyFormat:  "%s#latest",
 	VersionAttribute: "version",
+
+	ResolveTimeout: 10 * time.Second,
+	TokenAttribute: "wtok",
 }
 
 // resolveOptions applies optFns to zero Options, fills in the defaults and
@@ -216,6 +231,8 @@ func resolveOptions(optFns []func(*Options)) (Options, error) {
 		o.Location = d.Location
 	}
 	setDefault(&o.Retention, d.Retention)
+	setDefault(&o.ResolveTimeout, d.ResolveTimeout)
+	setDefault(&o.TokenAttribute, d.TokenAttribute)
 	return o, o.validate()
 }
 
@@ -242,6 +259,10 @@ func (o *Options) validate() error {
 		return invalidf("MaxValue %d is below Start %d", o.MaxValue, o.Start)
 	case o.MaxAttempts < 1:
 		return invalidf("MaxAttempts is %d, want at least 1", o.MaxAttempts)
+	case o.ResolveTimeout < 0:
+		return invalidf("ResolveTimeout is %v, want at least 0", o.ResolveTimeout)
+	case o.TokenAttribute == o.PartitionKey || o.TokenAttribute == o.SortKey:
+		return invalidf("TokenAttribute %q is also a key attribute", o.TokenAttribute)
 	case o.BaseDelay < 0 || o.MaxDelay < o.BaseDelay:
 		return invalidf("BaseDelay %v and MaxDelay %v: want 0 <= BaseDelay <= MaxDelay", o.BaseDelay, o.MaxDelay)
 	case o.SortKeyType != types.ScalarAttributeTypeN && o.SortKeyType != types.ScalarAttributeTypeS:

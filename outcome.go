@@ -157,7 +157,7 @@ func knownReasons(reasons []types.CancellationReason) bool {
 	for _, r := range reasons {
 		switch reasonCode(r) {
 		case reasonNone, reasonConditionalCheckFailed, reasonTransactionConflict,
-			"ValidationError", "ItemCollectionSizeLimitExceeded", "ThrottlingError",
+			"ValidationError", "ValidationException", "ItemCollectionSizeLimitExceeded", "ThrottlingError",
 			"ProvisionedThroughputExceeded":
 		default:
 			return false

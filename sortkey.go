@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -60,12 +58,15 @@ type SortKey struct {
 	client  Client
 	table   string
 	opts    Options
-	max     int64 // the largest number the sort key can hold
-	lo, hi  types.AttributeValue
-	policy  backoff.Policy
-	qNames  map[string]string // expression attribute names of the Query
-	pkNames map[string]string // expression attribute names of the Puts
-	calls   *combine.Group[string, hint, appendReq, int64]
+	codec    numberCodec
+	max      int64 // the largest number the sort key can hold
+	lo, hi   types.AttributeValue
+	policy   backoff.Policy
+	resolver resolver
+	qNames   map[string]string // expression attribute names of the Query
+	pkNames  map[string]string // expression attribute names of the check
+	putNames map[string]string // expression attribute names of the Puts
+	calls    *combine.Group[string, hint, appendReq, int64]
 }
 
 // hint is what a SortKey knows of a name between calls: the last number
@@ -113,19 +114,19 @@ func NewSortKey(client Client, table string, optFns ...func(*Options)) (*SortKey
 		return fail(err)
 	}
 	s := &SortKey{
-		client:  client,
-		table:   table,
-		opts:    o,
-		max:     math.MaxInt64,
-		policy:  backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay},
-		qNames:  map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey},
-		pkNames: map[string]string{"#pk": o.PartitionKey},
-		calls:   combine.New[string, hint, appendReq, int64](maxTransactItems, sortKeyHints),
+		client:   client,
+		table:    table,
+		opts:     o,
+		codec:    newNumberCodec(&o),
+		policy:   backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay},
+		qNames:   map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey},
+		pkNames:  map[string]string{"#pk": o.PartitionKey},
+		putNames: map[string]string{"#pk": o.PartitionKey, "#tok": o.TokenAttribute},
+		calls:    combine.New[string, hint, appendReq, int64](maxTransactItems, sortKeyHints),
 	}
-	if o.SortKeyType == types.ScalarAttributeTypeS && o.SortKeyWidth < 19 {
-		s.max = int64(math.Pow10(o.SortKeyWidth)) - 1
-	}
-	s.lo, s.hi = s.key(1), s.key(s.max)
+	s.resolver = resolver{timeout: o.ResolveTimeout, policy: s.policy}
+	s.max = s.codec.max()
+	s.lo, s.hi = s.codec.key(1), s.codec.key(s.max)
 	return s, nil
 }
 
@@ -167,19 +168,15 @@ func (s *SortKey) append(ctx context.Context, op, name string, item any) (int64,
 	if err != nil {
 		return fail(err)
 	}
-	keyBytes := len(s.opts.PartitionKey) + len(pk) + len(s.opts.SortKey) + attributeSize(s.hi)
-	attrs, size, err := marshalItem(item, keyBytes, s.opts.PartitionKey, s.opts.SortKey)
+	const tokenBytes = 32 // see newRequestToken
+	keyBytes := len(s.opts.PartitionKey) + len(pk) + len(s.opts.SortKey) + attributeSize(s.hi) + len(s.opts.TokenAttribute) + tokenBytes
+	attrs, size, err := marshalItem(item, keyBytes, s.opts.PartitionKey, s.opts.SortKey, s.opts.TokenAttribute)
 	if err != nil {
 		return fail(err)
 	}
 	n, err := s.calls.Do(ctx, pk, appendReq{attrs: attrs, size: size + keyBytes}, s.run)
 	if err != nil {
-		if cerr := ctx.Err(); cerr != nil && errors.Is(err, context.Canceled) {
-			// The batch's context ends when all its callers have given up,
-			// as context.Canceled; report this caller's own reason.
-			err = cerr
-		}
-		return fail(err)
+		return 0, callError(ctx, op, s.table, name, n, err)
 	}
 	return n, nil
 }
@@ -213,11 +210,7 @@ type sortKeyCall = combine.Call[appendReq, int64]
 // one run per key at a time.
 func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyCall) {
 	for len(batch) > 0 {
-		n, bytes := 0, 0
-		for n < len(batch) && n < maxTransactItems && (n == 0 || bytes+batch[n].Req.size <= maxTransactBytes) {
-			bytes += batch[n].Req.size
-			n++
-		}
+		n := batchLen(len(batch), maxTransactItems, func(i int) int { return batch[i].Req.size }, false)
 		s.write(ctx, pk, h, batch[:n])
 		batch = batch[n:]
 	}
@@ -227,43 +220,20 @@ func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyC
 // retrying on lost races, and sets every call's outcome.
 func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKeyCall) {
 	races := 0
-	leap := false // see below, after a lost race
+	leap := false // see place, after a lost race
 	for len(calls) > 0 {
-		queried := !h.known
-		if !h.known {
-			last, err := s.queryLast(ctx, pk)
-			if err != nil && !errors.Is(err, ErrNotFound) {
-				failCalls(calls, err)
-				return
-			}
-			h.last, h.known = last, true
-		}
-		// A writer that lost a race and has just queried is a round trip
-		// behind any warm writer of another process: by the time its Put
-		// lands, the warm writer has taken last+1 again. So on its second
-		// lost race in a row, and every other one after, it leaps over
-		// that number instead: it writes from last+2, in a
-		// transaction that also checks that last+1 exists, so the numbering
-		// stays gap-free whoever wrote last+1.
-		check := leap && queried && len(calls) < maxTransactItems && int64(len(calls)) < s.max-h.last
-		first := h.last + 1
-		if check {
-			first++
+		first, check, err := s.place(ctx, pk, h, len(calls), leap)
+		if err != nil {
+			failCalls(calls, err)
+			return
 		}
 		if room := s.max - (first - 1); int64(len(calls)) > room {
 			failCalls(calls[max(room, 0):], fmt.Errorf("%w: the sort key holds numbers up to %d", ErrExhausted, s.max))
 			calls = calls[:max(room, 0)]
 			continue
 		}
-
-		if !queried {
-			if err := h.pace(ctx, s.policy); err != nil {
-				failCalls(calls, err)
-				return
-			}
-		}
 		start := time.Now()
-		err := s.put(ctx, pk, first, calls, check)
+		err = s.put(ctx, pk, first, calls, check)
 		if err == nil {
 			h.won(start)
 			for i, c := range calls {
@@ -274,7 +244,13 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		}
 		// Whatever happened, the last number may have moved.
 		h.known = false
-		if writeLostRace(err) {
+		switch {
+		case errors.Is(err, ErrUnknownOutcome):
+			for i, c := range calls {
+				c.Res, c.Err = first+int64(i), err // the number that may hold the item
+			}
+			return
+		case writeLostRace(err):
 			h.lost()
 			races++
 			leap = races%2 == 0
@@ -286,61 +262,92 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 				failCalls(calls, err)
 				return
 			}
-			continue
+		default:
+			calls = s.settleRefused(ctx, pk, h, calls, first, check, err)
 		}
-		offset := 0
-		if check {
-			offset = 1 // the transaction's first action was the check
-		}
-		refused := refusedItems(err, func(i int) string {
-			return fmt.Sprintf("item %d of %d in the transaction (number %d)", i+1-offset, len(calls), first+int64(i-offset))
-		})
-		if len(refused) == 0 {
-			var api smithy.APIError
-			if len(calls) > 1 && errors.As(err, &api) && api.ErrorCode() == "ValidationException" {
-				// DynamoDB refused the transaction as a whole without
-				// saying which item was at fault (DynamoDB Local does so
-				// for an item that nests too deep or holds an empty set).
-				// Write the items one by one, so that only the caller of
-				// the bad item fails; this costs a round trip per item,
-				// for this batch only.
-				for i := range calls {
-					s.write(ctx, pk, h, calls[i:i+1])
-				}
-				return
-			}
-			failCalls(calls, s.writeError(err))
-			return
-		}
-		// DynamoDB named the items it would not store. A ValidationException
-		// concerns that item alone: its caller gets the error, the others
-		// are written again without it, which costs one more round trip and
-		// cannot loop (the batch shrinks). Any other reason, such as
-		// throttling or a full item collection, fails the whole batch at
-		// once, each caller's error naming the item DynamoDB gave.
-		var kept []*sortKeyCall
-		for i, c := range calls {
-			rerr, bad := refused[i+offset]
-			switch {
-			case bad && errors.Is(rerr, ErrInvalidArgument):
-				c.Err = rerr
-			case bad:
-				failCalls(calls, rerr)
-				return
-			default:
-				kept = append(kept, c)
-			}
-		}
-		if len(kept) == len(calls) {
-			// Only the check was refused: nothing to leave out, so do
-			// not try again.
-			for _, rerr := range refused {
-				failCalls(calls, rerr)
-				return
-			}
-		}
-		calls = kept
 	}
+}
+
+// place returns where calls (n of them) go: first, the number of the first
+// one, and check, whether the write leaps over first-1. It queries the last
+// number unless the hint knows it; a writer that knows it paces itself
+// instead (see pacer).
+func (s *SortKey) place(ctx context.Context, pk string, h *hint, n int, leap bool) (first int64, check bool, err error) {
+	queried := !h.known
+	if queried {
+		last, err := s.queryLast(ctx, pk)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return 0, false, err
+		}
+		h.last, h.known = last, true
+	} else if err := h.pace(ctx, s.policy); err != nil {
+		return 0, false, err
+	}
+	// A writer that lost a race and has just queried is a round trip
+	// behind any warm writer of another process: by the time its Put
+	// lands, the warm writer has taken last+1 again. So on its second lost
+	// race in a row, and every other one after, it leaps over that number
+	// instead: it writes from last+2, in a transaction that also checks
+	// that last+1 exists, so the numbering stays gap-free whoever wrote
+	// last+1.
+	check = leap && queried && n < maxTransactItems && int64(n) < s.max-h.last
+	first = h.last + 1
+	if check {
+		first++
+	}
+	return first, check, nil
+}
+
+// settleRefused handles a write that DynamoDB refused for a reason other
+// than a lost race (it stored nothing): it sets the outcome of the calls it
+// can settle and returns those to write again.
+func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls []*sortKeyCall, first int64, check bool, err error) []*sortKeyCall {
+	offset := 0
+	if check {
+		offset = 1 // the transaction's first action was the check
+	}
+	refused := refusedItems(err, func(i int) string {
+		return fmt.Sprintf("item %d of %d in the transaction (number %d)", i+1-offset, len(calls), first+int64(i-offset))
+	})
+	if len(refused) == 0 {
+		if len(calls) > 1 && apiCode(err) == "ValidationException" {
+			// DynamoDB refused the transaction as a whole without saying
+			// which item was at fault (DynamoDB Local does so for an item
+			// that nests too deep or holds an empty set).
+			oneByOne(calls, func(one []*sortKeyCall) { s.write(ctx, pk, h, one) })
+			return nil
+		}
+		failCalls(calls, s.writeError(err))
+		return nil
+	}
+	// DynamoDB named the items it would not store. A ValidationException
+	// concerns that item alone: its caller gets the error, the others are
+	// written again without it, which costs one more round trip and cannot
+	// loop (the batch shrinks). Any other reason, such as throttling or a
+	// full item collection, fails the whole batch at once, each caller's
+	// error naming the item DynamoDB gave.
+	var kept []*sortKeyCall
+	for i, c := range calls {
+		rerr, bad := refused[i+offset]
+		switch {
+		case bad && errors.Is(rerr, ErrInvalidArgument):
+			c.Err = rerr
+		case bad:
+			failCalls(calls, rerr)
+			return nil
+		default:
+			kept = append(kept, c)
+		}
+	}
+	if len(kept) == len(calls) {
+		// Only the check was refused: nothing to leave out, so do not
+		// try again.
+		for _, rerr := range refused {
+			failCalls(calls, rerr)
+			return nil
+		}
+	}
+	return kept
 }
 
 // writeLostRace reports whether a write failed only because another writer
@@ -381,56 +388,62 @@ func refusedItems(err error, describe func(i int) string) map[int]error {
 	return refused
 }
 
-func failCalls(calls []*sortKeyCall, err error) {
-	for _, c := range calls {
-		c.Err = err
-	}
-}
-
 // put writes the items of calls at first, first+1...: one PutItem for a
 // single call (one write unit per KB), one TransactWriteItems for several
-// (two per KB). Every Put is conditioned on attribute_not_exists of the
-// partition key, that is on its number being free. With check, the
-// transaction (even for one call) also checks that first-1 exists.
+// (two per KB). Every item carries a new write token, and every Put is
+// conditioned on its number being free or holding that token, so that an
+// attempt of this request that was applied already makes the others
+// succeed, and one that lands late changes nothing. With check, the
+// transaction (even for one call) also checks that first-1 exists. An
+// outcome left unknown is resolved by resending (see resolver).
 func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sortKeyCall, check bool) error {
+	token := newRequestToken()
 	pkValue := &types.AttributeValueMemberS{Value: pk}
+	tok := &types.AttributeValueMemberS{Value: token}
+	cond, values := aws.String("attribute_not_exists(#pk) OR #tok = :tok"), map[string]types.AttributeValue{":tok": tok}
 	item := func(i int) map[string]types.AttributeValue {
-		attrs := calls[i].Req.attrs // owned by this call; the keys are set again on every attempt
+		attrs := calls[i].Req.attrs // owned by this call; the keys are set again on every write
 		attrs[s.opts.PartitionKey] = pkValue
-		attrs[s.opts.SortKey] = s.key(first + int64(i))
+		attrs[s.opts.SortKey] = s.codec.key(first + int64(i))
+		attrs[s.opts.TokenAttribute] = tok
 		return attrs
 	}
 	if len(calls) == 1 && !check {
-		_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
-			TableName:                aws.String(s.table),
-			Item:                     item(0),
-			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
-			ExpressionAttributeNames: s.pkNames,
+		in := &dynamodb.PutItemInput{
+			TableName:                 aws.String(s.table),
+			Item:                      item(0),
+			ConditionExpression:       cond,
+			ExpressionAttributeNames:  s.putNames,
+			ExpressionAttributeValues: values,
+		}
+		return s.resolver.send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+			_, err := s.client.PutItem(ctx, in, optFn)
+			return err
 		})
-		return err
 	}
 	actions := make([]types.TransactWriteItem, 0, len(calls)+1)
 	if check {
 		actions = append(actions, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 			TableName:                aws.String(s.table),
-			Key:                      map[string]types.AttributeValue{s.opts.PartitionKey: pkValue, s.opts.SortKey: s.key(first - 1)},
+			Key:                      map[string]types.AttributeValue{s.opts.PartitionKey: pkValue, s.opts.SortKey: s.codec.key(first - 1)},
 			ConditionExpression:      aws.String("attribute_exists(#pk)"),
 			ExpressionAttributeNames: s.pkNames,
 		}})
 	}
 	for i := range calls {
 		actions = append(actions, types.TransactWriteItem{Put: &types.Put{
-			TableName:                aws.String(s.table),
-			Item:                     item(i),
-			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
-			ExpressionAttributeNames: s.pkNames,
+			TableName:                 aws.String(s.table),
+			Item:                      item(i),
+			ConditionExpression:       cond,
+			ExpressionAttributeNames:  s.putNames,
+			ExpressionAttributeValues: values,
 		}})
 	}
-	// The SDK fills in ClientRequestToken, so its own retries of a
-	// transaction that was applied but whose answer was lost do not write
-	// it twice.
-	_, err := s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions})
-	return err
+	in := &dynamodb.TransactWriteItemsInput{TransactItems: actions, ClientRequestToken: aws.String(token)}
+	return s.resolver.send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+		_, err := s.client.TransactWriteItems(ctx, in, optFn)
+		return err
+	})
 }
 
 // writeError explains a failed write that was not a lost race and named no
@@ -478,31 +491,5 @@ func (s *SortKey) queryLast(ctx context.Context, pk string) (int64, error) {
 	if len(out.Items) == 0 {
 		return 0, ErrNotFound
 	}
-	return s.number(out.Items[0][s.opts.SortKey])
-}
-
-// key is the sort key attribute value of number n.
-func (s *SortKey) key(n int64) types.AttributeValue {
-	if s.opts.SortKeyType == types.ScalarAttributeTypeS {
-		return &types.AttributeValueMemberS{Value: fmt.Sprintf("%0*d", s.opts.SortKeyWidth, n)}
-	}
-	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
-}
-
-// number reads the number out of a sort key attribute value.
-func (s *SortKey) number(av types.AttributeValue) (int64, error) {
-	var text string
-	switch v := av.(type) {
-	case *types.AttributeValueMemberN:
-		text = v.Value
-	case *types.AttributeValueMemberS:
-		text = v.Value
-	default:
-		return 0, fmt.Errorf("%w: sort key %q is missing or not a %s", ErrTableMismatch, s.opts.SortKey, s.opts.SortKeyType)
-	}
-	n, err := strconv.ParseInt(text, 10, 64)
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("%w: sort key %q holds %q, want a whole number from 1", ErrTableMismatch, s.opts.SortKey, text)
-	}
-	return n, nil
+	return s.codec.parse(out.Items[0][s.opts.SortKey])
 }

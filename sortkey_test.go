@@ -664,10 +664,14 @@ func TestSortKeyCancelledContext(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Empty(t, collection(t, client, table, "p"), "nothing written")
 
-	// A call whose context ends while its write is in flight returns the
-	// context's error as soon as it ends, and so do the calls queued
-	// behind it.
-	slow, err := dynamoseq.NewSortKey(&stallingWrites{Client: client}, table)
+	// A call whose context ends while its write is in flight waits for
+	// the write's outcome, up to ResolveTimeout: here it never comes, so
+	// the call returns ErrUnknownOutcome with the number that may hold
+	// the item, and its own context's error. The calls queued behind it
+	// return the context's error as soon as it ends.
+	slow, err := dynamoseq.NewSortKey(&stallingWrites{Client: client}, table, func(o *dynamoseq.Options) {
+		o.ResolveTimeout = 300 * time.Millisecond
+	})
 	require.NoError(t, err)
 	ctx, cancel2 := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel2()
@@ -680,6 +684,10 @@ func TestSortKeyCancelledContext(t *testing.T) {
 			_, err := slow.Next(ctx, "p")
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("Next() error = %v, want context.DeadlineExceeded", err)
+			}
+			var e *dynamoseq.Error
+			if errors.Is(err, dynamoseq.ErrUnknownOutcome) && (!errors.As(err, &e) || e.Number != 1) {
+				t.Errorf("Next() error = %v, want the number 1 in the *Error", err)
 			}
 		}()
 	}

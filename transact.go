@@ -60,29 +60,6 @@ func reasonCode(r types.CancellationReason) string {
 	return *r.Code
 }
 
-// unknownOutcome reports whether err leaves the outcome of a write unknown:
-// DynamoDB may or may not have applied it. That is the case for an error
-// that is not a service error (a timeout, a connection reset after the
-// request was sent, a context that ended while waiting for the answer), for
-// a server fault (HTTP 5xx), and for TransactionInProgressException (the
-// same token is still being processed). The SDK's own retryer has resent the
-// request already when one of these reaches the caller.
-func unknownOutcome(err error) bool {
-	var inProgress *types.TransactionInProgressException
-	if errors.As(err, &inProgress) {
-		return true
-	}
-	var invalid smithy.InvalidParamsError
-	if errors.As(err, &invalid) {
-		return false // refused by the SDK before sending
-	}
-	var api smithy.APIError
-	if !errors.As(err, &api) {
-		return true
-	}
-	return api.ErrorFault() == smithy.FaultServer
-}
-
 // newRequestToken returns a ClientRequestToken for TransactWriteItems: 32
 // random hex digits (DynamoDB allows 1 to 36 characters).
 func newRequestToken() string {

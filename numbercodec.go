@@ -1,0 +1,56 @@
+package dynamoseq
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// numberCodec writes numbers as sort key values and reads them back: a
+// Number, or a String of width digits, zero-padded so that the string order
+// is the numeric order. SortKey's numbers and Latest's versions use it.
+type numberCodec struct {
+	attr  string // the sort key attribute, for error messages
+	typ   types.ScalarAttributeType
+	width int
+}
+
+func newNumberCodec(o *Options) numberCodec {
+	return numberCodec{attr: o.SortKey, typ: o.SortKeyType, width: o.SortKeyWidth}
+}
+
+// max is the largest number the sort key holds.
+func (c numberCodec) max() int64 {
+	if c.typ == types.ScalarAttributeTypeS && c.width < 19 {
+		return int64(math.Pow10(c.width)) - 1
+	}
+	return math.MaxInt64
+}
+
+// key is the sort key value of n.
+func (c numberCodec) key(n int64) types.AttributeValue {
+	if c.typ == types.ScalarAttributeTypeS {
+		return &types.AttributeValueMemberS{Value: fmt.Sprintf("%0*d", c.width, n)}
+	}
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+// parse reads a number of at least 1 out of a sort key value.
+func (c numberCodec) parse(av types.AttributeValue) (int64, error) {
+	var text string
+	switch v := av.(type) {
+	case *types.AttributeValueMemberN:
+		text = v.Value
+	case *types.AttributeValueMemberS:
+		text = v.Value
+	default:
+		return 0, fmt.Errorf("%w: sort key %q is missing or not a %s", ErrTableMismatch, c.attr, c.typ)
+	}
+	n, err := strconv.ParseInt(text, 10, 64)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%w: sort key %q holds %q, want a whole number from 1", ErrTableMismatch, c.attr, text)
+	}
+	return n, nil
+}

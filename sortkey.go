@@ -55,9 +55,9 @@ import (
 // several SortKeys, in one process or many, may share a table and a name.
 // It keeps a hint per recently used name and starts no goroutine.
 type SortKey struct {
-	client  Client
-	table   string
-	opts    Options
+	client   Client
+	table    string
+	opts     Options
 	codec    numberCodec
 	max      int64 // the largest number the sort key can hold
 	lo, hi   types.AttributeValue

@@ -23,10 +23,12 @@ import (
 // sharing the table, and values of one sequence increase in the order the
 // writes were applied by DynamoDB. Counter is not gap-free: a number taken
 // by a caller that then fails to use it is lost, and so is one taken by a
-// request whose response was lost and that the SDK retried. When DynamoDB
-// cannot be reached to learn whether an update was applied, a call returns
-// ErrUnknownOutcome (with Number 0): retrying is safe, the number may be
-// lost, never handed out twice.
+// request whose response was lost and that the SDK retried. When the SDK
+// gives up on an update that may have been applied (DynamoDB unreachable
+// after a lost answer), a call returns ErrUnknownOutcome (with Number 0);
+// when the caller's context ends while the update is in flight, it returns
+// the context's error. Either way retrying is safe: the number may be lost,
+// never handed out twice.
 //
 // Cost: one UpdateItem round trip and one write unit (the item is far below
 // 1 KB) per call, whatever the count reserved. DynamoDB serves about 1,000
@@ -165,7 +167,7 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 	var p probe
 	out, err := c.client.UpdateItem(ctx, in, p.use)
 	if err != nil {
-		if writeOutcome(err, &p) == unknown {
+		if writeOutcome(err, &p) == unknown && ctx.Err() == nil {
 			return fail(fmt.Errorf("%w: the update may have been applied, which leaves a gap; retrying is safe: %w", ErrUnknownOutcome, classify(err)))
 		}
 		return fail(c.updateError(ctx, in.Key, err))

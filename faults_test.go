@@ -1,0 +1,320 @@
+package dynamoseq_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dynamoseq/dynamoseq"
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
+	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+)
+
+// The tests of this file run the strategies with faults injected below the
+// SDK (dynamoseqtest.FaultTransport): answers lost after the write was
+// applied, answers held past the caller's deadline, and DynamoDB
+// unreachable. The SDK's own retryer resends, as it does on a real network.
+
+// lossy are the faults of these tests: a fifth of the writes' answers lost,
+// one in twenty held back past the caller's deadline.
+var lossy = dynamoseqtest.Faults{LoseAnswers: 0.2, StallAnswers: 0.05, StallFor: 2 * time.Second, Seed: 1}
+
+// callDeadline is each call's deadline in these tests: a stalled answer
+// outlasts it. It leaves room for a machine under load.
+const callDeadline = 1500 * time.Millisecond
+
+// lossyClient returns a client of the shared server whose writes go
+// through ft, with the SDK's standard retryer and short delays.
+func lossyClient(t *testing.T, ft *dynamoseqtest.FaultTransport) *dynamodb.Client {
+	return dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(ft), dynamoseqtest.FastRetries())
+}
+
+// fastResolve is the options of the strategies under test: short backoff,
+// and a ResolveTimeout that outlasts a few stalled answers.
+func fastResolve(o *dynamoseq.Options) {
+	o.ResolveTimeout = 5 * time.Second
+	o.MaxDelay = 20 * time.Millisecond
+}
+
+// appendResult is what one caller of Append was told.
+type appendResult struct {
+	body string
+	n    int64
+	err  error
+}
+
+// appender is SortKey.Append or Latest.Append.
+type appender func(ctx context.Context, name string, item any) (int64, error)
+
+// appendUnique makes goroutines x each appends of unique bodies to name, each
+// call with its own deadline, and returns what every caller was told.
+func appendUnique(t *testing.T, appendFn appender, name string, goroutines, each int) []appendResult {
+	t.Helper()
+	var mu sync.Mutex
+	var results []appendResult
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				body := fmt.Sprintf("%s/g%d/i%d", name, g, i)
+				ctx, cancel := context.WithTimeout(context.Background(), callDeadline)
+				n, err := appendFn(ctx, name, map[string]types.AttributeValue{"body": &types.AttributeValueMemberS{Value: body}})
+				cancel()
+				mu.Lock()
+				results = append(results, appendResult{body: body, n: n, err: err})
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+// checkAppends checks the promise of SortKey and Latest against the table:
+// the numbers stored are 1..k with no gap; each body is stored at most once;
+// a caller told n finds its body at n; a caller told anything else finds it
+// nowhere, except after ErrUnknownOutcome (allowed only when unknownOK),
+// where it may be at the *Error's Number and nowhere else. It logs the
+// figures.
+func checkAppends(t *testing.T, client *dynamodb.Client, table, name string, results []appendResult, unknownOK bool) {
+	t.Helper()
+	items := collection(t, client, table, name)
+	at := map[string][]int64{}
+	var numbers []int64
+	for n, item := range items {
+		if n < 1 {
+			continue // Latest's 'latest' item
+		}
+		numbers = append(numbers, n)
+		body, ok := item["body"].(*types.AttributeValueMemberS)
+		require.True(t, ok, "item %d has no body", n)
+		at[body.Value] = append(at[body.Value], n)
+	}
+	sort.Slice(numbers, func(i, j int) bool { return numbers[i] < numbers[j] })
+	for i, n := range numbers {
+		require.Equal(t, int64(i+1), n, "numbers stored: %v, want 1..%d with no gap", numbers, len(numbers))
+	}
+	kinds := map[string]int{}
+	for _, r := range results {
+		got := at[r.body]
+		require.LessOrEqual(t, len(got), 1, "body %s stored under numbers %v", r.body, got)
+		var e *dynamoseq.Error
+		switch {
+		case r.err == nil:
+			kinds["ok"]++
+			require.Equal(t, []int64{r.n}, got, "caller of %s told %d", r.body, r.n)
+		case errors.Is(r.err, dynamoseq.ErrUnknownOutcome):
+			kinds["unknown outcome"]++
+			require.True(t, unknownOK, "ErrUnknownOutcome while DynamoDB was reachable: %v", r.err)
+			require.True(t, errors.As(r.err, &e) && e.Number > 0, "ErrUnknownOutcome without a number: %v", r.err)
+			if len(got) == 1 {
+				require.Equal(t, e.Number, got[0], "caller of %s told the item may be at %d", r.body, e.Number)
+			}
+		default:
+			kinds[errorKind(r.err)]++
+			require.Empty(t, got, "caller of %s told %v, but its item is stored", r.body, r.err)
+		}
+	}
+	t.Logf("%d calls, %d items stored (numbers 1..%d); callers told: %v", len(results), len(numbers), len(numbers), kinds)
+}
+
+// errorKind names an error for the figures.
+func errorKind(err error) string {
+	for _, k := range []error{context.DeadlineExceeded, context.Canceled, dynamoseq.ErrContention, dynamoseq.ErrUnknownOutcome} {
+		if errors.Is(err, k) {
+			return k.Error()
+		}
+	}
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return "network error (" + op.Op + ")"
+	}
+	return "other: " + err.Error()
+}
+
+func logCounts(t *testing.T, ft *dynamoseqtest.FaultTransport) {
+	t.Helper()
+	c := ft.Counts()
+	t.Logf("transport: %d requests, %d forwarded, %d answers lost, %d stalled, %d refused", c.Requests, c.Forwarded, c.LostAnswers, c.Stalled, c.Refused)
+}
+
+func TestFaultsSortKey(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name             string
+		goroutines, each int
+	}{
+		{"writers=1", 1, 40}, // the lone PutItem path
+		{"goroutines=16", 16, 8},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ft := dynamoseqtest.NewFaultTransport(lossy)
+			table := dbtest.SortKeyTable(t, dbtest.Client(t), types.ScalarAttributeTypeN)
+			s, err := dynamoseq.NewSortKey(lossyClient(t, ft), table, fastResolve)
+			require.NoError(t, err)
+			results := appendUnique(t, s.Append, "s", tt.goroutines, tt.each)
+			logCounts(t, ft)
+			require.Positive(t, ft.Counts().LostAnswers, "no answer was lost: the test proves nothing")
+			checkAppends(t, dbtest.Client(t), table, "s", results, false)
+		})
+	}
+}
+
+func TestFaultsLatest(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name             string
+		goroutines, each int
+	}{
+		{"writers=1", 1, 30},
+		{"goroutines=16", 16, 6},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ft := dynamoseqtest.NewFaultTransport(lossy)
+			table := dbtest.SortKeyTable(t, dbtest.Client(t), types.ScalarAttributeTypeN)
+			l, err := dynamoseq.NewLatest(lossyClient(t, ft), table, fastResolve)
+			require.NoError(t, err)
+			results := appendUnique(t, l.Append, "d", tt.goroutines, tt.each)
+			logCounts(t, ft)
+			require.Positive(t, ft.Counts().LostAnswers, "no answer was lost: the test proves nothing")
+			checkAppends(t, dbtest.Client(t), table, "d", results, false)
+		})
+	}
+}
+
+// TestFaultsUnreachable: a write whose answer is lost and DynamoDB then
+// unreachable returns ErrUnknownOutcome with the number that may hold the
+// item, after ResolveTimeout, even though the caller's context ended; a
+// write made while DynamoDB is unreachable returns at once, with the
+// network error, and stores nothing.
+func TestFaultsUnreachable(t *testing.T) {
+	t.Parallel()
+	for _, strategy := range []string{"SortKey", "Latest"} {
+		t.Run(strategy, func(t *testing.T) {
+			t.Parallel()
+			ft := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{LoseAnswers: 1})
+			client := lossyClient(t, ft)
+			table := dbtest.SortKeyTable(t, dbtest.Client(t), types.ScalarAttributeTypeN)
+			// Resolving outlasts the caller's deadline.
+			resolve := func(o *dynamoseq.Options) { fastResolve(o); o.ResolveTimeout = callDeadline + 500*time.Millisecond }
+			var appendFn appender
+			if strategy == "SortKey" {
+				s, err := dynamoseq.NewSortKey(client, table, resolve)
+				require.NoError(t, err)
+				appendFn = s.Append
+			} else {
+				l, err := dynamoseq.NewLatest(client, table, resolve)
+				require.NoError(t, err)
+				appendFn = l.Append
+			}
+			done := make(chan []appendResult)
+			go func() { done <- appendUnique(t, appendFn, "u", 1, 1) }()
+			for ft.Counts().LostAnswers == 0 {
+				time.Sleep(time.Millisecond)
+			}
+			ft.SetUnreachable(true)
+			results := <-done
+			require.ErrorIs(t, results[0].err, dynamoseq.ErrUnknownOutcome)
+			require.ErrorIs(t, results[0].err, context.DeadlineExceeded, "the caller's own deadline passed too")
+
+			start := time.Now()
+			ctx, cancel := context.WithTimeout(context.Background(), callDeadline)
+			defer cancel()
+			_, err := appendFn(ctx, "u", map[string]types.AttributeValue{"body": &types.AttributeValueMemberS{Value: "down"}})
+			require.Error(t, err)
+			require.NotErrorIs(t, err, dynamoseq.ErrUnknownOutcome, "nothing was sent")
+			require.Less(t, time.Since(start), callDeadline, "nothing was sent, nothing to resolve")
+			results = append(results, appendResult{body: "down", err: err})
+			logCounts(t, ft)
+			checkAppends(t, dbtest.Client(t), table, "u", results, true)
+		})
+	}
+}
+
+// TestFaultsCounters: Counter.NextN, Block and IDMinter under lost answers
+// hand out every number at most once (they are not gap-free). ErrUnknownOutcome
+// appears only while DynamoDB is unreachable.
+func TestFaultsCounters(t *testing.T) {
+	t.Parallel()
+	ft := dynamoseqtest.NewFaultTransport(lossy)
+	client := lossyClient(t, ft)
+	table := dbtest.CounterTable(t, dbtest.Client(t))
+	c, err := dynamoseq.NewCounter(client, table)
+	require.NoError(t, err)
+	b, err := dynamoseq.NewBlock(c, 5)
+	require.NoError(t, err)
+	defer b.Close()
+	m, err := dynamoseq.NewIDMinter(c, dynamoseq.Format{Prefix: "ORD", DateLayout: "060102", Separator: "-", Width: 6}, dynamoseq.Daily)
+	require.NoError(t, err)
+
+	kinds := map[string]int{}
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	record := func(what string, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			if errors.Is(err, dynamoseq.ErrUnknownOutcome) {
+				t.Errorf("ErrUnknownOutcome while DynamoDB was reachable: %v", err)
+			}
+			kinds[strings.Fields(what)[0]+": "+errorKind(err)]++
+			return
+		}
+		kinds[strings.Fields(what)[0]+": ok"]++
+		if seen[what] {
+			t.Errorf("%s handed out twice", what)
+		}
+		seen[what] = true
+	}
+	fanOut(t, 16, 10, func(g, i int) (struct{}, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), callDeadline)
+		defer cancel()
+		first, err := c.NextN(ctx, "n", 3)
+		record(fmt.Sprintf("counter %d", first), err)
+		for k := int64(1); k < 3 && err == nil; k++ {
+			record(fmt.Sprintf("counter %d", first+k), nil)
+		}
+		n, err := b.Next(ctx, "b")
+		record(fmt.Sprintf("block %d", n), err)
+		id, err := m.Next(ctx, "o")
+		record("id "+id, err)
+		return struct{}{}, nil
+	})
+	logCounts(t, ft)
+	t.Logf("callers told: %v", kinds)
+	require.Positive(t, ft.Counts().LostAnswers, "no answer was lost: the test proves nothing")
+
+	// Unreachable after a lost answer: the update may have been applied.
+	ft2 := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{LoseAnswers: 1})
+	c2, err := dynamoseq.NewCounter(lossyClient(t, ft2), table)
+	require.NoError(t, err)
+	errc := make(chan error)
+	go func() { _, err := c2.Next(context.Background(), "n"); errc <- err }()
+	for ft2.Counts().LostAnswers == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	ft2.SetUnreachable(true)
+	err = <-errc
+	require.ErrorIs(t, err, dynamoseq.ErrUnknownOutcome)
+	var e *dynamoseq.Error
+	require.ErrorAs(t, err, &e)
+	require.Zero(t, e.Number)
+	// Unreachable from the start: nothing sent, a plain network error.
+	_, err = c2.Next(context.Background(), "n")
+	require.Error(t, err)
+	require.NotErrorIs(t, err, dynamoseq.ErrUnknownOutcome)
+}

@@ -141,7 +141,7 @@ func NewBlock(c *Counter, size int64, optFns ...func(*Options)) (*Block, error) 
 	if size < 1 {
 		return fail(invalidf("size is %d, want at least 1", size))
 	}
-	o, err := resolveOptions(optFns)
+	o, err := resolveOptions(optFns, "RefillThreshold", "MinBlockSize", "MaxBlockSize", "BlockLifetime", "RefillTimeout", "Now")
 	if err != nil {
 		return fail(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/dynamoseq/dynamoseq/internal/backoff"
 )
 
 // Counter hands out numbers from an atomic counter: one item per sequence,
@@ -23,12 +25,12 @@ import (
 // sharing the table, and values of one sequence increase in the order the
 // writes were applied by DynamoDB. Counter is not gap-free: a number taken
 // by a caller that then fails to use it is lost, and so is one taken by a
-// request whose response was lost and that the SDK retried. When the SDK
-// gives up on an update that may have been applied (DynamoDB unreachable
-// after a lost answer), a call returns ErrUnknownOutcome (with Number 0);
-// when the caller's context ends while the update is in flight, it returns
-// the context's error. Either way retrying is safe: the number may be lost,
-// never handed out twice.
+// request whose response was lost and that the SDK or the Counter sent
+// again: when the SDK gives up on an update that may have been applied, the
+// Counter sends it again, for up to Options.ResolveTimeout and while the
+// caller's context lasts. If DynamoDB stays unreachable, the call returns
+// ErrUnknownOutcome (with Number 0); if the context ends, its error. Either
+// way retrying is safe: the number may be lost, never handed out twice.
 //
 // Cost: one UpdateItem round trip and one write unit (the item is far below
 // 1 KB) per call, whatever the count reserved. DynamoDB serves about 1,000
@@ -36,12 +38,13 @@ import (
 //
 // A Counter is safe for concurrent use by any number of goroutines.
 type Counter struct {
-	client Client
-	table  string
-	opts   Options
-	update string               // the update expression; see NewCounter
-	base   types.AttributeValue // Start-Step, the value a new sequence starts from; nil with ADD
-	names  map[string]string    // expression attribute names, shared read-only by every call
+	client   Client
+	table    string
+	opts     Options
+	update   string               // the update expression; see NewCounter
+	base     types.AttributeValue // Start-Step, the value a new sequence starts from; nil with ADD
+	names    map[string]string    // expression attribute names, shared read-only by every call
+	resolver resolver             // sends again an update the SDK gave up on
 }
 
 // NewCounter returns a Counter over table. It reads PartitionKey,
@@ -60,11 +63,12 @@ func NewCounter(client Client, table string, optFns ...func(*Options)) (*Counter
 	if err := validateTable(table); err != nil {
 		return fail(err)
 	}
-	o, err := resolveOptions(optFns)
+	o, err := resolveOptions(optFns, "PartitionKey", "ValueAttribute", "KeyPrefix", "Start", "Step", "MaxValue", "ResolveTimeout")
 	if err != nil {
 		return fail(err)
 	}
 	c := &Counter{client: client, table: table, opts: o, names: map[string]string{"#v": o.ValueAttribute}}
+	c.resolver = resolver{timeout: o.ResolveTimeout, policy: backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay}, attached: true}
 	if base := o.Start - o.Step; base == 0 { // cannot overflow: Start >= 1, Step >= 1
 		// The plain atomic counter: ADD treats a missing attribute as 0.
 		c.update = "ADD #v :n"
@@ -164,12 +168,16 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 		// exhausted sequence from a value of the wrong type without a read.
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
-	var p probe
-	out, err := c.client.UpdateItem(ctx, in, p.use)
+	var out *dynamodb.UpdateItemOutput
+	err = c.resolver.send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+		var err error
+		out, err = c.client.UpdateItem(ctx, in, optFn)
+		return err
+	})
+	if errors.Is(err, ErrUnknownOutcome) {
+		return fail(fmt.Errorf("%w (an update that was applied leaves a gap; retrying is safe)", err))
+	}
 	if err != nil {
-		if writeOutcome(err, &p) == unknown && ctx.Err() == nil {
-			return fail(fmt.Errorf("%w: the update may have been applied, which leaves a gap; retrying is safe: %w", ErrUnknownOutcome, classify(err)))
-		}
 		return fail(c.updateError(ctx, in.Key, err))
 	}
 	last, err := c.number(out.Attributes)

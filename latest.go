@@ -137,7 +137,8 @@ func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, 
 	if err := validateTable(table); err != nil {
 		return fail(err)
 	}
-	o, err := resolveOptions(optFns)
+	o, err := resolveOptions(optFns, "PartitionKey", "SortKey", "SortKeyType", "SortKeyWidth", "KeyPrefix", "Layout",
+		"VersionKeyFormat", "LatestKeyFormat", "VersionAttribute", "MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout")
 	if err != nil {
 		return fail(err)
 	}

@@ -2,6 +2,9 @@ package dynamoseq
 
 import (
 	"math"
+	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -17,7 +20,8 @@ import (
 //
 // A zero field means its default. Each field says its default and which
 // constructors read it; the constructors validate every field they read and
-// return ErrInvalidArgument for one out of range.
+// return ErrInvalidArgument for one out of range, and for a field set that
+// they do not read, so that no one believes a limit holds that does not.
 type Options struct {
 	// PartitionKey is the name of the table's partition key attribute, of
 	// type String. Default "pk". All strategies.
@@ -37,8 +41,9 @@ type Options struct {
 	KeyPrefix string
 
 	// Start is the first value of a new sequence. Default 1; must be
-	// positive. It applies to a sequence whose item does not exist yet: an
-	// existing counter continues from its stored value. Counter.
+	// positive. It applies to a sequence that does not exist yet: an
+	// existing counter continues from its stored value, an item collection
+	// from its largest number. Counter, SortKey.
 	Start int64
 
 	// Step is the difference between consecutive values. Default 1; must be
@@ -47,7 +52,7 @@ type Options struct {
 
 	// MaxValue is the largest value a sequence hands out; past it calls
 	// return ErrExhausted and leave the stored value unchanged. Default
-	// math.MaxInt64. Counter.
+	// math.MaxInt64. Counter, SortKey.
 	MaxValue int64
 
 	// MaxAttempts bounds how many times a write that lost a race to another
@@ -199,12 +204,18 @@ var defaultOptions = Options{
 	TokenAttribute: "wtok",
 }
 
-// resolveOptions applies optFns to zero Options, fills in the defaults and
-// checks the fields every constructor relies on.
-func resolveOptions(optFns []func(*Options)) (Options, error) {
+// resolveOptions applies optFns to zero Options, refuses a field set to
+// anything but its zero value that is not among reads (the fields the
+// constructor reads: a limit it ignored would hold in the caller's mind
+// only), fills in the defaults and checks the fields every constructor
+// relies on.
+func resolveOptions(optFns []func(*Options), reads ...string) (Options, error) {
 	var o Options
 	for _, fn := range optFns {
 		fn(&o)
+	}
+	if err := unread(o, reads); err != nil {
+		return o, err
 	}
 	d := defaultOptions
 	setDefault(&o.PartitionKey, d.PartitionKey)
@@ -234,6 +245,19 @@ func resolveOptions(optFns []func(*Options)) (Options, error) {
 	setDefault(&o.ResolveTimeout, d.ResolveTimeout)
 	setDefault(&o.TokenAttribute, d.TokenAttribute)
 	return o, o.validate()
+}
+
+// unread returns ErrInvalidArgument naming the first field of o that is set
+// and not among reads.
+func unread(o Options, reads []string) error {
+	v := reflect.ValueOf(o)
+	for i := range v.NumField() {
+		name := v.Type().Field(i).Name
+		if !v.Field(i).IsZero() && !slices.Contains(reads, name) {
+			return invalidf("option %s is set, but this constructor does not read it; it reads %s", name, strings.Join(reads, ", "))
+		}
+	}
+	return nil
 }
 
 func setDefault[T comparable](field *T, def T) {

@@ -109,7 +109,8 @@ func NewSortKey(client Client, table string, optFns ...func(*Options)) (*SortKey
 	if err := validateTable(table); err != nil {
 		return fail(err)
 	}
-	o, err := resolveOptions(optFns)
+	o, err := resolveOptions(optFns, "PartitionKey", "SortKey", "SortKeyType", "SortKeyWidth", "KeyPrefix", "Start", "MaxValue",
+		"MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout", "TokenAttribute")
 	if err != nil {
 		return fail(err)
 	}
@@ -125,7 +126,7 @@ func NewSortKey(client Client, table string, optFns ...func(*Options)) (*SortKey
 		calls:    combine.New[string, hint, appendReq, int64](maxTransactItems, sortKeyHints),
 	}
 	s.resolver = resolver{timeout: o.ResolveTimeout, policy: s.policy}
-	s.max = s.codec.max()
+	s.max = min(s.codec.max(), o.MaxValue)
 	s.lo, s.hi = s.codec.key(1), s.codec.key(s.max)
 	return s, nil
 }
@@ -228,7 +229,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			return
 		}
 		if room := s.max - (first - 1); int64(len(calls)) > room {
-			failCalls(calls[max(room, 0):], fmt.Errorf("%w: the sort key holds numbers up to %d", ErrExhausted, s.max))
+			failCalls(calls[max(room, 0):], fmt.Errorf("%w: the sequence holds numbers up to %d (MaxValue, or the widest String sort key)", ErrExhausted, s.max))
 			calls = calls[:max(room, 0)]
 			continue
 		}
@@ -276,7 +277,9 @@ func (s *SortKey) place(ctx context.Context, pk string, h *hint, n int, leap boo
 	queried := !h.known
 	if queried {
 		last, err := s.queryLast(ctx, pk)
-		if err != nil && !errors.Is(err, ErrNotFound) {
+		if errors.Is(err, ErrNotFound) {
+			last = s.opts.Start - 1 // an empty sequence starts at Start
+		} else if err != nil {
 			return 0, false, err
 		}
 		h.last, h.known = last, true

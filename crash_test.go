@@ -1,0 +1,275 @@
+package dynamoseq_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dynamoseq/dynamoseq"
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
+)
+
+// emulatorWindow is how long before a SIGKILL DynamoDB Local may have
+// acknowledged a transaction that is gone after the restart (measured: 0.3
+// to 4 ms; DynamoDB itself is durable once it answers). A loss acknowledged
+// earlier than this before a kill is the library's.
+const emulatorWindow = 25 * time.Millisecond
+
+// crashCall is what one caller was told, and when.
+type crashCall struct {
+	body string
+	n    int64
+	err  error
+	at   time.Time // when the call returned
+}
+
+// crashLog collects the calls of one strategy.
+type crashLog struct {
+	mu    sync.Mutex
+	calls []crashCall
+}
+
+func (l *crashLog) add(c crashCall) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c.at = time.Now()
+	l.calls = append(l.calls, c)
+}
+
+// kills are the instants of the SIGKILLs of a run.
+type kills []time.Time
+
+// excused reports whether an acknowledgement at t falls in the window
+// before a kill in which DynamoDB Local may lose a transaction.
+func (k kills) excused(t time.Time) bool {
+	for _, kill := range k {
+		if !t.Before(kill.Add(-emulatorWindow)) && !t.After(kill) {
+			return true
+		}
+	}
+	return false
+}
+
+func keyTable(sk bool) *dynamodb.CreateTableInput {
+	in := &dynamodb.CreateTableInput{
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+	}
+	if sk {
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeN})
+		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange})
+	}
+	return in
+}
+
+// TestCrashRestart runs every strategy from several goroutines against a
+// DynamoDB Local on disk, kills it with SIGKILL twice in the middle of the
+// run, restarts it on the same port and path, and lets the writers carry
+// on. A plain-SDK transaction writer runs beside them as a probe of the
+// emulator's own losses. Then it checks the same promises as the fault
+// tests, excusing only losses of transactions acknowledged within
+// emulatorWindow before a kill, and reports them.
+func TestCrashRestart(t *testing.T) {
+	t.Parallel()
+	srv := dynamoseqtest.New(t, dynamoseqtest.Options{DBPath: t.TempDir()})
+	items := srv.NewTable(t, keyTable(true))
+	counters := srv.NewTable(t, keyTable(false))
+	client := srv.Client(dynamoseqtest.FastRetries())
+	opts := func(o *dynamoseq.Options) {
+		o.ResolveTimeout = time.Minute // outlasts a restart on a loaded machine
+		o.MaxDelay = 20 * time.Millisecond
+	}
+	s, err := dynamoseq.NewSortKey(client, items, opts)
+	require.NoError(t, err)
+	l, err := dynamoseq.NewLatest(client, items, opts)
+	require.NoError(t, err)
+	c, err := dynamoseq.NewCounter(client, counters)
+	require.NoError(t, err)
+	b, err := dynamoseq.NewBlock(c, 10)
+	require.NoError(t, err)
+	defer b.Close()
+	m, err := dynamoseq.NewIDMinter(c, dynamoseq.Format{Prefix: "ORD", DateLayout: "060102", Separator: "-", Width: 6}, dynamoseq.Daily)
+	require.NoError(t, err)
+
+	var sLog, lLog, probeLog crashLog
+	numbers := map[string]*crashLog{"counter": {}, "block": {}, "id": {}}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	writer := func(call func(ctx context.Context, i int)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				call(ctx, i)
+				cancel()
+				time.Sleep(2 * time.Millisecond)
+			}
+		}()
+	}
+	body := func(prefix string, g, i int) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"body": &types.AttributeValueMemberS{Value: fmt.Sprintf("%s/g%d/i%d", prefix, g, i)}}
+	}
+	for g := range 4 {
+		writer(func(ctx context.Context, i int) {
+			item := body("s", g, i)
+			n, err := s.Append(ctx, "s", item)
+			sLog.add(crashCall{body: item["body"].(*types.AttributeValueMemberS).Value, n: n, err: err})
+		})
+		writer(func(ctx context.Context, i int) {
+			item := body("l", g, i)
+			n, err := l.Append(ctx, "l", item)
+			lLog.add(crashCall{body: item["body"].(*types.AttributeValueMemberS).Value, n: n, err: err})
+		})
+		writer(func(ctx context.Context, i int) {
+			n, err := c.NextN(ctx, "c", 2)
+			numbers["counter"].add(crashCall{body: strconv.FormatInt(n, 10), err: err})
+			if err == nil {
+				numbers["counter"].add(crashCall{body: strconv.FormatInt(n+1, 10)})
+			}
+			n, err = b.Next(ctx, "b")
+			numbers["block"].add(crashCall{body: strconv.FormatInt(n, 10), err: err})
+			id, err := m.Next(ctx, "o")
+			numbers["id"].add(crashCall{body: id, err: err})
+		})
+	}
+	writer(func(ctx context.Context, i int) { // the probe: plain SDK, one transaction per item
+		_, err := client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: &types.Put{
+			TableName: aws.String(items),
+			Item:      map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "probe"}, "sk": &types.AttributeValueMemberN{Value: strconv.Itoa(i + 1)}},
+		}}}})
+		probeLog.add(crashCall{n: int64(i + 1), err: err})
+	})
+
+	var killed kills
+	for range 2 {
+		time.Sleep(1500 * time.Millisecond)
+		killed = append(killed, time.Now())
+		srv.Kill(t)
+		time.Sleep(300 * time.Millisecond)
+		start := time.Now()
+		srv.Restart(t)
+		t.Logf("killed at %s, restarted in %v", killed[len(killed)-1].Format("15:04:05.000"), time.Since(start).Round(time.Millisecond))
+	}
+	time.Sleep(1500 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+
+	check := srv.Client()
+	lostProbes := checkProbe(t, check, items, probeLog.calls, killed)
+	excusedS := checkCrashAppends(t, check, items, "s", sLog.calls, killed)
+	excusedL := checkCrashAppends(t, check, items, "l", lLog.calls, killed)
+	for what, log := range numbers {
+		checkDistinct(t, what, log.calls)
+	}
+	t.Logf("emulator losses within %v before a kill: probe %d, SortKey %d, Latest %d", emulatorWindow, lostProbes, excusedS, excusedL)
+}
+
+// checkProbe checks the plain-SDK transactions: an acknowledged one may be
+// missing only within the window before a kill. It returns how many are.
+func checkProbe(t *testing.T, client *dynamodb.Client, table string, calls []crashCall, killed kills) int {
+	t.Helper()
+	stored := collection(t, client, table, "probe")
+	lost, acked := 0, 0
+	for _, c := range calls {
+		if c.err != nil {
+			continue
+		}
+		acked++
+		if _, ok := stored[c.n]; !ok {
+			require.True(t, killed.excused(c.at), "probe transaction %d acknowledged at %s, outside the window before a kill, is gone",
+				c.n, c.at.Format("15:04:05.000"))
+			lost++
+		}
+	}
+	t.Logf("probe: %d transactions acknowledged, %d lost by the emulator", acked, lost)
+	return lost
+}
+
+// checkCrashAppends checks SortKey's or Latest's calls against the table as
+// checkAppends does, excusing (and counting) the calls told n whose item is
+// not at n when they were acknowledged within the window before a kill.
+func checkCrashAppends(t *testing.T, client *dynamodb.Client, table, name string, calls []crashCall, killed kills) int {
+	t.Helper()
+	at := map[string][]int64{}
+	var stored []int64
+	for n, item := range collection(t, client, table, name) {
+		if n < 1 {
+			continue
+		}
+		stored = append(stored, n)
+		at[item["body"].(*types.AttributeValueMemberS).Value] = append(at[item["body"].(*types.AttributeValueMemberS).Value], n)
+	}
+	sort.Slice(stored, func(i, j int) bool { return stored[i] < stored[j] })
+	excused := 0
+	told := map[int64]time.Time{} // number -> when a caller was told it
+	kinds := map[string]int{}
+	for _, c := range calls {
+		got := at[c.body]
+		require.LessOrEqual(t, len(got), 1, "%s: body %s stored under numbers %v", name, c.body, got)
+		var e *dynamoseq.Error
+		switch {
+		case c.err == nil:
+			kinds["ok"]++
+			told[c.n] = c.at
+			if len(got) == 1 && got[0] == c.n {
+				continue
+			}
+			require.True(t, killed.excused(c.at), "%s: caller of %s told %d at %s finds it at %v", name, c.body, c.n, c.at.Format("15:04:05.000"), got)
+			excused++
+		case errors.Is(c.err, dynamoseq.ErrUnknownOutcome):
+			kinds["unknown outcome"]++
+			require.True(t, errors.As(c.err, &e) && e.Number > 0, "%v", c.err)
+			if len(got) == 1 {
+				require.Equal(t, e.Number, got[0], "%s: caller of %s", name, c.body)
+			}
+		default:
+			kinds[errorKind(c.err)]++
+			require.Empty(t, got, "%s: caller of %s told %v, but its item is stored", name, c.body, c.err)
+		}
+	}
+	for i, n := range stored {
+		if n != int64(i+1) {
+			// A gap: only a number whose transaction the emulator lost.
+			ack, ok := told[int64(i+1)]
+			require.True(t, ok && killed.excused(ack), "%s: numbers stored %v..., gap at %d", name, stored[:i+1], i+1)
+		}
+	}
+	t.Logf("%s: %d calls, %d items stored; callers told: %v", name, len(calls), len(stored), kinds)
+	return excused
+}
+
+// checkDistinct checks that no value was handed out twice, and that the
+// errors callers saw are the context's, a network error, or
+// ErrUnknownOutcome.
+func checkDistinct(t *testing.T, what string, calls []crashCall) {
+	t.Helper()
+	seen := map[string]bool{}
+	kinds := map[string]int{}
+	for _, c := range calls {
+		if c.err != nil {
+			kinds[errorKind(c.err)]++
+			continue
+		}
+		kinds["ok"]++
+		require.False(t, seen[c.body], "%s: %s handed out twice", what, c.body)
+		seen[c.body] = true
+	}
+	t.Logf("%s: %d values handed out; callers told: %v", what, len(seen), kinds)
+}

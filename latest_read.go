@@ -1,0 +1,334 @@
+package dynamoseq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// readVersion returns the version the 'latest' item of base holds, 0 when
+// there is none, with one strongly consistent GetItem.
+func (l *Latest) readVersion(ctx context.Context, base string) (int64, error) {
+	out, err := l.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:                aws.String(l.table),
+		Key:                      l.layout.latestKey(base),
+		ConsistentRead:           aws.Bool(true),
+		ProjectionExpression:     aws.String("#v"),
+		ExpressionAttributeNames: map[string]string{"#v": l.opts.VersionAttribute},
+	})
+	if err != nil {
+		return 0, l.readError(err)
+	}
+	if out.Item == nil {
+		return 0, nil
+	}
+	return l.version(out.Item)
+}
+
+// version reads the version attribute of an item.
+func (l *Latest) version(item map[string]types.AttributeValue) (int64, error) {
+	name := l.opts.VersionAttribute
+	av, ok := item[name]
+	if !ok {
+		return 0, fmt.Errorf("%w: the item has no attribute %q", ErrTableMismatch, name)
+	}
+	nv, ok := av.(*types.AttributeValueMemberN)
+	if !ok {
+		return 0, fmt.Errorf("%w: attribute %q holds a %s, want a Number", ErrTableMismatch, name, typeName(av))
+	}
+	v, err := strconv.ParseInt(nv.Value, 10, 64)
+	if err != nil || v < 1 {
+		return 0, fmt.Errorf("%w: attribute %q holds %s, want a positive integer", ErrTableMismatch, name, nv.Value)
+	}
+	return v, nil
+}
+
+// versionOf is version for an item that may be absent.
+func (l *Latest) versionOf(item map[string]types.AttributeValue) (int64, bool) {
+	if item == nil {
+		return 0, false
+	}
+	v, err := l.version(item)
+	return v, err == nil
+}
+
+// readError explains a failed read.
+func (l *Latest) readError(err error) error {
+	if apiCode(err) == "ValidationException" {
+		return fmt.Errorf("%w: want %s: %w", ErrTableMismatch, l.layout.schema(), err)
+	}
+	return classify(err)
+}
+
+// GetLatest reads the newest version of the document name into out and
+// returns its number, with one strongly consistent GetItem of the 'latest'
+// item (1 read unit per 4 KB). out is what attributevalue.UnmarshalMap
+// accepts, a *map[string]types.AttributeValue, or nil to read only the
+// number; it receives the attributes given to Append, without the key
+// attributes and the version attribute. It returns ErrNotFound when the
+// document has no version.
+func (l *Latest) GetLatest(ctx context.Context, name string, out any) (int64, error) {
+	fail := func(err error) (int64, error) {
+		return 0, &Error{Op: "Latest.GetLatest", Table: l.table, Sequence: name, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	base, err := l.base(name)
+	if err != nil {
+		return fail(err)
+	}
+	item, err := l.getItem(ctx, l.layout.latestKey(base))
+	if err != nil {
+		return fail(err)
+	}
+	v, err := l.version(item)
+	if err != nil {
+		return fail(err)
+	}
+	if err := l.decode(item, out); err != nil {
+		return fail(err)
+	}
+	return v, nil
+}
+
+// Get reads version of the document name into out (as GetLatest does),
+// with one strongly consistent GetItem. It returns ErrNotFound when that
+// version does not exist, and ErrInvalidArgument for a version below 1.
+func (l *Latest) Get(ctx context.Context, name string, version int64, out any) error {
+	fail := func(err error) error {
+		return &Error{Op: "Latest.Get", Table: l.table, Sequence: name, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	base, err := l.base(name)
+	if err != nil {
+		return fail(err)
+	}
+	if version < 1 {
+		return fail(invalidf("version is %d, want at least 1", version))
+	}
+	if version > l.maxVersion {
+		return fail(fmt.Errorf("%w: version %d", ErrNotFound, version))
+	}
+	item, err := l.getItem(ctx, l.layout.versionKey(base, version))
+	if err != nil {
+		return fail(err)
+	}
+	if err := l.decode(item, out); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// getItem reads one item, strongly consistent; ErrNotFound when absent.
+func (l *Latest) getItem(ctx context.Context, key map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	out, err := l.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(l.table),
+		Key:            key,
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return nil, l.readError(err)
+	}
+	if out.Item == nil {
+		return nil, ErrNotFound
+	}
+	return out.Item, nil
+}
+
+// attributes returns item without the attributes the library wrote.
+func (l *Latest) attributes(item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	m := make(map[string]types.AttributeValue, len(item))
+	for k, av := range item {
+		m[k] = av
+	}
+	for _, k := range l.reserved {
+		delete(m, k)
+	}
+	return m
+}
+
+// decode stores the caller's attributes of item in out.
+func (l *Latest) decode(item map[string]types.AttributeValue, out any) error {
+	return decodeAttributes(l.attributes(item), out)
+}
+
+func decodeAttributes(attrs map[string]types.AttributeValue, out any) error {
+	switch o := out.(type) {
+	case nil:
+		return nil
+	case *map[string]types.AttributeValue:
+		if o == nil {
+			return invalidf("out is a nil *map[string]types.AttributeValue")
+		}
+		*o = attrs
+		return nil
+	}
+	if v := reflect.ValueOf(out); v.Kind() != reflect.Pointer || v.IsNil() {
+		return invalidf("out is a %T, want a non-nil pointer", out)
+	}
+	if err := attributevalue.UnmarshalMap(attrs, out); err != nil {
+		return fmt.Errorf("%w: the stored item does not fit a %T: %w", ErrTableMismatch, out, err)
+	}
+	return nil
+}
+
+// Version is one stored version of a document, as Versions lists it.
+type Version struct {
+	Number int64
+	// Item holds the attributes given to Append, without the key
+	// attributes and the version attribute.
+	Item map[string]types.AttributeValue
+}
+
+// Decode unmarshals the version's attributes into out, as GetLatest does.
+func (v Version) Decode(out any) error {
+	return decodeAttributes(v.Item, out)
+}
+
+// Versions lists the versions of the document name, newest first: at most
+// limit of them (1 to 1000), starting below before (0 for the newest).
+// next is the cursor for the following page (pass it as before), or 0 when
+// no older version remains:
+//
+//	for before := int64(0); ; {
+//		page, next, err := docs.Versions(ctx, "doc1", before, 50)
+//		// use page
+//		if err != nil || next == 0 {
+//			break
+//		}
+//		before = next
+//	}
+//
+// A document with no version gives an empty page and no error.
+//
+// With LayoutSortKey a page is one strongly consistent Query, in descending
+// sort key order (1 read unit per 4 KB read). With LayoutPartitionKey every
+// version is its own partition: a page is one GetItem of 'latest' (first
+// page only) and one strongly consistent GetItem per version, up to 8 at a
+// time.
+func (l *Latest) Versions(ctx context.Context, name string, before int64, limit int) (page []Version, next int64, err error) {
+	fail := func(err error) ([]Version, int64, error) {
+		return nil, 0, &Error{Op: "Latest.Versions", Table: l.table, Sequence: name, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	base, err := l.base(name)
+	if err != nil {
+		return fail(err)
+	}
+	switch {
+	case before < 0:
+		return fail(invalidf("before is %d, want 0 (the newest) or a version", before))
+	case limit < 1 || limit > 1000:
+		return fail(invalidf("limit is %d, want 1 to 1000", limit))
+	case before == 1:
+		return nil, 0, nil
+	}
+	top := l.maxVersion
+	if before > 0 {
+		top = min(before-1, l.maxVersion)
+	}
+	if d, ok := l.layout.(sortKeyLayout); ok {
+		page, err = l.queryVersions(ctx, d, base, top, limit)
+	} else {
+		page, err = l.getVersions(ctx, base, before == 0, top, limit)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if len(page) == 0 {
+		return nil, 0, nil
+	}
+	if oldest := page[len(page)-1].Number; oldest > 1 {
+		next = oldest
+	}
+	return page, next, nil
+}
+
+// queryVersions is a page of Versions with LayoutSortKey.
+func (l *Latest) queryVersions(ctx context.Context, d sortKeyLayout, base string, top int64, limit int) ([]Version, error) {
+	out, err := l.client.Query(ctx, &dynamodb.QueryInput{
+		TableName:                aws.String(l.table),
+		KeyConditionExpression:   aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
+		ExpressionAttributeNames: map[string]string{"#pk": d.pk, "#sk": d.sk},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: base},
+			":lo": d.codec.key(1),
+			":hi": d.codec.key(top),
+		},
+		ScanIndexForward: aws.Bool(false),
+		ConsistentRead:   aws.Bool(true),
+		Limit:            aws.Int32(int32(limit)),
+	})
+	if err != nil {
+		return nil, l.readError(err)
+	}
+	page := make([]Version, 0, len(out.Items))
+	for _, item := range out.Items {
+		v, err := l.version(item)
+		if err != nil {
+			return nil, err
+		}
+		page = append(page, Version{Number: v, Item: l.attributes(item)})
+	}
+	return page, nil
+}
+
+// getVersions is a page of Versions with LayoutPartitionKey.
+func (l *Latest) getVersions(ctx context.Context, base string, newest bool, top int64, limit int) ([]Version, error) {
+	if newest {
+		latest, err := l.readVersion(ctx, base)
+		if err != nil {
+			return nil, err
+		}
+		top = latest
+	}
+	n := int(min(int64(limit), top))
+	if n <= 0 {
+		return nil, nil
+	}
+	page := make([]Version, n)
+	errs := make([]error, n)
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			v := top - int64(i)
+			item, err := l.getItem(ctx, l.layout.versionKey(base, v))
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			page[i] = Version{Number: v, Item: l.attributes(item)}
+		}()
+	}
+	wg.Wait()
+	// A missing version can only be one deleted by hand: leave it out.
+	kept := page[:0]
+	for i, err := range errs {
+		switch {
+		case errors.Is(err, ErrNotFound):
+		case err != nil:
+			return nil, err
+		default:
+			kept = append(kept, page[i])
+		}
+	}
+	return kept, nil
+}

@@ -1,0 +1,209 @@
+package dynamoseq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq/internal/backoff"
+	"github.com/dynamoseq/dynamoseq/internal/combine"
+)
+
+// run writes one batch of appends to the document base, in as many
+// transactions as DynamoDB's limits on actions and bytes require.
+func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch []*combine.Call[latestAppend, int64]) {
+	for len(batch) > 0 {
+		n := batchLen(len(batch), latestMaxBatch, func(i int) int { return batch[i].Req.size }, true)
+		l.write(ctx, base, hint, batch[:n])
+		batch = batch[n:]
+	}
+}
+
+// write appends the versions of calls in one transaction, retrying lost
+// races, and sets the outcome of every call.
+func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls []*combine.Call[latestAppend, int64]) {
+	failAll := func(err error) { failCalls(calls, err) }
+	for attempt := 1; ; attempt++ {
+		warm := hint.known
+		if !hint.known {
+			v, err := l.readVersion(ctx, base)
+			if err != nil {
+				failAll(err)
+				return
+			}
+			hint.known, hint.version = true, v
+		}
+		prev := hint.version
+		if int64(len(calls)) > l.maxVersion-prev {
+			failAll(fmt.Errorf("%w: version %d is the highest a %d-digit sort key holds", ErrExhausted, l.maxVersion, l.opts.SortKeyWidth))
+			return
+		}
+		if warm && attempt == 1 {
+			// Writing again right after its own write: let the
+			// writers of other processes have their turn (see pacer).
+			if err := hint.pace(ctx, l.policy); err != nil {
+				failAll(err)
+				return
+			}
+		}
+		in := l.transaction(base, prev, calls)
+		start := time.Now()
+		err := l.commit(ctx, in)
+		took := time.Since(start)
+		if err == nil {
+			hint.won(start)
+			for i, c := range calls {
+				c.Res = prev + 1 + int64(i)
+			}
+			hint.version = prev + int64(len(calls))
+			return
+		}
+		// Whatever happened, the version this process knew may be stale.
+		hint.known = false
+		reasons, cancelled := cancelReasons(err)
+		switch {
+		case errors.Is(err, ErrUnknownOutcome):
+			for i, c := range calls {
+				c.Res, c.Err = prev+1+int64(i), err // the version that may hold the item
+			}
+			return
+		case cancelled && len(reasons) == len(in.TransactItems) && lostRace(reasons):
+			hint.lost()
+			if attempt >= l.opts.MaxAttempts {
+				failAll(fmt.Errorf("%w: %d attempts: %w", ErrContention, attempt, err))
+				return
+			}
+			// 'latest' is the first action; its failed condition returns
+			// the item, which tells the version to try next without
+			// another read. That holds for a short backoff only: during
+			// one longer than a transaction the winner, which writes
+			// again at once, has likely moved 'latest' on, and a retry
+			// with the returned version would lose again, and again, with
+			// ever longer waits. So after a long wait read 'latest' again.
+			wait := l.policy.Delay(attempt)
+			if v, ok := l.versionOf(reasons[0].Item); ok && wait <= took {
+				hint.known, hint.version = true, v
+			}
+			if werr := backoff.Sleep(ctx, wait); werr != nil {
+				failAll(werr)
+				return
+			}
+		case len(calls) > 1 && isValidation(err):
+			// One item DynamoDB refuses must not fail the others of the
+			// batch: find it by writing them one at a time.
+			oneByOne(calls, func(one []*combine.Call[latestAppend, int64]) { l.write(ctx, base, hint, one) })
+			return
+		default:
+			failAll(l.writeError(err))
+			return
+		}
+	}
+}
+
+// commit sends a transaction, which carries a ClientRequestToken: DynamoDB
+// applies it at most once for 10 minutes whatever the number of sends, so
+// an outcome left unknown is resolved by sending it again (see resolver).
+func (l *Latest) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInput) error {
+	return l.resolver.send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+		_, err := l.client.TransactWriteItems(ctx, in, optFn)
+		return err
+	})
+}
+
+// transaction builds the TransactWriteItems that appends calls after
+// version prev.
+func (l *Latest) transaction(base string, prev int64, calls []*combine.Call[latestAppend, int64]) *dynamodb.TransactWriteItemsInput {
+	o := &l.opts
+	items := make([]types.TransactWriteItem, 1, len(calls)+1)
+	pkName := map[string]string{"#pk": o.PartitionKey}
+	for i, c := range calls {
+		v := prev + 1 + int64(i)
+		items = append(items, types.TransactWriteItem{Put: &types.Put{
+			TableName:                aws.String(l.table),
+			Item:                     l.item(l.layout.versionKey(base, v), c.Req.attrs, v),
+			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
+			ExpressionAttributeNames: pkName,
+		}})
+	}
+	last := prev + int64(len(calls))
+	latest := &types.Put{
+		TableName:                           aws.String(l.table),
+		Item:                                l.item(l.layout.latestKey(base), calls[len(calls)-1].Req.attrs, last),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+	if prev == 0 {
+		latest.ConditionExpression = aws.String("attribute_not_exists(#pk)")
+		latest.ExpressionAttributeNames = pkName
+	} else {
+		latest.ConditionExpression = aws.String("#v = :prev")
+		latest.ExpressionAttributeNames = map[string]string{"#v": o.VersionAttribute}
+		latest.ExpressionAttributeValues = map[string]types.AttributeValue{":prev": number(prev)}
+	}
+	// 'latest' goes first, so that its cancellation reason (and the item
+	// returned with it) is the first one write looks at.
+	items[0] = types.TransactWriteItem{Put: latest}
+	return &dynamodb.TransactWriteItemsInput{
+		TransactItems:      items,
+		ClientRequestToken: aws.String(newRequestToken()),
+	}
+}
+
+// item returns attrs with key and the version number added.
+func (l *Latest) item(key map[string]types.AttributeValue, attrs map[string]types.AttributeValue, v int64) map[string]types.AttributeValue {
+	m := make(map[string]types.AttributeValue, len(attrs)+len(key)+1)
+	for k, av := range attrs {
+		m[k] = av
+	}
+	for k, av := range key {
+		m[k] = av
+	}
+	m[l.opts.VersionAttribute] = number(v)
+	return m
+}
+
+func number(v int64) *types.AttributeValueMemberN {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
+}
+
+func isValidation(err error) bool {
+	if reasons, ok := cancelReasons(err); ok {
+		for _, r := range reasons {
+			if reasonCode(r) == "ValidationError" {
+				return true
+			}
+		}
+		return false
+	}
+	return apiCode(err) == "ValidationException"
+}
+
+// writeError explains a transaction that failed for a reason other than a
+// lost race.
+func (l *Latest) writeError(err error) error {
+	if reasons, ok := cancelReasons(err); ok {
+		var codes []string
+		for i, r := range reasons {
+			if c := reasonCode(r); c != reasonNone {
+				what := "'latest'"
+				if i > 0 {
+					what = fmt.Sprintf("version item %d of the transaction", i)
+				}
+				codes = append(codes, c+" on "+what)
+			}
+		}
+		return fmt.Errorf("transaction cancelled: %s: %w", strings.Join(codes, ", "), err)
+	}
+	if apiCode(err) == "ValidationException" {
+		// Every input was checked before the call: the table is not what
+		// the options describe, or an item is larger than estimated.
+		return fmt.Errorf("DynamoDB refused the transaction (does the table have the key schema the options describe: %s?): %w", l.layout.schema(), err)
+	}
+	return classify(err)
+}

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -106,22 +105,11 @@ func BenchmarkCounterNextInterleaved(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ResetTimer()
-	var rawTotal, libTotal time.Duration
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		if _, err := raw(ctx, "raw"); err != nil {
-			b.Fatal(err)
-		}
-		t1 := time.Now()
-		if _, err := c.Next(ctx, "lib"); err != nil {
-			b.Fatal(err)
-		}
-		t2 := time.Now()
-		rawTotal += t1.Sub(t0)
-		libTotal += t2.Sub(t1)
-	}
-	b.ReportMetric(float64(rawTotal.Nanoseconds())/float64(b.N), "baseline-ns/call")
-	b.ReportMetric(float64(libTotal.Nanoseconds())/float64(b.N), "dynamoseq-ns/call")
-	b.ReportMetric(float64(libTotal)/float64(rawTotal), "dynamoseq/baseline")
+	interleave(b, 0, func() error {
+		_, err := raw(ctx, "raw")
+		return err
+	}, func() error {
+		_, err := c.Next(ctx, "lib")
+		return err
+	})
 }

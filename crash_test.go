@@ -95,13 +95,7 @@ func TestCrashRestart(t *testing.T) {
 	require.NoError(t, err)
 	l, err := dynamoseq.NewLatest(client, items, opts)
 	require.NoError(t, err)
-	c, err := dynamoseq.NewCounter(client, counters)
-	require.NoError(t, err)
-	b, err := dynamoseq.NewBlock(c, 10)
-	require.NoError(t, err)
-	defer b.Close()
-	m, err := dynamoseq.NewIDMinter(c, dynamoseq.Format{Prefix: "ORD", DateLayout: "060102", Separator: "-", Width: 6}, dynamoseq.Daily)
-	require.NoError(t, err)
+	c, b, m := newCounters(t, client, counters)
 
 	var sLog, lLog, probeLog crashLog
 	numbers := map[string]*crashLog{"counter": {}, "block": {}, "id": {}}

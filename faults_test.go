@@ -150,49 +150,42 @@ func logCounts(t *testing.T, ft *dynamoseqtest.FaultTransport) {
 	t.Logf("transport: %d requests, %d forwarded, %d answers lost, %d stalled, %d refused", c.Requests, c.Forwarded, c.LostAnswers, c.Stalled, c.Refused)
 }
 
-func TestFaultsSortKey(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		name             string
-		goroutines, each int
-	}{
-		{"writers=1", 1, 40}, // the lone PutItem path
-		{"goroutines=16", 16, 8},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			ft := dynamoseqtest.NewFaultTransport(lossy)
-			table := dbtest.SortKeyTable(t, dbtest.Client(t), types.ScalarAttributeTypeN)
-			s, err := dynamoseq.NewSortKey(lossyClient(t, ft), table, fastResolve)
-			require.NoError(t, err)
-			results := appendUnique(t, s.Append, "s", tt.goroutines, tt.each)
-			logCounts(t, ft)
-			require.Positive(t, ft.Counts().LostAnswers, "no answer was lost: the test proves nothing")
-			checkAppends(t, dbtest.Client(t), table, "s", results, false)
-		})
+// newAppender returns the Append of a new SortKey or Latest over table.
+func newAppender(t *testing.T, strategy string, client dynamoseq.Client, table string, optFns ...func(*dynamoseq.Options)) appender {
+	t.Helper()
+	if strategy == "SortKey" {
+		s, err := dynamoseq.NewSortKey(client, table, optFns...)
+		require.NoError(t, err)
+		return s.Append
 	}
+	l, err := dynamoseq.NewLatest(client, table, optFns...)
+	require.NoError(t, err)
+	return l.Append
 }
 
-func TestFaultsLatest(t *testing.T) {
+// TestFaultsAppend: SortKey and Latest under lost and stalled answers, with
+// 1 writer (SortKey's lone PutItem path) and 16 goroutines (batches).
+func TestFaultsAppend(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		name             string
-		goroutines, each int
-	}{
-		{"writers=1", 1, 30},
-		{"goroutines=16", 16, 6},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			ft := dynamoseqtest.NewFaultTransport(lossy)
-			table := dbtest.SortKeyTable(t, dbtest.Client(t), types.ScalarAttributeTypeN)
-			l, err := dynamoseq.NewLatest(lossyClient(t, ft), table, fastResolve)
-			require.NoError(t, err)
-			results := appendUnique(t, l.Append, "d", tt.goroutines, tt.each)
-			logCounts(t, ft)
-			require.Positive(t, ft.Counts().LostAnswers, "no answer was lost: the test proves nothing")
-			checkAppends(t, dbtest.Client(t), table, "d", results, false)
-		})
+	for _, strategy := range []string{"SortKey", "Latest"} {
+		for _, tt := range []struct {
+			name             string
+			goroutines, each int
+		}{
+			{"writers=1", 1, 40},
+			{"goroutines=16", 16, 8},
+		} {
+			t.Run(strategy+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				ft := dynamoseqtest.NewFaultTransport(lossy)
+				table := dbtest.SortKeyTable(t, dbtest.Client(t), types.ScalarAttributeTypeN)
+				appendFn := newAppender(t, strategy, lossyClient(t, ft), table, fastResolve)
+				results := appendUnique(t, appendFn, "s", tt.goroutines, tt.each)
+				logCounts(t, ft)
+				require.Positive(t, ft.Counts().LostAnswers, "no answer was lost: the test proves nothing")
+				checkAppends(t, dbtest.Client(t), table, "s", results, false)
+			})
+		}
 	}
 }
 
@@ -211,16 +204,7 @@ func TestFaultsUnreachable(t *testing.T) {
 			table := dbtest.SortKeyTable(t, dbtest.Client(t), types.ScalarAttributeTypeN)
 			// Resolving outlasts the caller's deadline.
 			resolve := func(o *dynamoseq.Options) { fastResolve(o); o.ResolveTimeout = callDeadline + 500*time.Millisecond }
-			var appendFn appender
-			if strategy == "SortKey" {
-				s, err := dynamoseq.NewSortKey(client, table, resolve)
-				require.NoError(t, err)
-				appendFn = s.Append
-			} else {
-				l, err := dynamoseq.NewLatest(client, table, resolve)
-				require.NoError(t, err)
-				appendFn = l.Append
-			}
+			appendFn := newAppender(t, strategy, client, table, resolve)
 			done := make(chan []appendResult)
 			go func() { done <- appendUnique(t, appendFn, "u", 1, 1) }()
 			for ft.Counts().LostAnswers == 0 {
@@ -253,13 +237,7 @@ func TestFaultsCounters(t *testing.T) {
 	ft := dynamoseqtest.NewFaultTransport(lossy)
 	client := lossyClient(t, ft)
 	table := dbtest.CounterTable(t, dbtest.Client(t))
-	c, err := dynamoseq.NewCounter(client, table)
-	require.NoError(t, err)
-	b, err := dynamoseq.NewBlock(c, 5)
-	require.NoError(t, err)
-	defer b.Close()
-	m, err := dynamoseq.NewIDMinter(c, dynamoseq.Format{Prefix: "ORD", DateLayout: "060102", Separator: "-", Width: 6}, dynamoseq.Daily)
-	require.NoError(t, err)
+	c, b, m := newCounters(t, client, table)
 
 	kinds := map[string]int{}
 	var mu sync.Mutex
@@ -317,4 +295,18 @@ func TestFaultsCounters(t *testing.T) {
 	_, err = c2.Next(context.Background(), "n")
 	require.Error(t, err)
 	require.NotErrorIs(t, err, dynamoseq.ErrUnknownOutcome)
+}
+
+// newCounters returns a Counter over table, a Block of 5 over it (closed
+// when the test ends) and a daily IDMinter over it.
+func newCounters(t *testing.T, client dynamoseq.Client, table string) (*dynamoseq.Counter, *dynamoseq.Block, *dynamoseq.IDMinter) {
+	t.Helper()
+	c, err := dynamoseq.NewCounter(client, table)
+	require.NoError(t, err)
+	b, err := dynamoseq.NewBlock(c, 5)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close() })
+	m, err := dynamoseq.NewIDMinter(c, dynamoseq.Format{Prefix: "ORD", DateLayout: "060102", Separator: "-", Width: 6}, dynamoseq.Daily)
+	require.NoError(t, err)
+	return c, b, m
 }

@@ -160,3 +160,37 @@ func (c *callCounter) TransactWriteItems(ctx context.Context, in *dynamodb.Trans
 	}
 	return out, err
 }
+
+// interleave calls baseline and lib warm times each, to let DynamoDB Local
+// compile both paths, then alternates them b.N times, timing each call, so
+// that both see the same server state, and reports each one's mean time
+// per call and their ratio (dynamoseq/baseline).
+func interleave(b *testing.B, warm int, baseline, lib func() error) {
+	b.Helper()
+	for range warm {
+		if err := baseline(); err != nil {
+			b.Fatal(err)
+		}
+		if err := lib(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	var rawTotal, libTotal time.Duration
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if err := baseline(); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if err := lib(); err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		rawTotal += t1.Sub(t0)
+		libTotal += t2.Sub(t1)
+	}
+	b.ReportMetric(float64(rawTotal.Nanoseconds())/float64(b.N), "baseline-ns/call")
+	b.ReportMetric(float64(libTotal.Nanoseconds())/float64(b.N), "dynamoseq-ns/call")
+	b.ReportMetric(float64(libTotal)/float64(rawTotal), "dynamoseq/baseline")
+}

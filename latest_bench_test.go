@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -167,30 +166,11 @@ func BenchmarkLatestAppendInterleaved(b *testing.B) {
 	attrs := map[string]types.AttributeValue{"title": &types.AttributeValueMemberS{Value: "a page of about forty bytes of text"}}
 	ctx := context.Background()
 	known := int64(-1)
-	for range 600 { // see BenchmarkLatestAppend
-		if _, err := raw.append(ctx, "raw", &known, attrs); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := l.Append(ctx, "lib", attrs); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ResetTimer()
-	var rawTotal, libTotal time.Duration
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		if _, err := raw.append(ctx, "raw", &known, attrs); err != nil {
-			b.Fatal(err)
-		}
-		t1 := time.Now()
-		if _, err := l.Append(ctx, "lib", attrs); err != nil {
-			b.Fatal(err)
-		}
-		t2 := time.Now()
-		rawTotal += t1.Sub(t0)
-		libTotal += t2.Sub(t1)
-	}
-	b.ReportMetric(float64(rawTotal.Nanoseconds())/float64(b.N), "baseline-ns/call")
-	b.ReportMetric(float64(libTotal.Nanoseconds())/float64(b.N), "dynamoseq-ns/call")
-	b.ReportMetric(float64(libTotal)/float64(rawTotal), "dynamoseq/baseline")
+	interleave(b, 600, func() error { // see BenchmarkLatestAppend for the warm-up
+		_, err := raw.append(ctx, "raw", &known, attrs)
+		return err
+	}, func() error {
+		_, err := l.Append(ctx, "lib", attrs)
+		return err
+	})
 }

@@ -187,30 +187,8 @@ func BenchmarkSortKeyAppendInterleaved(b *testing.B) {
 		last++
 		return err
 	}
-	for range 600 { // let the JVM compile both paths; see BenchmarkLatestAppend
-		if err := raw(); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := s.Append(ctx, "lib", item); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ResetTimer()
-	var rawTotal, libTotal time.Duration
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		if err := raw(); err != nil {
-			b.Fatal(err)
-		}
-		t1 := time.Now()
-		if _, err := s.Append(ctx, "lib", item); err != nil {
-			b.Fatal(err)
-		}
-		t2 := time.Now()
-		rawTotal += t1.Sub(t0)
-		libTotal += t2.Sub(t1)
-	}
-	b.ReportMetric(float64(rawTotal.Nanoseconds())/float64(b.N), "baseline-ns/call")
-	b.ReportMetric(float64(libTotal.Nanoseconds())/float64(b.N), "dynamoseq-ns/call")
-	b.ReportMetric(float64(libTotal)/float64(rawTotal), "dynamoseq/baseline")
+	interleave(b, 600, raw, func() error { // see BenchmarkLatestAppend for the warm-up
+		_, err := s.Append(ctx, "lib", item)
+		return err
+	})
 }

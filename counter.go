@@ -17,7 +17,10 @@ import (
 
 // Counter hands out numbers from an atomic counter: one item per sequence,
 // {PartitionKey: KeyPrefix+name, ValueAttribute: N}, where N is the last
-// value handed out. Many sequences share one table.
+// value handed out. Many sequences share one table. With
+// Options.CounterSortKeyValue set, the item also has the sort key
+// {SortKey: CounterSortKeyValue}, so that it can live in a single-table
+// design beside other entities of the same partition.
 //
 // Guarantees: every value is handed out at most once, across all processes
 // sharing the table, and values of one sequence increase in the order the
@@ -40,7 +43,8 @@ type Counter struct {
 }
 
 // NewCounter returns a Counter over table. It reads PartitionKey,
-// ValueAttribute, KeyPrefix, Start, Step and MaxValue from the options.
+// ValueAttribute, KeyPrefix, CounterSortKeyValue (and SortKey with it),
+// Start, Step and MaxValue from the options.
 //
 // It makes no call to DynamoDB. It returns an error wrapping
 // ErrInvalidArgument when client is nil, the table name breaks DynamoDB's
@@ -112,7 +116,7 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
-	pk, err := partitionValue(c.opts.KeyPrefix, name)
+	key, err := c.key(name)
 	if err != nil {
 		return fail(err)
 	}
@@ -142,7 +146,7 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(c.table),
-		Key:                       map[string]types.AttributeValue{o.PartitionKey: &types.AttributeValueMemberS{Value: pk}},
+		Key:                       key,
 		UpdateExpression:          aws.String(update),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
@@ -216,10 +220,32 @@ func (c *Counter) updateError(ctx context.Context, key map[string]types.Attribut
 				}
 			}
 		}
-		return fmt.Errorf("%w: want partition key %q of type S and Number attribute %q: %w",
-			ErrTableMismatch, c.opts.PartitionKey, c.opts.ValueAttribute, err)
+		return fmt.Errorf("%w: want %s and Number attribute %q: %w", ErrTableMismatch, c.keySchema(), c.opts.ValueAttribute, err)
 	}
 	return classify(err)
+}
+
+// key returns the key of the counter item of the sequence name:
+// {PartitionKey: KeyPrefix+name}, and SortKey: CounterSortKeyValue when that
+// option is set. It refuses a name DynamoDB would not accept.
+func (c *Counter) key(name string) (map[string]types.AttributeValue, error) {
+	pk, err := partitionValue(c.opts.KeyPrefix, name)
+	if err != nil {
+		return nil, err
+	}
+	key := map[string]types.AttributeValue{c.opts.PartitionKey: &types.AttributeValueMemberS{Value: pk}}
+	if c.opts.CounterSortKeyValue != "" {
+		key[c.opts.SortKey] = &types.AttributeValueMemberS{Value: c.opts.CounterSortKeyValue}
+	}
+	return key, nil
+}
+
+// keySchema describes the key schema the options call for, for messages.
+func (c *Counter) keySchema() string {
+	if c.opts.CounterSortKeyValue == "" {
+		return fmt.Sprintf("partition key %q of type S and no sort key", c.opts.PartitionKey)
+	}
+	return fmt.Sprintf("partition key %q and sort key %q, both of type S", c.opts.PartitionKey, c.opts.SortKey)
 }
 
 // number reads the value attribute of a returned item.
@@ -250,13 +276,13 @@ func (c *Counter) Current(ctx context.Context, name string) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
-	pk, err := partitionValue(c.opts.KeyPrefix, name)
+	key, err := c.key(name)
 	if err != nil {
 		return fail(err)
 	}
 	out, err := c.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:                aws.String(c.table),
-		Key:                      map[string]types.AttributeValue{c.opts.PartitionKey: &types.AttributeValueMemberS{Value: pk}},
+		Key:                      key,
 		ConsistentRead:           aws.Bool(true),
 		ProjectionExpression:     aws.String("#v"),
 		ExpressionAttributeNames: c.names,
@@ -287,7 +313,7 @@ func (c *Counter) AdvanceTo(ctx context.Context, name string, last int64) (int64
 	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
-	pk, err := partitionValue(c.opts.KeyPrefix, name)
+	key, err := c.key(name)
 	if err != nil {
 		return fail(err)
 	}
@@ -296,7 +322,7 @@ func (c *Counter) AdvanceTo(ctx context.Context, name string, last int64) (int64
 	}
 	_, err = c.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(c.table),
-		Key:                                 map[string]types.AttributeValue{c.opts.PartitionKey: &types.AttributeValueMemberS{Value: pk}},
+		Key:                                 key,
 		UpdateExpression:                    aws.String("SET #v = :last"),
 		ConditionExpression:                 aws.String("attribute_not_exists(#v) OR #v < :last"),
 		ExpressionAttributeNames:            c.names,

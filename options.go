@@ -3,6 +3,7 @@ package dynamoseq
 import (
 	"math"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -24,8 +25,17 @@ type Options struct {
 	PartitionKey string
 
 	// SortKey is the name of the table's sort key attribute. Default "sk".
-	// SortKey and Latest (with a sort key table).
+	// SortKey and Latest (with a sort key table); Counter with
+	// CounterSortKeyValue.
 	SortKey string
+
+	// CounterSortKeyValue puts every counter item at this String value of
+	// the sort key SortKey, {PartitionKey: KeyPrefix+name, SortKey:
+	// CounterSortKeyValue}, for a single-table design whose table has a
+	// String sort key ("COUNTER" beside a user's other items). Default "":
+	// the counter table has a partition key only. At most 1,024 bytes of
+	// UTF-8. Counter, and so Block and IDMinter over it.
+	CounterSortKeyValue string
 
 	// ValueAttribute is the Number attribute that holds a counter's last
 	// value handed out. Default "value". Counter.
@@ -232,6 +242,12 @@ func (o *Options) validate() error {
 		return invalidf("PartitionKey and SortKey are both %q", o.PartitionKey)
 	case o.ValueAttribute == o.PartitionKey:
 		return invalidf("ValueAttribute and PartitionKey are both %q", o.PartitionKey)
+	case len(o.CounterSortKeyValue) > maxSortKeyBytes:
+		return invalidf("CounterSortKeyValue is %d bytes, DynamoDB's limit for a sort key is %d", len(o.CounterSortKeyValue), maxSortKeyBytes)
+	case !utf8.ValidString(o.CounterSortKeyValue):
+		return invalidf("CounterSortKeyValue is not valid UTF-8")
+	case o.CounterSortKeyValue != "" && o.ValueAttribute == o.SortKey:
+		return invalidf("ValueAttribute and SortKey are both %q, and CounterSortKeyValue is set", o.SortKey)
 	case len(o.KeyPrefix) > maxKeyBytes-1:
 		return invalidf("KeyPrefix is %d bytes, the limit is %d", len(o.KeyPrefix), maxKeyBytes-1)
 	case o.Start < 1:

@@ -311,7 +311,7 @@ func TestBlockMergesLeases(t *testing.T) {
 	counting := &faultyClient{Client: client}
 	c, err := dynamoseq.NewCounter(counting, table)
 	require.NoError(t, err)
-	b := newBlock(t, c, 10)
+	b := newBlock(t, c, 10, func(o *dynamoseq.Options) { o.MaxBlockSize = 10 }) // fixed size
 	got := slices.Concat(drawBlock(t, b, "s", 16, 50)...)
 	requireDistinct(t, got)
 	assert.Equal(t, []int64{1, 800}, []int64{got[0], got[len(got)-1]}, "smallest and largest value")
@@ -458,9 +458,10 @@ func TestBlockCloseUnderLoad(t *testing.T) {
 	before := runtime.NumGoroutine()
 
 	slow := &slowClient{Client: client, delay: time.Millisecond}
+	const refillTimeout = 2 * time.Second // bounds the hand-backs at Close too
 	c, err := dynamoseq.NewCounter(slow, table)
 	require.NoError(t, err)
-	b, err := dynamoseq.NewBlock(c, 100)
+	b, err := dynamoseq.NewBlock(c, 100, func(o *dynamoseq.Options) { o.RefillTimeout = refillTimeout })
 	require.NoError(t, err)
 
 	const goroutines = 8
@@ -490,8 +491,12 @@ func TestBlockCloseUnderLoad(t *testing.T) {
 	slow.stall.Store(true) // leases in flight at Close never answer
 	time.Sleep(20 * time.Millisecond)
 	start := time.Now()
-	require.NoError(t, b.Close())
-	assert.Less(t, time.Since(start), time.Second, "Close with a lease in flight")
+	err = b.Close()
+	assert.Less(t, time.Since(start), refillTimeout+time.Second, "Close with a lease in flight and hand-backs that never get an answer")
+	if err != nil { // numbers were left to hand back, and the stalled network never answered
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Contains(t, err.Error(), "Block.Close")
+	}
 	wg.Wait()
 	require.NoError(t, b.Close(), "second Close")
 	assert.Zero(t, blockGoroutines(), "goroutines of the Block right after Close")

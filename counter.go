@@ -40,6 +40,7 @@ type Counter struct {
 	update string               // the update expression; see NewCounter
 	base   types.AttributeValue // Start-Step, the value a new sequence starts from; nil with ADD
 	names  map[string]string    // expression attribute names, shared read-only by every call
+	stats  counterStats
 }
 
 // NewCounter returns a Counter over table. It reads PartitionKey,
@@ -63,7 +64,8 @@ func NewCounter(client Client, table string, optFns ...func(*Options)) (*Counter
 	if err != nil {
 		return fail(err)
 	}
-	c := &Counter{client: client, table: table, opts: o, names: map[string]string{"#v": o.ValueAttribute}}
+	c := &Counter{table: table, opts: o, names: map[string]string{"#v": o.ValueAttribute}}
+	c.client = countingClient{Client: client, n: &c.stats.roundTrips}
 	if base := o.Start - o.Step; base == 0 { // cannot overflow: Start >= 1, Step >= 1
 		// The plain atomic counter: ADD treats a missing attribute as 0.
 		c.update = "ADD #v :n"
@@ -109,7 +111,8 @@ type expiry struct {
 // reserve is NextN for the operation op. With exp not nil, the same
 // UpdateItem also sets the TTL attribute exp.attr to exp.unix, so that
 // DynamoDB deletes the counter item after that instant (IDMinter does this).
-func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *expiry) (int64, error) {
+func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *expiry) (first int64, err error) {
+	defer func() { c.stats.record(n, err) }()
 	fail := func(err error) (int64, error) {
 		return 0, &Error{Op: op, Table: c.table, Sequence: name, Err: err}
 	}
@@ -269,7 +272,8 @@ func (c *Counter) number(item map[string]types.AttributeValue) (int64, error) {
 // value the item was seeded with), with one strongly consistent GetItem. It
 // returns ErrNotFound when the sequence has never been used. The answer is
 // a snapshot: other writers may move the counter at any moment.
-func (c *Counter) Current(ctx context.Context, name string) (int64, error) {
+func (c *Counter) Current(ctx context.Context, name string) (_ int64, err error) {
+	defer func() { c.stats.record(0, err) }()
 	fail := func(err error) (int64, error) {
 		return 0, &Error{Op: "Counter.Current", Table: c.table, Sequence: name, Err: err}
 	}
@@ -306,7 +310,8 @@ func (c *Counter) Current(ctx context.Context, name string) (int64, error) {
 //
 // It issues one UpdateItem with the condition that the stored value is
 // missing or below last. last must be at most MaxValue.
-func (c *Counter) AdvanceTo(ctx context.Context, name string, last int64) (int64, error) {
+func (c *Counter) AdvanceTo(ctx context.Context, name string, last int64) (_ int64, err error) {
+	defer func() { c.stats.record(0, err) }()
 	fail := func(err error) (int64, error) {
 		return 0, &Error{Op: "Counter.AdvanceTo", Table: c.table, Sequence: name, Err: err}
 	}
@@ -342,6 +347,18 @@ func (c *Counter) AdvanceTo(ctx context.Context, name string, last int64) (int64
 		return fail(c.updateError(ctx, nil, err))
 	}
 	return last, nil
+}
+
+// Stats returns the Counter's cumulative figures. It reads a few atomic
+// counters: cheap enough to call at any rate, from any goroutine. Figures
+// read while calls are running may be a moment apart from each other.
+func (c *Counter) Stats() CounterStats {
+	return CounterStats{
+		Calls:      c.stats.calls.Load(),
+		Numbers:    c.stats.numbers.Load(),
+		RoundTrips: c.stats.roundTrips.Load(),
+		Errors:     c.stats.errors.stats(),
+	}
 }
 
 // typeName names the DynamoDB type of an attribute value for messages.

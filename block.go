@@ -142,19 +142,19 @@ type blockRefill struct {
 // Step and MaxValue are the Counter's.
 //
 // The range size of each name follows one of three rules:
-//   - Growing, when MinBlockSize and MaxBlockSize are both left at zero:
-//     ranges of size, until a caller has to wait because a range ran out
-//     before the next arrived. The range after that is sized to last, at
-//     the rate the one that ran out was used, at least two round trips of
-//     the lease it waited for (over the part after RefillThreshold), and is
-//     leased as soon as the awaited range arrives. Sizes never shrink, and
-//     are at most 64 times size.
-//   - Fixed, when MaxBlockSize is size and MinBlockSize zero or size.
-//   - Following the rate, when MinBlockSize or MaxBlockSize is set and they
-//     differ: each lease is sized so that it lasts about BlockLifetime at
-//     the rate the previous range was used, within the bounds. A name used
-//     in bursts gets large ranges, an idle name small ones, so that it
-//     wastes few numbers when its process stops.
+//   - Growing, by default: ranges of size, until a caller has to wait
+//     because a range ran out before the next arrived. The range after that
+//     is sized to last, at the rate the one that ran out was used, at least
+//     two round trips of the lease it waited for (over the part after
+//     RefillThreshold), and is leased as soon as the awaited range arrives.
+//     Sizes never shrink, and stay at most MaxBlockSize (default 64 times
+//     size).
+//   - Fixed, when MaxBlockSize is size (and MinBlockSize zero or size).
+//   - Following the rate, when MinBlockSize is below size: each lease is
+//     sized so that it lasts about BlockLifetime at the rate the previous
+//     range was used, between MinBlockSize and MaxBlockSize. A name used in
+//     bursts gets large ranges, an idle name small ones, so that it wastes
+//     few numbers when its process stops.
 //
 // Near MaxValue, a grown range that no longer fits is asked for again at
 // size, with one more UpdateItem.
@@ -181,14 +181,9 @@ func NewBlock(c *Counter, size int64, optFns ...func(*Options)) (*Block, error) 
 	if err != nil {
 		return fail(err)
 	}
-	b := &Block{counter: c, size: size, opts: o, minSize: size, maxSize: size, refills: map[*blockRefill]func(){}}
-	if o.MinBlockSize == 0 && o.MaxBlockSize == 0 {
-		b.grow = true
-		b.maxSize = size * maxBlockGrowth
-		if b.maxSize/maxBlockGrowth != size {
-			b.maxSize = math.MaxInt64
-		}
-		return b, nil
+	b := &Block{counter: c, size: size, opts: o, minSize: size, maxSize: size * maxBlockGrowth, refills: map[*blockRefill]func(){}}
+	if b.maxSize/maxBlockGrowth != size {
+		b.maxSize = math.MaxInt64
 	}
 	if o.MinBlockSize != 0 {
 		b.minSize = o.MinBlockSize
@@ -202,12 +197,13 @@ func NewBlock(c *Counter, size int64, optFns ...func(*Options)) (*Block, error) 
 	if b.maxSize < size {
 		return fail(invalidf("MaxBlockSize is %d, want at least size %d", b.maxSize, size))
 	}
-	b.lifetime = b.minSize != b.maxSize
+	b.lifetime = b.minSize < size
+	b.grow = !b.lifetime && b.maxSize > size
 	return b, nil
 }
 
-// maxBlockGrowth bounds a growing Block's range sizes: below this many times
-// the size given to NewBlock.
+// maxBlockGrowth is the default MaxBlockSize, in times the size given to
+// NewBlock.
 const maxBlockGrowth = 64
 
 // Next returns the next number of the sequence name from the range in

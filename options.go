@@ -100,17 +100,25 @@ type Options struct {
 	// leaves fewer numbers unused when the process stops. NewBlock.
 	RefillThreshold float64
 
-	// MinBlockSize and MaxBlockSize bound the range size of a Block that
-	// adapts to the rate of consumption. Defaults: the size given to
-	// NewBlock, so that a Block whose bounds are both left at zero leases
-	// ranges of a fixed size. 1 <= MinBlockSize <= size <= MaxBlockSize.
-	// NewBlock.
-	MinBlockSize int64
+	// MaxBlockSize bounds the range size of a Block. Default 64 times the
+	// size given to NewBlock. Ranges start at size and grow after a caller
+	// had to wait for a lease (a range ran out before the next arrived), so
+	// that a steady stream stops waiting; the larger they are, the more
+	// numbers a process that stops without Close loses. MaxBlockSize equal
+	// to size makes the size fixed. NewBlock.
 	MaxBlockSize int64
 
-	// BlockLifetime is how long an adaptive Block's range should last: each
-	// lease is sized to last about this long at the rate the previous range
-	// was used. Default 10s. NewBlock, with MinBlockSize or MaxBlockSize.
+	// MinBlockSize, when below the size given to NewBlock, makes a Block's
+	// range sizes follow the rate of consumption instead of growing: each
+	// range is sized to last about BlockLifetime, between MinBlockSize and
+	// MaxBlockSize, so that an idle name leases small ranges. Default: the
+	// size. 1 <= MinBlockSize <= size <= MaxBlockSize. NewBlock.
+	MinBlockSize int64
+
+	// BlockLifetime is how long a range should last when a Block's sizes
+	// follow the rate: each lease is sized to last about this long at the
+	// rate the previous range was used. Default 10s. NewBlock, with
+	// MinBlockSize.
 	BlockLifetime time.Duration
 
 	// RefillTimeout bounds one lease of a Block (one Counter.NextN, with

@@ -104,12 +104,13 @@ type blockSeq struct {
 	name string
 	cur  atomic.Pointer[blockRange] // the range numbers are taken from; nil before the first lease
 
-	mu     sync.Mutex   // protects the fields below
-	next   *blockRange  // a leased range waiting for cur to run out, or nil
-	refill *blockRefill // the lease in flight, or nil
-	size   int64        // the size of the next lease
-	rate   float64      // numbers a second of a range that ran out before the next arrived; 0: none did
-	handed int64        // numbers handed out of the ranges before cur
+	mu      sync.Mutex    // protects the fields below
+	next    *blockRange   // a leased range waiting for cur to run out, or nil
+	refill  *blockRefill  // the lease in flight, or nil
+	size    int64         // the size of the next lease
+	rate    float64       // numbers a second of a range that ran out before the next arrived; 0: none did
+	latency time.Duration // how long the last lease took
+	handed  int64         // numbers handed out of the ranges before cur
 }
 
 // blockRange is a leased range: first, first+step, ..., first+(n-1)*step.
@@ -333,8 +334,16 @@ func (b *Block) prefetch(s *blockSeq, r *blockRange, i int64) {
 	if s.next != nil || s.refill != nil || s.cur.Load() != r {
 		return
 	}
-	if b.lifetime {
+	switch {
+	case b.lifetime:
 		s.size = b.nextSize(r, i+1)
+	case b.grow && i > 0: // i == 0: leased at once after a wait, sized by lease
+		// At the rate r is used, will its rest run out before a lease
+		// as slow as the last returns? Then a caller would wait: grow now.
+		rate := float64(i+1) / b.now().Sub(r.started).Seconds()
+		if float64(r.n-i-1)/rate < s.latency.Seconds() {
+			s.size = b.grownSize(s.size, rate, s.latency)
+		}
 	}
 	b.startLocked(s)
 }
@@ -404,6 +413,7 @@ func (b *Block) lease(ctx context.Context, s *blockSeq, f *blockRefill, size int
 
 	s.mu.Lock()
 	s.refill = nil
+	s.latency = took
 	if err != nil {
 		f.err = b.leaseError(size, err)
 		if cur := s.cur.Load(); cur != nil {

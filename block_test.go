@@ -251,7 +251,7 @@ func TestBlockRefillFailure(t *testing.T) {
 	faulty := &faultyClient{Client: client}
 	c, err := dynamoseq.NewCounter(faulty, table)
 	require.NoError(t, err)
-	b := newBlock(t, c, 10)
+	b := newBlock(t, c, 10, func(o *dynamoseq.Options) { o.MaxBlockSize = 10 }) // fixed size
 	ctx := context.Background()
 
 	var got []int64
@@ -632,7 +632,7 @@ func TestBlockCloseHandsBack(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			c, _, _ := newCounter(t, func(o *dynamoseq.Options) { o.Start, o.Step = tt.start, tt.step })
-			b, err := dynamoseq.NewBlock(c, 100)
+			b, err := dynamoseq.NewBlock(c, 100, func(o *dynamoseq.Options) { o.MaxBlockSize = 100 }) // fixed size
 			require.NoError(t, err)
 			for range tt.draw {
 				_, err := b.Next(ctx, "orders")

@@ -468,12 +468,7 @@ func (s *SortKey) queryLast(ctx context.Context, pk string) (int64, error) {
 		ConsistentRead:       aws.Bool(true),
 	})
 	if err != nil {
-		var api smithy.APIError
-		if errors.As(err, &api) && api.ErrorCode() == "ValidationException" {
-			return 0, fmt.Errorf("%w: want partition key %q of type S and sort key %q of type %s: %w",
-				ErrTableMismatch, s.opts.PartitionKey, s.opts.SortKey, s.opts.SortKeyType, err)
-		}
-		return 0, classify(err)
+		return 0, s.readError(err)
 	}
 	if len(out.Items) == 0 {
 		return 0, ErrNotFound

@@ -9,18 +9,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 	"github.com/dynamoseq/dynamoseq/examples/tickets"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
 )
 
-func TestMain(m *testing.M) { dbtest.Main(m) }
+func TestMain(m *testing.M) { dynamoseqtest.Main(m) }
 
 func newRepository(t *testing.T) *tickets.Repository {
 	t.Helper()
-	client := dbtest.Client(t)
-	table := dbtest.TableName(t)
-	dbtest.CreateTableInput(t, client, tickets.Table(table))
-	r, err := tickets.NewRepository(client, table)
+	srv := dynamoseqtest.Start(t)
+	table := srv.NewTable(t, tickets.Table("tickets"))
+	r, err := tickets.NewRepository(srv.Client(), table)
 	require.NoError(t, err)
 	return r
 }

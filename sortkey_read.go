@@ -124,19 +124,7 @@ func (s *SortKey) Items(ctx context.Context, name string, cursor int64, limit in
 	if lo > hi {
 		return nil, 0, nil
 	}
-	out, err := s.client.Query(ctx, &dynamodb.QueryInput{
-		TableName:                aws.String(s.table),
-		KeyConditionExpression:   aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
-		ExpressionAttributeNames: s.qNames,
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": &types.AttributeValueMemberS{Value: pk},
-			":lo": s.key(lo),
-			":hi": s.key(hi),
-		},
-		ScanIndexForward: aws.Bool(order == OldestFirst),
-		ConsistentRead:   aws.Bool(true),
-		Limit:            aws.Int32(int32(limit)),
-	})
+	out, err := s.client.Query(ctx, s.rangeQuery(pk, s.key(lo), s.key(hi), order, int32(limit)))
 	if err != nil {
 		return fail(s.readError(err))
 	}
@@ -156,6 +144,24 @@ func (s *SortKey) Items(ctx context.Context, name string, cursor int64, limit in
 		next = 0
 	}
 	return page, next, nil
+}
+
+// rangeQuery is a strongly consistent Query of the items of pk whose sort
+// keys lie from lo to hi, in order, at most limit of them.
+func (s *SortKey) rangeQuery(pk string, lo, hi types.AttributeValue, order Order, limit int32) *dynamodb.QueryInput {
+	return &dynamodb.QueryInput{
+		TableName:                aws.String(s.table),
+		KeyConditionExpression:   aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
+		ExpressionAttributeNames: s.qNames,
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: pk},
+			":lo": lo,
+			":hi": hi,
+		},
+		ScanIndexForward: aws.Bool(order == OldestFirst),
+		ConsistentRead:   aws.Bool(true),
+		Limit:            aws.Int32(limit),
+	}
 }
 
 // owned are the attributes a SortKey writes itself on every item, which

@@ -96,9 +96,9 @@ func tableInput(name, pk, sk string, skType types.ScalarAttributeType) *dynamodb
 // Errors are *Error naming the table; ErrInvalidArgument for a nil client
 // or an input without a valid table name or key schema.
 //
-// A table that exists and is ready costs two calls (DescribeTable, and
-// DescribeTimeToLive with a ttlAttribute); these are control-plane calls,
-// which DynamoDB limits to a few per second per account.
+// A table that exists and is ready costs one DescribeTable, plus one
+// DescribeTimeToLive with a ttlAttribute, and is not changed. EnsureTable
+// is safe for concurrent use, also by several processes on one table.
 func EnsureTable(ctx context.Context, client TableClient, in *dynamodb.CreateTableInput, ttlAttribute string) error {
 	var table string
 	if in != nil {

@@ -234,21 +234,9 @@ func keyRole(role types.KeyType) string {
 // enableTTL enables Time to Live on attribute unless it already is, and
 // refuses a table whose TTL is on another attribute.
 func enableTTL(ctx context.Context, client TableClient, table, attribute string) error {
-	out, err := client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
-	if err != nil {
-		return fmt.Errorf("DescribeTimeToLive: %w", classify(err))
-	}
-	if d := out.TimeToLiveDescription; d != nil {
-		current := aws.ToString(d.AttributeName)
-		switch d.TimeToLiveStatus {
-		case types.TimeToLiveStatusEnabled, types.TimeToLiveStatusEnabling:
-			if current == attribute {
-				return nil
-			}
-			return fmt.Errorf("%w: Time to Live is enabled on attribute %q, want %q", ErrTableMismatch, current, attribute)
-		case types.TimeToLiveStatusDisabling:
-			return fmt.Errorf("the Time to Live on attribute %q is being disabled; DynamoDB lets it be enabled again once that is done (up to an hour)", current)
-		}
+	enabled, err := ttlEnabled(ctx, client, table, attribute)
+	if err != nil || enabled {
+		return err
 	}
 	_, err = client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 		TableName: aws.String(table),
@@ -258,7 +246,36 @@ func enableTTL(ctx context.Context, client TableClient, table, attribute string)
 		},
 	})
 	if err != nil {
+		// DynamoDB refuses to enable it twice: another process may have
+		// enabled it since the first look.
+		if enabled, rerr := ttlEnabled(ctx, client, table, attribute); rerr == nil && enabled {
+			return nil
+		}
 		return fmt.Errorf("UpdateTimeToLive: %w", classify(err))
 	}
 	return nil
+}
+
+// ttlEnabled reports whether Time to Live is enabled (or being enabled) on
+// attribute, and returns ErrTableMismatch when it is on another one.
+func ttlEnabled(ctx context.Context, client TableClient, table, attribute string) (bool, error) {
+	out, err := client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
+	if err != nil {
+		return false, fmt.Errorf("DescribeTimeToLive: %w", classify(err))
+	}
+	d := out.TimeToLiveDescription
+	if d == nil {
+		return false, nil
+	}
+	current := aws.ToString(d.AttributeName)
+	switch d.TimeToLiveStatus {
+	case types.TimeToLiveStatusEnabled, types.TimeToLiveStatusEnabling:
+		if current != attribute {
+			return false, fmt.Errorf("%w: Time to Live is enabled on attribute %q, want %q", ErrTableMismatch, current, attribute)
+		}
+		return true, nil
+	case types.TimeToLiveStatusDisabling:
+		return false, fmt.Errorf("the Time to Live on attribute %q is being disabled; DynamoDB lets it be enabled again once that is done (up to an hour)", current)
+	}
+	return false, nil
 }

@@ -195,3 +195,17 @@ func TestEnsureTableBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestEnsureTableConcurrent: processes starting at once on a new table all
+// find it ready, with TTL enabled once.
+func TestEnsureTableConcurrent(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	table := dbtest.TableName(t)
+	t.Cleanup(func() {
+		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	})
+	fanOut(t, 4, 1, func(int, int) (struct{}, error) {
+		return struct{}{}, dynamoseq.EnsureTable(context.Background(), client, dynamoseq.SortKeyTable(table), "ttl")
+	})
+}

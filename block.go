@@ -57,10 +57,11 @@ import (
 //     leased: Next returns ErrExhausted although a few numbers remain.
 //
 // Cost: one UpdateItem round trip and one write unit per range, whatever
-// its size; nothing per number; one more per name at Close. Next from memory takes a few tens of
-// nanoseconds and allocates nothing. Memory: a few hundred bytes per name
-// ever used, kept until the Block is garbage (a Block suits a bounded set of
-// names, not one per user).
+// its size; nothing per number; one more per name at Close. Next from
+// memory takes a few tens of nanoseconds and allocates nothing. Memory: a
+// few hundred bytes per name ever used, kept until the Block is garbage (a
+// Block suits a bounded set of names, not one per user). Stats reports
+// what it did.
 //
 // A Block is safe for concurrent use by any number of goroutines. It starts
 // one goroutine per lease in flight; Close stops them and waits for them.

@@ -156,6 +156,28 @@ type Options struct {
 	// item is what serialises writers. Items passed to Append must not set
 	// it. Default "version". Latest.
 	VersionAttribute string
+
+	// Global tables (see docs/global-tables.md).
+
+	// GlobalTable is the kind of table: GlobalTableNone (the default, the
+	// zero value) for a table in one Region, GlobalTableMREC or
+	// GlobalTableMRSC for a global table. With GlobalTableMREC a Counter
+	// (and a Block or IDMinter over it) slices its numbers by Region, and
+	// NewSortKey and NewLatest refuse it. All constructors.
+	GlobalTable GlobalTableMode
+
+	// Region is the Region of the replica this process writes to, such as
+	// "eu-west-1". Required with GlobalTableMREC, which alone reads it, and
+	// must be one of Regions.
+	Region string
+
+	// Regions is the ordered list of the global table's Regions, which
+	// every process writing the table must be given identically: the
+	// position of Region in it decides which numbers this process hands
+	// out. No duplicates, no empty names. Required with GlobalTableMREC,
+	// which alone reads it. List a Region you may add later now, and
+	// adding it needs no migration (see docs/global-tables.md).
+	Regions []string
 }
 
 // defaultOptions are the values a zero field stands for.
@@ -259,5 +281,5 @@ func (o *Options) validate() error {
 	case o.TTLAttribute != "" && (o.TTLAttribute == o.PartitionKey || o.TTLAttribute == o.ValueAttribute):
 		return invalidf("TTLAttribute %q is also the partition key or the value attribute", o.TTLAttribute)
 	}
-	return nil
+	return o.validateGlobal()
 }

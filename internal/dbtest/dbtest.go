@@ -37,13 +37,42 @@ var server struct {
 	srv      *ddblocal.Server
 }
 
-// Main runs the tests of a package and stops the server it started, if any.
+// second is a second server, for the tests of global tables, which need one
+// DynamoDB Local per Region.
+var second struct {
+	once     sync.Once
+	endpoint string
+	err      error
+	srv      *ddblocal.Server
+}
+
+// Main runs the tests of a package and stops the servers it started, if any.
 func Main(m *testing.M) {
 	code := m.Run()
-	if server.srv != nil {
-		server.srv.Stop()
+	for _, srv := range []*ddblocal.Server{server.srv, second.srv} {
+		if srv != nil {
+			srv.Stop()
+		}
 	}
 	os.Exit(code)
+}
+
+// SecondEndpoint returns the endpoint of a second DynamoDB Local, started on
+// first use and shared by the tests of the binary, like Endpoint's. Tests
+// of global tables use Endpoint and SecondEndpoint as two Regions. It fails
+// the test when the server cannot be started.
+func SecondEndpoint(tb testing.TB) string {
+	tb.Helper()
+	second.once.Do(func() {
+		second.srv, second.err = ddblocal.Start(context.Background())
+		if second.err == nil {
+			second.endpoint = second.srv.Endpoint
+		}
+	})
+	if second.err != nil {
+		tb.Fatalf("this test needs a second DynamoDB Local and could not start it: %v", second.err)
+	}
+	return second.endpoint
 }
 
 // Endpoint returns the DynamoDB Local endpoint, starting the server on first

@@ -63,16 +63,18 @@ func Main(m *testing.M) {
 // the test when the server cannot be started.
 func SecondEndpoint(tb testing.TB) string {
 	tb.Helper()
-	second.once.Do(func() {
-		second.srv, second.err = ddblocal.Start(context.Background())
-		if second.err == nil {
-			second.endpoint = second.srv.Endpoint
-		}
-	})
+	second.once.Do(startSecond)
 	if second.err != nil {
 		tb.Fatalf("this test needs a second DynamoDB Local and could not start it: %v", second.err)
 	}
 	return second.endpoint
+}
+
+func startSecond() {
+	second.srv, second.err = ddblocal.Start(context.Background())
+	if second.err == nil {
+		second.endpoint = second.srv.Endpoint
+	}
 }
 
 // Endpoint returns the DynamoDB Local endpoint, starting the server on first

@@ -33,6 +33,7 @@ type MREC struct {
 // replicator met no error and deletes the tables.
 func MRECTable(tb testing.TB, delay time.Duration) *MREC {
 	tb.Helper()
+	go second.once.Do(startSecond) // both servers start at once; SecondEndpoint waits
 	g := &MREC{Table: TableName(tb), Endpoints: [2]string{Endpoint(tb), SecondEndpoint(tb)}}
 	regions := make([]replicator.Region, 2)
 	for i, e := range g.Endpoints {

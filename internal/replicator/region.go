@@ -37,6 +37,7 @@ const relistEvery = 50
 type shard struct {
 	parent string
 	iter   *string
+	last   string // sequence number of the last record read; "" before the first
 	closed bool
 }
 
@@ -72,18 +73,9 @@ func (g *region) read(ctx context.Context) ([]streamRecord, error) {
 		if sh.closed || !g.parentDone(sh) {
 			continue
 		}
-		if sh.iter == nil {
-			out, err := g.streams.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{
-				StreamArn: aws.String(g.arn), ShardId: aws.String(id), ShardIteratorType: stypes.ShardIteratorTypeTrimHorizon,
-			})
-			if err != nil {
-				return nil, fmt.Errorf("replicator: Region %s: GetShardIterator: %w", g.name, err)
-			}
-			sh.iter = out.ShardIterator
-		}
-		out, err := g.streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: sh.iter})
+		out, err := g.getRecords(ctx, id, sh)
 		if err != nil {
-			return nil, fmt.Errorf("replicator: Region %s: GetRecords: %w", g.name, err)
+			return nil, err
 		}
 		for _, rec := range out.Records {
 			r, err := convertRecord(rec)
@@ -91,12 +83,45 @@ func (g *region) read(ctx context.Context) ([]streamRecord, error) {
 				return nil, fmt.Errorf("replicator: Region %s: %w", g.name, err)
 			}
 			recs = append(recs, r)
+			sh.last = aws.ToString(rec.Dynamodb.SequenceNumber)
 		}
 		sh.iter = out.NextShardIterator
 		sh.closed = sh.iter == nil
 		g.relist = g.relist || sh.closed
 	}
 	return recs, nil
+}
+
+// getRecords reads the next records of a shard. DynamoDB Local answers
+// TrimmedDataAccessException for an iterator taken while the shard was
+// empty once records arrive (aws/aws-sdk-java#2923); then a new iterator is
+// taken after the last record read, or at the start when none was.
+func (g *region) getRecords(ctx context.Context, id string, sh *shard) (*dynamodbstreams.GetRecordsOutput, error) {
+	for attempt := 0; ; attempt++ {
+		if sh.iter == nil {
+			in := &dynamodbstreams.GetShardIteratorInput{
+				StreamArn: aws.String(g.arn), ShardId: aws.String(id), ShardIteratorType: stypes.ShardIteratorTypeTrimHorizon,
+			}
+			if sh.last != "" {
+				in.ShardIteratorType, in.SequenceNumber = stypes.ShardIteratorTypeAfterSequenceNumber, aws.String(sh.last)
+			}
+			out, err := g.streams.GetShardIterator(ctx, in)
+			if err != nil {
+				return nil, fmt.Errorf("replicator: Region %s: GetShardIterator: %w", g.name, err)
+			}
+			sh.iter = out.ShardIterator
+		}
+		out, err := g.streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: sh.iter})
+		var trimmed *stypes.TrimmedDataAccessException
+		if errors.As(err, &trimmed) && attempt == 0 {
+			sh.iter = nil
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("replicator: Region %s: GetRecords: %w", g.name, err)
+		}
+		return out, nil
+	}
 }
 
 func (g *region) parentDone(sh *shard) bool {

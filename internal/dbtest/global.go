@@ -33,8 +33,7 @@ type MREC struct {
 // replicator met no error and deletes the tables.
 func MRECTable(tb testing.TB, delay time.Duration) *MREC {
 	tb.Helper()
-	go second.once.Do(startSecond) // both servers start at once; SecondEndpoint waits
-	g := &MREC{Table: TableName(tb), Endpoints: [2]string{Endpoint(tb), SecondEndpoint(tb)}}
+	g := &MREC{Table: TableName(tb), Endpoints: TwoEndpoints(tb)}
 	regions := make([]replicator.Region, 2)
 	for i, e := range g.Endpoints {
 		g.Clients[i] = ddblocal.NewClient(e)
@@ -60,6 +59,14 @@ func MRECTable(tb testing.TB, delay time.Duration) *MREC {
 		}
 	})
 	return g
+}
+
+// TwoEndpoints returns Endpoint and SecondEndpoint, starting the servers
+// at once when neither runs yet.
+func TwoEndpoints(tb testing.TB) [2]string {
+	tb.Helper()
+	go second.once.Do(startSecond) // ends when the server is up; SecondEndpoint waits for it
+	return [2]string{Endpoint(tb), SecondEndpoint(tb)}
 }
 
 // Settle waits until the replicator has applied every change made so far.

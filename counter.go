@@ -179,7 +179,7 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 		// exhausted sequence from a value of the wrong type without a read.
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
-	out, err := c.client.UpdateItem(ctx, in)
+	out, err := c.updateItem(ctx, in)
 	if err != nil {
 		return fail(c.updateError(ctx, in.Key, err))
 	}
@@ -369,7 +369,7 @@ func (c *Counter) AdvanceTo(ctx context.Context, name string, last int64) (int64
 	if last > c.opts.MaxValue {
 		return fail(invalidf("last is %d, above MaxValue %d", last, c.opts.MaxValue))
 	}
-	_, err = c.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	_, err = c.updateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(c.table),
 		Key:                                 map[string]types.AttributeValue{c.opts.PartitionKey: &types.AttributeValueMemberS{Value: pk}},
 		UpdateExpression:                    aws.String("SET #v = :last"),

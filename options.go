@@ -57,14 +57,17 @@ type Options struct {
 	// tries per write in tests against DynamoDB Local. A caller that gives
 	// up has waited about 1.8s of backoff on average, 3.7s at most, with
 	// the default delays. Latest also bounds by it the resends of a
-	// transaction whose outcome is unknown. SortKey, Latest.
+	// transaction whose outcome is unknown. A Counter bounds by it the
+	// resends of a write refused with ReplicatedWriteConflictException on
+	// a multi-Region strongly consistent table. SortKey, Latest, Counter.
 	MaxAttempts int
 
 	// BaseDelay and MaxDelay bound the exponential backoff, with full
 	// jitter, between attempts after a lost race. Defaults 2ms and 200ms.
 	// MaxDelay (or two round trips, if longer) also caps the pause that a
 	// writer which lost a race lately makes before each back-to-back write,
-	// so that processes writing one name take turns. SortKey, Latest.
+	// so that processes writing one name take turns. SortKey, Latest, and
+	// Counter after a ReplicatedWriteConflictException.
 	BaseDelay time.Duration
 	MaxDelay  time.Duration
 

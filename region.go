@@ -1,8 +1,15 @@
 package dynamoseq
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math/bits"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq/internal/backoff"
 )
 
 // GlobalTableMode is the kind of table a constructor is given: one Region,
@@ -163,4 +170,27 @@ func refuseGlobal(o *Options, what string) error {
 			"which multi-Region strongly consistent tables refuse", what)
 	}
 	return nil
+}
+
+// updateItem issues the counter's UpdateItem. On an MRSC table a write to
+// the same item from another Region at the same moment makes DynamoDB
+// refuse it with ReplicatedWriteConflictException, having written nothing;
+// updateItem sends it again after a backoff (BaseDelay, MaxDelay), at most
+// MaxAttempts times in all, and then returns ErrContention. The SDK's
+// retryer does not retry that exception.
+func (c *Counter) updateItem(ctx context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+	policy := backoff.Policy{Base: c.opts.BaseDelay, Max: c.opts.MaxDelay}
+	for attempt := 1; ; attempt++ {
+		out, err := c.client.UpdateItem(ctx, in)
+		var conflict *types.ReplicatedWriteConflictException
+		if !errors.As(err, &conflict) {
+			return out, err
+		}
+		if attempt >= c.opts.MaxAttempts {
+			return nil, fmt.Errorf("%w: %d writes refused by ReplicatedWriteConflictException: %w", ErrContention, attempt, err)
+		}
+		if err := policy.Wait(ctx, attempt); err != nil {
+			return nil, err
+		}
+	}
 }

@@ -86,13 +86,33 @@ func flatten[T any](got [][][]T) []T {
 	return all
 }
 
-// TestMRECPlainCounterHandsOutDuplicates is the hazard: a Counter that
+// TestMREC runs the tests of the simulated MREC table, which share two
+// DynamoDB Local servers, one per Region.
+func TestMREC(t *testing.T) {
+	t.Parallel()
+	endpoints := dbtest.RegionServers(t, 2)
+	for _, tt := range []struct {
+		name string
+		test func(*testing.T, []string)
+	}{
+		{"PlainCounterHandsOutDuplicates", testMRECPlainCounterHandsOutDuplicates},
+		{"SlicedCounter", testMRECSlicedCounter},
+		{"SlicedBlock", testMRECSlicedBlock},
+		{"SlicedIDMinter", testMRECSlicedIDMinter},
+		{"SlicedProcesses", testMRECSlicedProcesses},
+		{"AddRegion", testMRECAddRegion},
+	} {
+		t.Run(tt.name, func(t *testing.T) { tt.test(t, endpoints) })
+	}
+}
+
+// testMRECPlainCounterHandsOutDuplicates is the hazard: a Counter that
 // knows nothing of Regions, used in both Regions of an MREC table, hands
 // out the same numbers in both, and replication (last writer wins) loses
 // the evidence.
-func TestMRECPlainCounterHandsOutDuplicates(t *testing.T) {
+func testMRECPlainCounterHandsOutDuplicates(t *testing.T, endpoints []string) {
 	t.Parallel()
-	g := dbtest.MRECTable(t, replicationDelay)
+	g := dbtest.MRECTable(t, endpoints, replicationDelay)
 	var counters [2]*dynamoseq.Counter
 	for r := range counters {
 		c, err := dynamoseq.NewCounter(g.Clients[r], g.Table)
@@ -115,12 +135,12 @@ func TestMRECPlainCounterHandsOutDuplicates(t *testing.T) {
 	assert.Less(t, c0, int64(len(all)), "the counter should have lost increments (last writer wins)")
 }
 
-// TestMRECSlicedCounter mints with Next and NextN in both Regions at once,
+// testMRECSlicedCounter mints with Next and NextN in both Regions at once,
 // before and after replication settles: no number twice, each Region in its
 // slice, and Current agrees in both Regions once replication settles.
-func TestMRECSlicedCounter(t *testing.T) {
+func testMRECSlicedCounter(t *testing.T, endpoints []string) {
 	t.Parallel()
-	g := dbtest.MRECTable(t, replicationDelay)
+	g := dbtest.MRECTable(t, endpoints, replicationDelay)
 	var counters [2]*dynamoseq.Counter
 	for r := range counters {
 		c, err := dynamoseq.NewCounter(g.Clients[r], g.Table, inRegion(dbtest.MRECRegions, r))
@@ -158,11 +178,11 @@ func TestMRECSlicedCounter(t *testing.T) {
 	assert.Equal(t, c0, c1, "Current in Region 1")
 }
 
-// TestMRECSlicedBlock leases blocks in both Regions at once: no number
+// testMRECSlicedBlock leases blocks in both Regions at once: no number
 // twice, before or after replication settles.
-func TestMRECSlicedBlock(t *testing.T) {
+func testMRECSlicedBlock(t *testing.T, endpoints []string) {
 	t.Parallel()
-	g := dbtest.MRECTable(t, replicationDelay)
+	g := dbtest.MRECTable(t, endpoints, replicationDelay)
 	var blocks [2]*dynamoseq.Block
 	for r := range blocks {
 		c, err := dynamoseq.NewCounter(g.Clients[r], g.Table, inRegion(dbtest.MRECRegions, r))
@@ -190,11 +210,11 @@ func TestMRECSlicedBlock(t *testing.T) {
 	require.Empty(t, repeated(all), "numbers handed out twice")
 }
 
-// TestMRECSlicedIDMinter mints readable IDs in both Regions at once: no ID
+// testMRECSlicedIDMinter mints readable IDs in both Regions at once: no ID
 // twice.
-func TestMRECSlicedIDMinter(t *testing.T) {
+func testMRECSlicedIDMinter(t *testing.T, endpoints []string) {
 	t.Parallel()
-	g := dbtest.MRECTable(t, replicationDelay)
+	g := dbtest.MRECTable(t, endpoints, replicationDelay)
 	now := func() time.Time { return time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC) }
 	var minters [2]*dynamoseq.IDMinter
 	for r := range minters {
@@ -244,12 +264,12 @@ func init() {
 	}
 }
 
-// TestMRECSlicedProcesses mints with a Counter, a Block and an IDMinter
+// testMRECSlicedProcesses mints with a Counter, a Block and an IDMinter
 // from two OS processes per Region, all at once, twice with replication
 // settling in between: no number and no ID twice.
-func TestMRECSlicedProcesses(t *testing.T) {
+func testMRECSlicedProcesses(t *testing.T, endpoints []string) {
 	t.Parallel()
-	g := dbtest.MRECTable(t, replicationDelay)
+	g := dbtest.MRECTable(t, endpoints, replicationDelay)
 	var envs [][]string
 	for r := range 2 {
 		for range 2 {
@@ -269,14 +289,14 @@ func TestMRECSlicedProcesses(t *testing.T) {
 	}
 }
 
-// TestMRECAddRegion follows the procedure of docs/global-tables.md for
+// testMRECAddRegion follows the procedure of docs/global-tables.md for
 // adding a Region to the list: stop minting, let replication settle, read
 // Current, then with the new list advance every Region's counter to it.
 // The third Region's counter lives in the first server, as its replica
 // would after replication.
-func TestMRECAddRegion(t *testing.T) {
+func testMRECAddRegion(t *testing.T, endpoints []string) {
 	t.Parallel()
-	g := dbtest.MRECTable(t, replicationDelay)
+	g := dbtest.MRECTable(t, endpoints, replicationDelay)
 	ctx := context.Background()
 	old := dbtest.MRECRegions
 	var before []int64

@@ -18,7 +18,7 @@ func TestMain(m *testing.M) { dbtest.Main(m) }
 // TestGlobal runs the example against the two test servers: the
 // Region-sliced Counter repeats nothing, the plain one does.
 func TestGlobal(t *testing.T) {
-	e := dbtest.TwoEndpoints(t)
+	e := dbtest.RegionServers(t, 2)
 	endpoints := e[0] + "," + e[1]
 	args := []string{"-endpoints", endpoints, "-table", dbtest.TableName(t), "-goroutines", "3", "-orders", "30"}
 	var out bytes.Buffer

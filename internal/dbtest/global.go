@@ -2,6 +2,7 @@ package dbtest
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,13 +28,48 @@ type MREC struct {
 	Replicator *replicator.Replicator
 }
 
-// MRECTable creates a table keyed by a String partition key "pk" in both
-// servers (Endpoint and SecondEndpoint), with a stream, and replicates it
-// with the given delay until the test ends; then it checks that the
-// replicator met no error and deletes the tables.
-func MRECTable(tb testing.TB, delay time.Duration) *MREC {
+// RegionServers starts n in-memory DynamoDB Local servers of the test's own,
+// all at once, and stops them when the test ends: the Regions of a
+// simulated global table. It returns their endpoints. A test with several
+// subtests starts them once and shares them, so that the machine starts
+// few JVMs.
+func RegionServers(tb testing.TB, n int) []string {
 	tb.Helper()
-	g := &MREC{Table: TableName(tb), Endpoints: TwoEndpoints(tb)}
+	servers := make([]*ddblocal.Server, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			servers[i], errs[i] = ddblocal.Start(ctx)
+		}()
+	}
+	wg.Wait()
+	endpoints := make([]string, n)
+	for i, s := range servers {
+		if s != nil {
+			tb.Cleanup(s.Stop)
+			endpoints[i] = s.Endpoint
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			tb.Fatalf("this test needs DynamoDB Local, one per Region: %v; %s", err, ddblocal.HowToInstall)
+		}
+	}
+	return endpoints
+}
+
+// MRECTable creates a table keyed by a String partition key "pk", with a
+// stream, in the two servers at endpoints (from RegionServers), and
+// replicates it with the given delay until the test ends; then it checks
+// that the replicator met no error and deletes the tables.
+func MRECTable(tb testing.TB, endpoints []string, delay time.Duration) *MREC {
+	tb.Helper()
+	g := &MREC{Table: TableName(tb), Endpoints: [2]string(endpoints)}
 	regions := make([]replicator.Region, 2)
 	for i, e := range g.Endpoints {
 		g.Clients[i] = ddblocal.NewClient(e)
@@ -59,14 +95,6 @@ func MRECTable(tb testing.TB, delay time.Duration) *MREC {
 		}
 	})
 	return g
-}
-
-// TwoEndpoints returns Endpoint and SecondEndpoint, starting the servers
-// at once when neither runs yet.
-func TwoEndpoints(tb testing.TB) [2]string {
-	tb.Helper()
-	go second.once.Do(startSecond) // ends when the server is up; SecondEndpoint waits for it
-	return [2]string{Endpoint(tb), SecondEndpoint(tb)}
 }
 
 // Settle waits until the replicator has applied every change made so far.

@@ -120,9 +120,9 @@ func testMRECPlainCounterHandsOutDuplicates(t *testing.T, endpoints []string) {
 		counters[r] = c
 	}
 	next := func(r, _ int) (int64, error) { return counters[r].Next(context.Background(), "orders") }
-	all := flatten(mintInRegions(t, 2, 2, 20, next))
+	all := flatten(mintInRegions(t, 2, 2, 10, next))
 	g.Settle(t)
-	all = append(all, flatten(mintInRegions(t, 2, 2, 20, next))...)
+	all = append(all, flatten(mintInRegions(t, 2, 2, 10, next))...)
 	g.Settle(t)
 	dups := repeated(all)
 	t.Logf("%d numbers, %d handed out twice; replicator: %+v", len(all), len(dups), g.Replicator.Stats())
@@ -155,7 +155,7 @@ func testMRECSlicedCounter(t *testing.T, endpoints []string) {
 	}
 	var all []int64
 	for round := range 2 {
-		got := mintInRegions(t, 2, 3, 20, next)
+		got := mintInRegions(t, 2, 3, 10, next)
 		checkSliced(t, got, 2)
 		for r := range got {
 			all = append(all, got[r][0]...)
@@ -169,7 +169,7 @@ func testMRECSlicedCounter(t *testing.T, endpoints []string) {
 		t.Logf("round %d: replicator %+v", round, g.Replicator.Stats())
 	}
 	require.Empty(t, repeated(all), "numbers handed out twice")
-	require.Len(t, all, 2*2*(20+2*20*3))
+	require.Len(t, all, 2*2*(10+2*10*3))
 	c0, err := counters[0].Current(context.Background(), "orders")
 	require.NoError(t, err)
 	c1, err := counters[1].Current(context.Background(), "orders")
@@ -227,10 +227,10 @@ func testMRECSlicedIDMinter(t *testing.T, endpoints []string) {
 	next := func(r, _ int) (string, error) { return minters[r].Next(context.Background(), "orders") }
 	var all []string
 	for range 2 {
-		all = append(all, flatten(mintInRegions(t, 2, 3, 20, next))...)
+		all = append(all, flatten(mintInRegions(t, 2, 3, 10, next))...)
 		g.Settle(t)
 	}
-	require.Len(t, all, 2*2*3*20)
+	require.Len(t, all, 2*2*3*10)
 	require.Empty(t, repeated(all), "IDs handed out twice")
 	assert.Contains(t, all, "ORD-261123-000001")
 	assert.Contains(t, all, "ORD-261123-000002")
@@ -249,7 +249,7 @@ func init() {
 		m, err := dynamoseq.NewIDMinter(c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.Now = now })
 		require.NoError(t, err)
 		ctx := context.Background()
-		printLines(fanOut(t, 2, 20, func(int, int) (string, error) {
+		printLines(fanOut(t, 2, 10, func(int, int) (string, error) {
 			n, err := c.Next(ctx, "orders")
 			if err != nil {
 				return "", err
@@ -281,7 +281,7 @@ func testMRECSlicedProcesses(t *testing.T, endpoints []string) {
 		outs = append(outs, dbtest.RunProcessesEach(t, "mrec-mint", envs)...)
 		g.Settle(t)
 	}
-	const want = 2 * 4 * 2 * 20 // rounds, processes, goroutines, calls
+	const want = 2 * 4 * 2 * 10 // rounds, processes, goroutines, calls
 	for _, kind := range []string{"counter ", "block ", "id "} {
 		got := outputLines(outs, kind)
 		require.Len(t, got, want, "%svalues", kind)

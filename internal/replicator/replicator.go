@@ -54,7 +54,7 @@ type Stats struct {
 }
 
 // pollEvery is how often the streams are read.
-const pollEvery = 10 * time.Millisecond
+const pollEvery = 25 * time.Millisecond
 
 // Replicator copies the changes of one table between Regions. Its one
 // goroutine owns all its state; Close stops it.

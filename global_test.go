@@ -34,6 +34,18 @@ func inRegion(regions []string, i int) func(*dynamoseq.Options) {
 	}
 }
 
+// slicedCounters returns a Region-sliced Counter in each Region of g.
+func slicedCounters(t *testing.T, g *dbtest.MREC) [2]*dynamoseq.Counter {
+	t.Helper()
+	var counters [2]*dynamoseq.Counter
+	for r := range counters {
+		c, err := dynamoseq.NewCounter(g.Clients[r], g.Table, inRegion(dbtest.MRECRegions, r))
+		require.NoError(t, err)
+		counters[r] = c
+	}
+	return counters
+}
+
 // mintInRegions calls mint(region, goroutine) each times from goroutines
 // goroutines in every Region at once, and returns what each goroutine got,
 // by Region.
@@ -141,12 +153,7 @@ func testMRECPlainCounterHandsOutDuplicates(t *testing.T, endpoints []string) {
 func testMRECSlicedCounter(t *testing.T, endpoints []string) {
 	t.Parallel()
 	g := dbtest.MRECTable(t, endpoints, replicationDelay)
-	var counters [2]*dynamoseq.Counter
-	for r := range counters {
-		c, err := dynamoseq.NewCounter(g.Clients[r], g.Table, inRegion(dbtest.MRECRegions, r))
-		require.NoError(t, err)
-		counters[r] = c
-	}
+	counters := slicedCounters(t, g)
 	next := func(r, g int) (int64, error) {
 		if g == 0 {
 			return counters[r].Next(context.Background(), "orders")
@@ -184,9 +191,7 @@ func testMRECSlicedBlock(t *testing.T, endpoints []string) {
 	t.Parallel()
 	g := dbtest.MRECTable(t, endpoints, replicationDelay)
 	var blocks [2]*dynamoseq.Block
-	for r := range blocks {
-		c, err := dynamoseq.NewCounter(g.Clients[r], g.Table, inRegion(dbtest.MRECRegions, r))
-		require.NoError(t, err)
+	for r, c := range slicedCounters(t, g) {
 		b, err := dynamoseq.NewBlock(c, 10)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = b.Close() })
@@ -217,9 +222,7 @@ func testMRECSlicedIDMinter(t *testing.T, endpoints []string) {
 	g := dbtest.MRECTable(t, endpoints, replicationDelay)
 	now := func() time.Time { return time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC) }
 	var minters [2]*dynamoseq.IDMinter
-	for r := range minters {
-		c, err := dynamoseq.NewCounter(g.Clients[r], g.Table, inRegion(dbtest.MRECRegions, r))
-		require.NoError(t, err)
+	for r, c := range slicedCounters(t, g) {
 		m, err := dynamoseq.NewIDMinter(c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.Now = now })
 		require.NoError(t, err)
 		minters[r] = m

@@ -444,6 +444,11 @@ func TestGlobalTableOptions(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
+	mrscCounter, err := dynamoseq.NewCounter(client, "table", func(o *dynamoseq.Options) { o.GlobalTable = dynamoseq.GlobalTableMRSC })
+	require.NoError(t, err)
+	_, err = dynamoseq.NewIDMinter(mrscCounter, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.TTLAttribute = "ttl" })
+	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "NewIDMinter with TTL over an MRSC Counter")
+	assert.Contains(t, err.Error(), "do not support Time to Live")
 	for _, mode := range []dynamoseq.GlobalTableMode{dynamoseq.GlobalTableMREC, dynamoseq.GlobalTableMRSC} {
 		opt := func(o *dynamoseq.Options) { o.GlobalTable = mode }
 		if mode == dynamoseq.GlobalTableMREC {

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/dynamoseq/dynamoseq"
 	"github.com/dynamoseq/dynamoseq/internal/ddblocal"
 	"github.com/dynamoseq/dynamoseq/internal/replicator"
 )
@@ -73,13 +74,9 @@ func MRECTable(tb testing.TB, endpoints []string, delay time.Duration) *MREC {
 	regions := make([]replicator.Region, 2)
 	for i, e := range g.Endpoints {
 		g.Clients[i] = ddblocal.NewClient(e)
-		CreateTableInput(tb, g.Clients[i], &dynamodb.CreateTableInput{
-			TableName:            aws.String(g.Table),
-			BillingMode:          types.BillingModePayPerRequest,
-			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-			StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage},
-		})
+		in := dynamoseq.CounterTable(g.Table)
+		in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage}
+		CreateTableInput(tb, g.Clients[i], in)
 		regions[i] = replicator.Region{Name: MRECRegions[i], Endpoint: e}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

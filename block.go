@@ -141,7 +141,7 @@ type blockRefill struct {
 // NewBlock returns a Block that leases size numbers at a time from c. It
 // reads RefillThreshold, MinBlockSize, MaxBlockSize, BlockLifetime,
 // RefillTimeout and Now from the options; the table, key layout, Start,
-// Step and MaxValue are the Counter's.
+// Step, MaxValue and Region slicing (GlobalTableMREC) are the Counter's.
 //
 // The range size of each name follows one of three rules:
 //   - Growing, by default: ranges of size, until a caller has to wait
@@ -425,7 +425,7 @@ func (b *Block) lease(ctx context.Context, s *blockSeq, f *blockRefill, size int
 			}
 		}
 	} else {
-		r := &blockRange{first: first, step: b.counter.opts.Step, n: size}
+		r := &blockRange{first: first, step: b.counter.stride, n: size}
 		r.refillAt.Store(min(int64(float64(size)*b.opts.RefillThreshold), size-1))
 		if s.rate > 0 {
 			// A caller waited for this range: lease the next one, larger,
@@ -517,12 +517,12 @@ func (b *Block) handBack(ctx context.Context, s *blockSeq) error {
 		b.stats.abandoned.Add(unused)
 		return nil
 	}
-	key, err := b.counter.key(s.name)
+	pk, err := b.counter.key(s.name)
 	if err == nil {
 		b.stats.roundTrips.Add(1)
-		_, err = b.counter.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		_, err = b.counter.updateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName:                aws.String(b.counter.table),
-			Key:                      key,
+			Key:                      b.counter.itemKey(pk),
 			UpdateExpression:         aws.String("SET #v = :back"),
 			ConditionExpression:      aws.String("#v = :end"),
 			ExpressionAttributeNames: b.counter.names,
@@ -535,7 +535,7 @@ func (b *Block) handBack(ctx context.Context, s *blockSeq) error {
 	var ccf *types.ConditionalCheckFailedException
 	switch {
 	case err == nil:
-		returned := (end - back) / b.counter.opts.Step
+		returned := (end - back) / b.counter.stride
 		b.stats.handedBack.Add(returned)
 		b.stats.abandoned.Add(unused - returned)
 		return nil

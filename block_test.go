@@ -710,7 +710,7 @@ func TestBlockCloseHandsBackUnderLoad(t *testing.T) {
 	waitFor(t, func() bool { return b.Stats().Leases >= 5 })
 	require.NoError(t, b.Close())
 	wg.Wait()
-	all := flatten(got)
+	all := slices.Concat(got...)
 	requireDistinct(t, all) // sorts all
 	st := b.Stats()
 	assert.Equal(t, int64(len(all)), st.Numbers, "Numbers")

@@ -2,6 +2,7 @@ package dynamoseq_test
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -62,7 +63,7 @@ func TestBlockStatsWaits(t *testing.T) {
 	// 4 goroutines wait for the first lease, then draw 3 ranges flat out:
 	// every caller that finds a range used up waits for the next.
 	got := drawBlock(t, b, "orders", 4, 10)
-	requireDistinct(t, flatten(got))
+	requireDistinct(t, slices.Concat(got...))
 	st := b.Stats()
 	assert.Equal(t, int64(40), st.Numbers, "Numbers")
 	assert.Equal(t, int64(40), st.Calls, "Calls")
@@ -117,15 +118,6 @@ func TestBlockStatsExhausted(t *testing.T) {
 	assert.Equal(t, int64(10), st.Numbers, "Numbers")
 	assert.Equal(t, int64(1), st.Leases, "Leases")
 	assert.GreaterOrEqual(t, st.FailedLeases, int64(1), "FailedLeases")
-}
-
-// flatten joins what the goroutines of drawBlock got.
-func flatten(got [][]int64) []int64 {
-	var all []int64
-	for _, vs := range got {
-		all = append(all, vs...)
-	}
-	return all
 }
 
 // waitFor waits until cond holds, for at most 10 seconds.

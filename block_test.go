@@ -616,22 +616,25 @@ func TestBlockCancelledWait(t *testing.T) {
 // was waiting.
 func TestBlockCloseHandsBack(t *testing.T) {
 	t.Parallel()
+	startAndStep := func(o *dynamoseq.Options) { o.Start, o.Step = 1000, 10 }
 	tests := []struct {
 		name        string
-		start, step int64
-		draw        int64 // numbers handed out before Close
-		leased      int64 // numbers leased by then
+		opt         func(*dynamoseq.Options) // the Counter's
+		start, step int64                    // of the numbers handed out
+		draw        int64                    // numbers handed out before Close
+		leased      int64                    // numbers leased by then
 	}{
-		{"part of one range", 1, 1, 10, 100},
-		{"range leased in advance", 1, 1, 60, 200},
-		{"start and step", 1000, 10, 60, 200},
-		{"nothing left", 1, 1, 100, 200},
+		{"part of one range", nil, 1, 1, 10, 100},
+		{"range leased in advance", nil, 1, 1, 60, 200},
+		{"start and step", startAndStep, 1000, 10, 60, 200},
+		{"nothing left", nil, 1, 1, 100, 200},
+		{"Region slice", inRegion([]string{"us-east-1", "eu-west-1", "ap-south-1"}, 1), 2, 3, 60, 200},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			c, _, _ := newCounter(t, func(o *dynamoseq.Options) { o.Start, o.Step = tt.start, tt.step })
+			c, _, _ := newCounter(t, optList(tt.opt)...)
 			b, err := dynamoseq.NewBlock(c, 100, func(o *dynamoseq.Options) { o.MaxBlockSize = 100 }) // fixed size
 			require.NoError(t, err)
 			for range tt.draw {

@@ -19,7 +19,10 @@ import (
 
 // Counter hands out numbers from an atomic counter: one item per sequence,
 // {PartitionKey: KeyPrefix+name, ValueAttribute: N}, where N is the last
-// value handed out. Many sequences share one table.
+// value handed out. Many sequences share one table. With
+// Options.CounterSortKeyValue set, the item also has the sort key
+// {SortKey: CounterSortKeyValue}, so that it can live in a single-table
+// design beside other entities of the same partition.
 //
 // Guarantees: every value is handed out at most once, across all processes
 // sharing the table, and values of one sequence increase in the order the
@@ -44,11 +47,23 @@ type Counter struct {
 	update   string               // the update expression; see NewCounter
 	base     types.AttributeValue // Start-Step, the value a new sequence starts from; nil with ADD
 	names    map[string]string    // expression attribute names, shared read-only by every call
-	resolver resolver             // sends again an update the SDK gave up on
+	first    int64                // the first value of a new sequence: Start, or this Region's first
+	stride   int64                // the distance between values: Step, or Step times the Regions
+	slice    *regionSlice         // this Region's numbers with GlobalTableMREC; nil otherwise
+	stats    counterStats
+	resolver resolver // sends again an update the SDK gave up on
 }
 
 // NewCounter returns a Counter over table. It reads PartitionKey,
-// ValueAttribute, KeyPrefix, Start, Step and MaxValue from the options.
+// ValueAttribute, KeyPrefix, CounterSortKeyValue (and SortKey with it),
+// Start, Step, MaxValue, GlobalTable, Region and Regions from the options.
+//
+// With GlobalTableMREC each Region hands out its own slice of every
+// sequence, from its own counter item (KeyPrefix+name+"#"+Region): with
+// Start 1 and Step 1, Region i of R (its position in Regions) hands out
+// i+1, i+1+R, i+1+2R, ... Numbers of different Regions never collide,
+// numbers of one Region increase; the cost per call is unchanged. See
+// docs/global-tables.md, also for adding a Region.
 //
 // It makes no call to DynamoDB. It returns an error wrapping
 // ErrInvalidArgument when client is nil, the table name breaks DynamoDB's
@@ -63,13 +78,23 @@ func NewCounter(client Client, table string, optFns ...func(*Options)) (*Counter
 	if err := validateTable(table); err != nil {
 		return fail(err)
 	}
-	o, err := resolveOptions(optFns, "PartitionKey", "ValueAttribute", "KeyPrefix", "Start", "Step", "MaxValue", "ResolveTimeout")
+	o, err := resolveOptions(optFns, "PartitionKey", "SortKey", "CounterSortKeyValue", "ValueAttribute", "KeyPrefix", "Start", "Step", "MaxValue",
+		"MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout", "GlobalTable", "Region", "Regions")
 	if err != nil {
 		return fail(err)
 	}
-	c := &Counter{client: client, table: table, opts: o, names: map[string]string{"#v": o.ValueAttribute}}
+	slice, err := newRegionSlice(&o)
+	if err != nil {
+		return fail(err)
+	}
+	c := &Counter{table: table, opts: o, names: map[string]string{"#v": o.ValueAttribute},
+		first: o.Start, stride: o.Step, slice: slice}
+	c.client = countingClient{Client: client, n: &c.stats.roundTrips}
 	c.resolver = resolver{timeout: o.ResolveTimeout, policy: backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay}, attached: true}
-	if base := o.Start - o.Step; base == 0 { // cannot overflow: Start >= 1, Step >= 1
+	if slice != nil {
+		c.first, c.stride = slice.first, slice.stride
+	}
+	if base := c.first - c.stride; base == 0 { // cannot overflow: first >= 1, stride >= 1
 		// The plain atomic counter: ADD treats a missing attribute as 0.
 		c.update = "ADD #v :n"
 	} else {
@@ -99,7 +124,8 @@ func (c *Counter) Next(ctx context.Context, name string) (int64, error) {
 // UpdateItem and returns the first: the caller owns first, first+Step, ...,
 // first+(n-1)*Step, and no other caller receives any of them. A request for
 // more values than remain below MaxValue fails with ErrExhausted and
-// reserves nothing. n must be at least 1.
+// reserves nothing. n must be at least 1. With GlobalTableMREC the values
+// are this Region's next n: first, first+R*Step, ..., for R Regions.
 func (c *Counter) NextN(ctx context.Context, name string, n int64) (first int64, err error) {
 	return c.reserve(ctx, "Counter.NextN", name, n, nil)
 }
@@ -114,14 +140,15 @@ type expiry struct {
 // reserve is NextN for the operation op. With exp not nil, the same
 // UpdateItem also sets the TTL attribute exp.attr to exp.unix, so that
 // DynamoDB deletes the counter item after that instant (IDMinter does this).
-func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *expiry) (int64, error) {
+func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *expiry) (first int64, err error) {
+	defer func() { c.stats.record(n, err) }()
 	fail := func(err error) (int64, error) {
 		return 0, &Error{Op: op, Table: c.table, Sequence: name, Err: err}
 	}
 	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
-	pk, err := partitionValue(c.opts.KeyPrefix, name)
+	pk, err := c.key(name)
 	if err != nil {
 		return fail(err)
 	}
@@ -131,13 +158,13 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 	o := &c.opts
 	// How many values the sequence can hold in all; n above that can never
 	// be served, and checking it here keeps the arithmetic below in range.
-	capacity := (o.MaxValue-o.Start)/o.Step + 1
-	hi, span := bits.Mul64(uint64(n), uint64(o.Step))
+	capacity := (o.MaxValue-c.first)/c.stride + 1
+	hi, span := bits.Mul64(uint64(n), uint64(c.stride))
 	if n > capacity || hi != 0 || span > 1<<63-1 {
 		return fail(fmt.Errorf("%w: %d values requested, the sequence holds %d in all", ErrExhausted, n, capacity))
 	}
 	// limit is the largest stored value that still leaves room for n more.
-	limit := o.MaxValue - (n-1)*o.Step - o.Step
+	limit := o.MaxValue - int64(span)
 
 	update, names, values := c.update, c.names, c.values(int64(span))
 	if exp != nil {
@@ -151,7 +178,7 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(c.table),
-		Key:                       map[string]types.AttributeValue{o.PartitionKey: &types.AttributeValueMemberS{Value: pk}},
+		Key:                       c.itemKey(pk),
 		UpdateExpression:          aws.String(update),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
@@ -171,7 +198,7 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 	var out *dynamodb.UpdateItemOutput
 	err = c.resolver.send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
 		var err error
-		out, err = c.client.UpdateItem(ctx, in, optFn)
+		out, err = c.updateItem(ctx, in, optFn)
 		return err
 	})
 	if errors.Is(err, ErrUnknownOutcome) {
@@ -189,7 +216,36 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 		}
 		return fail(err)
 	}
+	if c.slice != nil {
+		// After AdvanceTo the watermark need not be one of this Region's
+		// numbers; the slice's first number above it is.
+		return c.slice.firstAbove(last - int64(span)), nil
+	}
 	return last - int64(span) + o.Step, nil
+}
+
+// key returns the partition key value of the sequence name's counter item:
+// KeyPrefix+name, and with GlobalTableMREC "#"+Region after it.
+func (c *Counter) key(name string) (string, error) {
+	pk, err := partitionValue(c.opts.KeyPrefix, name)
+	if err != nil || c.slice == nil {
+		return pk, err
+	}
+	pk += c.slice.suffix
+	if len(pk) > maxKeyBytes {
+		return "", invalidf("key prefix, name and Region are %d bytes, DynamoDB's limit for a partition key is %d", len(pk), maxKeyBytes)
+	}
+	return pk, nil
+}
+
+// itemKey returns the key of the counter item whose partition key value is
+// pk: with CounterSortKeyValue set, also {SortKey: CounterSortKeyValue}.
+func (c *Counter) itemKey(pk string) map[string]types.AttributeValue {
+	key := map[string]types.AttributeValue{c.opts.PartitionKey: &types.AttributeValueMemberS{Value: pk}}
+	if c.opts.CounterSortKeyValue != "" {
+		key[c.opts.SortKey] = &types.AttributeValueMemberS{Value: c.opts.CounterSortKeyValue}
+	}
+	return key
 }
 
 func (c *Counter) values(span int64) map[string]types.AttributeValue {
@@ -233,10 +289,17 @@ func (c *Counter) updateError(ctx context.Context, key map[string]types.Attribut
 				}
 			}
 		}
-		return fmt.Errorf("%w: want partition key %q of type S and Number attribute %q: %w",
-			ErrTableMismatch, c.opts.PartitionKey, c.opts.ValueAttribute, err)
+		return fmt.Errorf("%w: want %s and Number attribute %q: %w", ErrTableMismatch, c.keySchema(), c.opts.ValueAttribute, err)
 	}
 	return classify(err)
+}
+
+// keySchema describes the key schema the options call for, for messages.
+func (c *Counter) keySchema() string {
+	if c.opts.CounterSortKeyValue == "" {
+		return fmt.Sprintf("partition key %q of type S and no sort key", c.opts.PartitionKey)
+	}
+	return fmt.Sprintf("partition key %q and sort key %q, both of type S", c.opts.PartitionKey, c.opts.SortKey)
 }
 
 // number reads the value attribute of a returned item.
@@ -260,7 +323,14 @@ func (c *Counter) number(item map[string]types.AttributeValue) (int64, error) {
 // value the item was seeded with), with one strongly consistent GetItem. It
 // returns ErrNotFound when the sequence has never been used. The answer is
 // a snapshot: other writers may move the counter at any moment.
-func (c *Counter) Current(ctx context.Context, name string) (int64, error) {
+//
+// With GlobalTableMREC it reads the counter item of every Region, one
+// GetItem each, and returns the largest watermark: no number handed out in
+// any Region, as far as replication has brought its item here, is above
+// it. Once writers have stopped and replication has settled, that is the
+// largest number handed out anywhere.
+func (c *Counter) Current(ctx context.Context, name string) (_ int64, err error) {
+	defer func() { c.stats.record(0, err) }()
 	fail := func(err error) (int64, error) {
 		return 0, &Error{Op: "Counter.Current", Table: c.table, Sequence: name, Err: err}
 	}
@@ -271,21 +341,46 @@ func (c *Counter) Current(ctx context.Context, name string) (int64, error) {
 	if err != nil {
 		return fail(err)
 	}
+	if c.slice == nil {
+		v, err := c.read(ctx, pk)
+		if err != nil {
+			return fail(err)
+		}
+		return v, nil
+	}
+	found := false
+	var largest int64
+	for _, key := range c.slice.keys(pk) {
+		v, err := c.read(ctx, key)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			continue
+		case err != nil:
+			return fail(err)
+		case !found || v > largest:
+			found, largest = true, v
+		}
+	}
+	if !found {
+		return fail(ErrNotFound)
+	}
+	return largest, nil
+}
+
+// read returns the value of the counter item whose partition key value is
+// pk, with one strongly consistent GetItem.
+func (c *Counter) read(ctx context.Context, pk string) (int64, error) {
 	out, err := c.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:                aws.String(c.table),
-		Key:                      map[string]types.AttributeValue{c.opts.PartitionKey: &types.AttributeValueMemberS{Value: pk}},
+		Key:                      c.itemKey(pk),
 		ConsistentRead:           aws.Bool(true),
 		ProjectionExpression:     aws.String("#v"),
 		ExpressionAttributeNames: c.names,
 	})
 	if err != nil {
-		return fail(c.updateError(ctx, nil, err))
+		return 0, c.updateError(ctx, nil, err)
 	}
-	v, err := c.number(out.Item)
-	if err != nil {
-		return fail(err)
-	}
-	return v, nil
+	return c.number(out.Item)
 }
 
 // AdvanceTo moves the sequence name forward so that the next value handed
@@ -297,23 +392,29 @@ func (c *Counter) Current(ctx context.Context, name string) (int64, error) {
 //
 // It issues one UpdateItem with the condition that the stored value is
 // missing or below last. last must be at most MaxValue.
-func (c *Counter) AdvanceTo(ctx context.Context, name string, last int64) (int64, error) {
+//
+// With GlobalTableMREC it moves this Region's counter item only: the next
+// value this Region hands out is the first of its slice above last, and
+// the value returned is the watermark (see Current). To move a sequence in
+// every Region, call it in each.
+func (c *Counter) AdvanceTo(ctx context.Context, name string, last int64) (_ int64, err error) {
+	defer func() { c.stats.record(0, err) }()
 	fail := func(err error) (int64, error) {
 		return 0, &Error{Op: "Counter.AdvanceTo", Table: c.table, Sequence: name, Err: err}
 	}
 	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
-	pk, err := partitionValue(c.opts.KeyPrefix, name)
+	pk, err := c.key(name)
 	if err != nil {
 		return fail(err)
 	}
 	if last > c.opts.MaxValue {
 		return fail(invalidf("last is %d, above MaxValue %d", last, c.opts.MaxValue))
 	}
-	_, err = c.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	_, err = c.updateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(c.table),
-		Key:                                 map[string]types.AttributeValue{c.opts.PartitionKey: &types.AttributeValueMemberS{Value: pk}},
+		Key:                                 c.itemKey(pk),
 		UpdateExpression:                    aws.String("SET #v = :last"),
 		ConditionExpression:                 aws.String("attribute_not_exists(#v) OR #v < :last"),
 		ExpressionAttributeNames:            c.names,
@@ -333,6 +434,18 @@ func (c *Counter) AdvanceTo(ctx context.Context, name string, last int64) (int64
 		return fail(c.updateError(ctx, nil, err))
 	}
 	return last, nil
+}
+
+// Stats returns the Counter's cumulative figures. It reads a few atomic
+// counters: cheap enough to call at any rate, from any goroutine. Figures
+// read while calls are running may be a moment apart from each other.
+func (c *Counter) Stats() CounterStats {
+	return CounterStats{
+		Calls:      c.stats.calls.Load(),
+		Numbers:    c.stats.numbers.Load(),
+		RoundTrips: c.stats.roundTrips.Load(),
+		Errors:     c.stats.errors.stats(),
+	}
 }
 
 // typeName names the DynamoDB type of an attribute value for messages.

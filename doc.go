@@ -11,7 +11,8 @@
 //     roughly increasing, up to about 1,000 numbers a second per sequence.
 //   - Block: numbers leased from a Counter in ranges and handed out from
 //     memory. Event ids, log lines, order lines: millions a second, no
-//     network call on the request path, gaps when a process stops.
+//     network call on the request path, gaps when a process stops without
+//     Close (Close hands the unused numbers back).
 //   - SortKey: numbers are the sort keys of an item collection, stored
 //     together with the item they number. Per-project ticket numbers,
 //     invoice numbers that an auditor wants without gaps.
@@ -48,11 +49,26 @@
 // partition key and a Number sort key ("pk", "sk"), or a String sort key
 // with Options.SortKeyType. Options names the attributes, so existing
 // tables such as {NextKey: "user", NextId: 0} work as they are.
+// CounterTable, SortKeyTable and LatestTable return the definition of the
+// table a strategy needs under given options, and EnsureTable creates it if
+// missing, waits for it, enables Time to Live once, and refuses a table of
+// another shape:
+//
+//	err := dynamoseq.EnsureTable(ctx, client, dynamoseq.SortKeyTable("Tickets"), "")
+//
+// # Global tables
+//
+// On a DynamoDB global table set Options.GlobalTable. With GlobalTableMREC
+// (multi-Region eventually consistent) each Region's Counter hands out its
+// own slice of the numbers from its own item (Options.Region,
+// Options.Regions), so that Regions never collide; SortKey and Latest are
+// refused and belong in one home Region. With GlobalTableMRSC Counter and
+// Block work as on one Region. See docs/global-tables.md.
 //
 // # Errors
 //
 // Every error is an *Error that names the operation, the table and the
-// sequence. Match the cause with errors.Is: ErrNotFound, ErrContention,
+// sequence (the document, for Latest). Match the cause with errors.Is: ErrNotFound, ErrContention,
 // ErrExhausted, ErrInvalidArgument, ErrTableNotFound, ErrTableMismatch,
 // ErrClosed, context.Canceled, context.DeadlineExceeded; the SDK's typed
 // errors are reachable with errors.As.

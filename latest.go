@@ -102,7 +102,10 @@ func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, 
 		return fail(err)
 	}
 	o, err := resolveOptions(optFns, "PartitionKey", "SortKey", "SortKeyType", "SortKeyWidth", "KeyPrefix", "Layout",
-		"VersionKeyFormat", "LatestKeyFormat", "VersionAttribute", "MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout")
+		"VersionKeyFormat", "LatestKeyFormat", "VersionAttribute", "MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout", "GlobalTable")
+	if err == nil {
+		err = refuseGlobal(&o, "Latest")
+	}
 	if err != nil {
 		return fail(err)
 	}

@@ -68,7 +68,8 @@ type docLayout interface {
 	extraKeyBytes() int
 	// maxVersion is the highest version the keys can hold.
 	maxVersion() int64
-	// schema describes the key schema the layout needs, for errors.
+	// schema describes the key schema the layout needs, and names the
+	// Layout that fits a table of the other shape, for errors.
 	schema() string
 }
 
@@ -117,7 +118,7 @@ func (d sortKeyLayout) extraKeyBytes() int       { return len(d.pk) + len(d.sk) 
 func (d sortKeyLayout) maxVersion() int64        { return d.codec.max() }
 
 func (d sortKeyLayout) schema() string {
-	return fmt.Sprintf("partition key %q of type S and sort key %q of type %s", d.pk, d.sk, d.codec.typ)
+	return fmt.Sprintf("partition key %q of type S and sort key %q of type %s; for a table with only a partition key, set o.Layout = dynamoseq.LayoutPartitionKey", d.pk, d.sk, d.codec.typ)
 }
 
 // partitionKeyLayout is LayoutPartitionKey: every item under its own
@@ -143,5 +144,5 @@ func (d partitionKeyLayout) extraKeyBytes() int { return len(d.pk) }
 func (d partitionKeyLayout) maxVersion() int64  { return math.MaxInt64 }
 
 func (d partitionKeyLayout) schema() string {
-	return fmt.Sprintf("partition key %q of type S and no sort key", d.pk)
+	return fmt.Sprintf("partition key %q of type S and no sort key; for a table with a sort key, leave o.Layout at dynamoseq.LayoutSortKey", d.pk)
 }

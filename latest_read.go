@@ -148,14 +148,7 @@ func (l *Latest) getItem(ctx context.Context, key map[string]types.AttributeValu
 
 // attributes returns item without the attributes the library wrote.
 func (l *Latest) attributes(item map[string]types.AttributeValue) map[string]types.AttributeValue {
-	m := make(map[string]types.AttributeValue, len(item))
-	for k, av := range item {
-		m[k] = av
-	}
-	for _, k := range l.reserved {
-		delete(m, k)
-	}
-	return m
+	return withoutAttributes(item, l.reserved)
 }
 
 // decode stores the caller's attributes of item in out.

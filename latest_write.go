@@ -203,7 +203,7 @@ func (l *Latest) writeError(err error) error {
 	if apiCode(err) == "ValidationException" {
 		// Every input was checked before the call: the table is not what
 		// the options describe, or an item is larger than estimated.
-		return fmt.Errorf("DynamoDB refused the transaction (does the table have the key schema the options describe: %s?): %w", l.layout.schema(), err)
+		return fmt.Errorf("DynamoDB refused the transaction (the options want %s): %w", l.layout.schema(), err)
 	}
 	return classify(err)
 }

@@ -7,14 +7,17 @@ import (
 // maxKeyBytes is DynamoDB's limit on a partition key value: 2048 bytes.
 const maxKeyBytes = 2048
 
+// maxSortKeyBytes is DynamoDB's limit on a sort key value: 1024 bytes.
+const maxSortKeyBytes = 1024
+
 // partitionValue returns KeyPrefix+name, the partition key value of a
 // sequence, after checking that DynamoDB will accept it.
 func partitionValue(prefix, name string) (string, error) {
 	switch {
 	case name == "":
-		return "", invalidf("empty sequence name")
+		return "", invalidf("empty name")
 	case !utf8.ValidString(name):
-		return "", invalidf("sequence name is not valid UTF-8")
+		return "", invalidf("name is not valid UTF-8")
 	case len(prefix)+len(name) > maxKeyBytes:
 		return "", invalidf("key prefix and name are %d bytes, DynamoDB's limit for a partition key is %d", len(prefix)+len(name), maxKeyBytes)
 	}

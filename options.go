@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -28,8 +29,17 @@ type Options struct {
 	PartitionKey string
 
 	// SortKey is the name of the table's sort key attribute. Default "sk".
-	// SortKey and Latest (with a sort key table).
+	// SortKey and Latest (with a sort key table); Counter with
+	// CounterSortKeyValue.
 	SortKey string
+
+	// CounterSortKeyValue puts every counter item at this String value of
+	// the sort key SortKey, {PartitionKey: KeyPrefix+name, SortKey:
+	// CounterSortKeyValue}, for a single-table design whose table has a
+	// String sort key ("COUNTER" beside a user's other items). Default "":
+	// the counter table has a partition key only. At most 1,024 bytes of
+	// UTF-8. Counter, and so Block and IDMinter over it.
+	CounterSortKeyValue string
 
 	// ValueAttribute is the Number attribute that holds a counter's last
 	// value handed out. Default "value". Counter.
@@ -57,7 +67,9 @@ type Options struct {
 
 	// MaxAttempts bounds how many times a write that lost a race to another
 	// process is tried before ErrContention. Default 25 (see
-	// docs/sortkey.md for how it was chosen). SortKey, Latest.
+	// docs/sortkey.md for how it was chosen). A Counter bounds by it the
+	// resends of a write refused with ReplicatedWriteConflictException on
+	// a multi-Region strongly consistent table. SortKey, Latest, Counter.
 	MaxAttempts int
 
 	// ResolveTimeout bounds how long a write whose outcome is unknown (its
@@ -81,7 +93,8 @@ type Options struct {
 	// jitter, between attempts after a lost race. Defaults 2ms and 200ms.
 	// MaxDelay (or two round trips, if longer) also caps the pause that a
 	// writer which lost a race lately makes before each back-to-back write,
-	// so that processes writing one name take turns. SortKey, Latest.
+	// so that processes writing one name take turns. SortKey, Latest, and
+	// Counter after a ReplicatedWriteConflictException.
 	BaseDelay time.Duration
 	MaxDelay  time.Duration
 
@@ -107,17 +120,25 @@ type Options struct {
 	// leaves fewer numbers unused when the process stops. NewBlock.
 	RefillThreshold float64
 
-	// MinBlockSize and MaxBlockSize bound the range size of a Block that
-	// adapts to the rate of consumption. Defaults: the size given to
-	// NewBlock, so that a Block whose bounds are both left at zero leases
-	// ranges of a fixed size. 1 <= MinBlockSize <= size <= MaxBlockSize.
-	// NewBlock.
-	MinBlockSize int64
+	// MaxBlockSize bounds the range size of a Block. Default 64 times the
+	// size given to NewBlock. Ranges start at size and grow after a caller
+	// had to wait for a lease (a range ran out before the next arrived), so
+	// that a steady stream stops waiting; the larger they are, the more
+	// numbers a process that stops without Close loses. MaxBlockSize equal
+	// to size makes the size fixed. NewBlock.
 	MaxBlockSize int64
 
-	// BlockLifetime is how long an adaptive Block's range should last: each
-	// lease is sized to last about this long at the rate the previous range
-	// was used. Default 10s. NewBlock, with MinBlockSize or MaxBlockSize.
+	// MinBlockSize, when below the size given to NewBlock, makes a Block's
+	// range sizes follow the rate of consumption instead of growing: each
+	// range is sized to last about BlockLifetime, between MinBlockSize and
+	// MaxBlockSize, so that an idle name leases small ranges. Default: the
+	// size. 1 <= MinBlockSize <= size <= MaxBlockSize. NewBlock.
+	MinBlockSize int64
+
+	// BlockLifetime is how long a range should last when a Block's sizes
+	// follow the rate: each lease is sized to last about this long at the
+	// rate the previous range was used. Default 10s. NewBlock, with
+	// MinBlockSize.
 	BlockLifetime time.Duration
 
 	// RefillTimeout bounds one lease of a Block (one Counter.NextN, with
@@ -173,6 +194,29 @@ type Options struct {
 	// item is what serialises writers. Items passed to Append must not set
 	// it. Default "version". Latest.
 	VersionAttribute string
+
+	// Global tables (see docs/global-tables.md).
+
+	// GlobalTable is the kind of table: GlobalTableNone (the default, the
+	// zero value) for a table in one Region, GlobalTableMREC or
+	// GlobalTableMRSC for a global table. With GlobalTableMREC a Counter
+	// (and a Block or IDMinter over it) slices its numbers by Region, and
+	// NewSortKey and NewLatest refuse it. Counter, SortKey, Latest (a Block
+	// or IDMinter follows its Counter).
+	GlobalTable GlobalTableMode
+
+	// Region is the Region of the replica this process writes to, such as
+	// "eu-west-1". Required with GlobalTableMREC, which alone reads it, and
+	// must be one of Regions.
+	Region string
+
+	// Regions is the ordered list of the global table's Regions, which
+	// every process writing the table must be given identically: the
+	// position of Region in it decides which numbers this process hands
+	// out. No duplicates, no empty names. Required with GlobalTableMREC,
+	// which alone reads it. List a Region you may add later now, and
+	// adding it needs no migration (see docs/global-tables.md).
+	Regions []string
 }
 
 // defaultOptions are the values a zero field stands for.
@@ -205,17 +249,19 @@ var defaultOptions = Options{
 }
 
 // resolveOptions applies optFns to zero Options, refuses a field set to
-// anything but its zero value that is not among reads (the fields the
+// anything but its zero value that is not among reads (the fields a
 // constructor reads: a limit it ignored would hold in the caller's mind
-// only), fills in the defaults and checks the fields every constructor
-// relies on.
+// only; no reads, no check), fills in the defaults and checks the fields
+// every constructor relies on.
 func resolveOptions(optFns []func(*Options), reads ...string) (Options, error) {
 	var o Options
 	for _, fn := range optFns {
 		fn(&o)
 	}
-	if err := unread(o, reads); err != nil {
-		return o, err
+	if len(reads) > 0 { // the table definitions read what they can use
+		if err := unread(o, reads); err != nil {
+			return o, err
+		}
 	}
 	d := defaultOptions
 	setDefault(&o.PartitionKey, d.PartitionKey)
@@ -273,6 +319,12 @@ func (o *Options) validate() error {
 		return invalidf("PartitionKey and SortKey are both %q", o.PartitionKey)
 	case o.ValueAttribute == o.PartitionKey:
 		return invalidf("ValueAttribute and PartitionKey are both %q", o.PartitionKey)
+	case len(o.CounterSortKeyValue) > maxSortKeyBytes:
+		return invalidf("CounterSortKeyValue is %d bytes, DynamoDB's limit for a sort key is %d", len(o.CounterSortKeyValue), maxSortKeyBytes)
+	case !utf8.ValidString(o.CounterSortKeyValue):
+		return invalidf("CounterSortKeyValue is not valid UTF-8")
+	case o.CounterSortKeyValue != "" && o.ValueAttribute == o.SortKey:
+		return invalidf("ValueAttribute and SortKey are both %q, and CounterSortKeyValue is set", o.SortKey)
 	case len(o.KeyPrefix) > maxKeyBytes-1:
 		return invalidf("KeyPrefix is %d bytes, the limit is %d", len(o.KeyPrefix), maxKeyBytes-1)
 	case o.Start < 1:
@@ -304,5 +356,5 @@ func (o *Options) validate() error {
 	case o.TTLAttribute != "" && (o.TTLAttribute == o.PartitionKey || o.TTLAttribute == o.ValueAttribute):
 		return invalidf("TTLAttribute %q is also the partition key or the value attribute", o.TTLAttribute)
 	}
-	return nil
+	return o.validateGlobal()
 }

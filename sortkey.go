@@ -110,7 +110,10 @@ func NewSortKey(client Client, table string, optFns ...func(*Options)) (*SortKey
 		return fail(err)
 	}
 	o, err := resolveOptions(optFns, "PartitionKey", "SortKey", "SortKeyType", "SortKeyWidth", "KeyPrefix", "Start", "MaxValue",
-		"MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout", "TokenAttribute")
+		"MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout", "TokenAttribute", "GlobalTable")
+	if err == nil {
+		err = refuseGlobal(&o, "SortKey")
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -171,7 +174,7 @@ func (s *SortKey) append(ctx context.Context, op, name string, item any) (int64,
 	}
 	const tokenBytes = 32 // see newRequestToken
 	keyBytes := len(s.opts.PartitionKey) + len(pk) + len(s.opts.SortKey) + attributeSize(s.hi) + len(s.opts.TokenAttribute) + tokenBytes
-	attrs, size, err := marshalItem(item, keyBytes, s.opts.PartitionKey, s.opts.SortKey, s.opts.TokenAttribute)
+	attrs, size, err := marshalItem(item, keyBytes, s.owned()...)
 	if err != nil {
 		return fail(err)
 	}
@@ -469,27 +472,11 @@ func (s *SortKey) writeError(err error) error {
 // that a table without the sort key the options describe is refused by
 // DynamoDB instead of being used wrongly.
 func (s *SortKey) queryLast(ctx context.Context, pk string) (int64, error) {
-	out, err := s.client.Query(ctx, &dynamodb.QueryInput{
-		TableName:                aws.String(s.table),
-		KeyConditionExpression:   aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
-		ExpressionAttributeNames: s.qNames,
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": &types.AttributeValueMemberS{Value: pk},
-			":lo": s.lo,
-			":hi": s.hi,
-		},
-		ProjectionExpression: aws.String("#sk"),
-		ScanIndexForward:     aws.Bool(false),
-		Limit:                aws.Int32(1),
-		ConsistentRead:       aws.Bool(true),
-	})
+	in := s.rangeQuery(pk, s.lo, s.hi, NewestFirst, 1)
+	in.ProjectionExpression = aws.String("#sk")
+	out, err := s.client.Query(ctx, in)
 	if err != nil {
-		var api smithy.APIError
-		if errors.As(err, &api) && api.ErrorCode() == "ValidationException" {
-			return 0, fmt.Errorf("%w: want partition key %q of type S and sort key %q of type %s: %w",
-				ErrTableMismatch, s.opts.PartitionKey, s.opts.SortKey, s.opts.SortKeyType, err)
-		}
-		return 0, classify(err)
+		return 0, s.readError(err)
 	}
 	if len(out.Items) == 0 {
 		return 0, ErrNotFound

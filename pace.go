@@ -36,14 +36,8 @@ const contentionWindow = time.Second
 // wait, so a single process, or processes that rarely meet on a name, pay
 // nothing for this.
 //
-// The cost is throughput under contention: measured with four writers on
-// one name, SortKey appends about as fast as the naive read-then-write
-// recipe; without the pause they were three to five times faster, but a
-// batch could lose more than 25 races in a row. The gain is a bounded worst
-// case: with four processes of four goroutines appending flat out to one
-// name, no write needed more than 16 (Latest) or 19 (SortKey) tries in tests
-// against DynamoDB Local, within the default MaxAttempts of 25, where before
-// a Latest could lose over 25 in a row.
+// The cost is some throughput under contention, traded for a bounded worst
+// case; docs/sortkey.md ("Taking turns") gives the measurements.
 type pacer struct {
 	wrote     time.Time     // when the last write won by this writer ended
 	rtt       time.Duration // how long a write takes, a moving average

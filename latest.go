@@ -166,11 +166,13 @@ func (l *Latest) Next(ctx context.Context, name string) (int64, error) {
 // When the outcome of the transaction is unknown (a timeout, a connection
 // reset, a server error), Append sends the same transaction again with the
 // same ClientRequestToken, which DynamoDB treats as the same request for 10
-// minutes: it is applied once, so the item is never stored under two
-// versions. If ctx ends while the transaction is in flight, Append returns
-// ctx's error at once and the version may or may not have been written
-// (exactly once if it was): read GetLatest or Versions to find out before
-// appending the same content again.
+// minutes, until DynamoDB settles it or Options.ResolveTimeout passes, even
+// when ctx has ended meanwhile: the item is never stored under two
+// versions, and a caller whose context ends while its transaction is in
+// flight gets its version if it was stored, its context's error if nothing
+// was. Only when DynamoDB cannot be reached to find out does Append return
+// ErrUnknownOutcome, whose *Error holds in Number the version that may hold
+// the item: read it before appending the same content again.
 func (l *Latest) Append(ctx context.Context, name string, item any) (int64, error) {
 	return l.append(ctx, "Latest.Append", name, item)
 }

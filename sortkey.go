@@ -29,8 +29,11 @@ import (
 // they arrived.
 //
 // Underneath: a strongly consistent Query (descending, Limit 1) finds the
-// largest number, then a Put at the next one with attribute_not_exists on
-// the partition key, which fails if another writer took that number first.
+// largest number, then a Put at the next one whose condition,
+// attribute_not_exists on the partition key or the item's own write token
+// (Options.TokenAttribute), fails only if another writer took that number
+// first; so a resend of a Put that was applied succeeds instead of storing
+// the item twice.
 // In one process, calls for the same name queue behind each other instead of
 // racing: while one write is in flight the calls that arrive wait, and the
 // next write stores all of them (up to 100) in one TransactWriteItems, each
@@ -46,7 +49,8 @@ import (
 //
 // Cost per call: one PutItem round trip and one write unit per KB of item
 // when a single call is waiting and the hint is warm, plus a Query (1 read
-// unit, strongly consistent) when the hint is cold or stale. A batch of k
+// unit, strongly consistent) when the hint is cold or stale; a lost answer
+// costs one more PutItem per resend. A batch of k
 // waiting calls costs one TransactWriteItems round trip for all k, and two
 // write units per KB of each item: transactions cost double, traded for k-1
 // round trips saved. A lost race costs the failed write and a Query.
@@ -145,18 +149,22 @@ func (s *SortKey) Next(ctx context.Context, name string) (int64, error) {
 // accepts, a map[string]types.AttributeValue, or nil for no attributes; it
 // must not set the partition or the sort key attribute.
 //
-// When Append returns a number, the item is stored under it. When it
-// returns an error, the item was not stored, with one exception: if ctx ends
-// while the write is in flight, Append returns the context's error at once
-// and the write may still complete, under a number no caller receives (the
-// numbering stays gap-free).
+// When Append returns a number, the item is stored under it, once. When it
+// returns an error, nothing was stored, with one exception: ErrUnknownOutcome
+// means the write was sent and DynamoDB could not be reached, within
+// Options.ResolveTimeout, to find out whether it was applied; the *Error's
+// Number is the number that may hold the item. A write whose outcome is
+// unknown (a lost answer, a timeout, a server error) is sent again,
+// identical, until DynamoDB settles it, even when ctx has ended meanwhile:
+// a caller whose context ends while its write is in flight gets its number
+// if the item was stored, and its context's error if nothing was.
 //
 // Errors: ErrInvalidArgument for a bad name or item, including an item
 // larger than DynamoDB's 400 KB (checked before any write) or one DynamoDB
 // refuses; ErrContention when the write lost Options.MaxAttempts races to
 // other processes; ErrExhausted when a String sort key has no wider number
 // left; ErrTableMismatch for a table without the sort key the options
-// describe; ErrTableNotFound; the context's error.
+// describe; ErrTableNotFound; ErrUnknownOutcome; the context's error.
 func (s *SortKey) Append(ctx context.Context, name string, item any) (int64, error) {
 	return s.append(ctx, "SortKey.Append", name, item)
 }

@@ -56,7 +56,9 @@ type Counter struct {
 
 // NewCounter returns a Counter over table. It reads PartitionKey,
 // ValueAttribute, KeyPrefix, CounterSortKeyValue (and SortKey with it),
-// Start, Step, MaxValue, GlobalTable, Region and Regions from the options.
+// Start, Step, MaxValue, GlobalTable, Region and Regions, and MaxAttempts,
+// BaseDelay, MaxDelay and ResolveTimeout for its resends, from the options,
+// and refuses any other option set (ErrInvalidArgument).
 //
 // With GlobalTableMREC each Region hands out its own slice of every
 // sequence, from its own counter item (KeyPrefix+name+"#"+Region): with

@@ -85,7 +85,9 @@ type latestAppend struct {
 // NewLatest returns a Latest over table. It reads PartitionKey, SortKey,
 // SortKeyType and SortKeyWidth (LayoutSortKey), KeyPrefix, Layout,
 // VersionKeyFormat and LatestKeyFormat (LayoutPartitionKey),
-// VersionAttribute, MaxAttempts, BaseDelay and MaxDelay from the options.
+// VersionAttribute, MaxAttempts, BaseDelay, MaxDelay, ResolveTimeout and
+// GlobalTable from the options, and refuses any other option set
+// (ErrInvalidArgument).
 //
 // It makes no call to DynamoDB. It returns an error wrapping
 // ErrInvalidArgument when client is nil, the table name breaks DynamoDB's

@@ -97,7 +97,9 @@ const sortKeyHints = 10_000
 // Options.SortKey of type Options.SortKeyType (Number by default; a String
 // sort key holds numbers zero-padded to Options.SortKeyWidth digits, so that
 // the string order is the numeric order). It reads PartitionKey, SortKey,
-// SortKeyType, SortKeyWidth, KeyPrefix, MaxAttempts, BaseDelay and MaxDelay.
+// SortKeyType, SortKeyWidth, KeyPrefix, Start, MaxValue, MaxAttempts,
+// BaseDelay, MaxDelay, ResolveTimeout, TokenAttribute and GlobalTable, and
+// refuses any other option set (ErrInvalidArgument).
 //
 // It makes no call to DynamoDB: a table of another shape is reported by the
 // first call that queries it, with ErrTableMismatch. It returns an error

@@ -174,3 +174,53 @@ func TestResolverResends(t *testing.T) {
 		t.Errorf("send with answers always lost = %v, want ErrUnknownOutcome", err)
 	}
 }
+
+// TestLatestNotSentNotResent: an error raised before anything was sent is
+// returned at once, not resent as an unknown outcome.
+func TestLatestNotSentNotResent(t *testing.T) {
+	rt := &roundTrip{answer: reset}
+	client := testClient(rt, 3, func(o *dynamodb.Options) {
+		o.Credentials = aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{}, errors.New("no credentials")
+		})
+	})
+	l, err := NewLatest(client, "docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = l.Append(context.Background(), "d", nil)
+	if err == nil || errors.Is(err, ErrUnknownOutcome) || rt.n.Load() != 0 || time.Since(start) > time.Second {
+		t.Errorf("Append without credentials = %v after %v and %d requests, want the error at once, nothing sent", err, time.Since(start), rt.n.Load())
+	}
+}
+
+// TestLatestOwnDeadline: a lone Append whose deadline passes while its
+// transaction is in flight, and which DynamoDB then answers was not
+// stored, returns context.DeadlineExceeded, not context.Canceled.
+func TestLatestOwnDeadline(t *testing.T) {
+	var sends atomic.Int32
+	rt := &roundTrip{answer: func(req *http.Request) (*http.Response, error) {
+		if !strings.HasSuffix(req.Header.Get("X-Amz-Target"), ".TransactWriteItems") {
+			return status(200, "")(req) // GetItem of 'latest': an empty answer, no item
+		}
+		if sends.Add(1) == 1 {
+			<-req.Context().Done() // the first send's answer never comes
+			return nil, req.Context().Err()
+		}
+		body := `{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","message":"cancelled",` +
+			`"CancellationReasons":[{"Code":"ConditionalCheckFailed"},{"Code":"None"}]}`
+		return &http.Response{StatusCode: 400, Header: http.Header{"Content-Type": {"application/x-amz-json-1.0"}},
+			Body: io.NopCloser(strings.NewReader(body)), Request: req}, nil
+	}}
+	l, err := NewLatest(testClient(rt, 1), "docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err = l.Append(ctx, "d", nil)
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrUnknownOutcome) {
+		t.Errorf("Append = %v, want context.DeadlineExceeded (nothing stored)", err)
+	}
+}

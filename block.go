@@ -179,7 +179,10 @@ func NewBlock(c *Counter, size int64, optFns ...func(*Options)) (*Block, error) 
 	if size < 1 {
 		return fail(invalidf("size is %d, want at least 1", size))
 	}
-	o, err := resolveOptions(optFns, "RefillThreshold", "MinBlockSize", "MaxBlockSize", "BlockLifetime", "RefillTimeout", "Now")
+	o, err := resolveOptions(optFns)
+	if err == nil {
+		err = checkRead(optFns, "RefillThreshold", "MinBlockSize", "MaxBlockSize", "BlockLifetime", "RefillTimeout", "Now")
+	}
 	if err != nil {
 		return fail(err)
 	}

@@ -80,8 +80,11 @@ func NewCounter(client Client, table string, optFns ...func(*Options)) (*Counter
 	if err := validateTable(table); err != nil {
 		return fail(err)
 	}
-	o, err := resolveOptions(optFns, "PartitionKey", "SortKey", "CounterSortKeyValue", "ValueAttribute", "KeyPrefix", "Start", "Step", "MaxValue",
-		"MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout", "GlobalTable", "Region", "Regions")
+	o, err := resolveOptions(optFns)
+	if err == nil {
+		err = checkRead(optFns, "PartitionKey", "SortKey", "CounterSortKeyValue", "ValueAttribute", "KeyPrefix", "Start", "Step", "MaxValue",
+			"MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout", "GlobalTable", "Region", "Regions")
+	}
 	if err != nil {
 		return fail(err)
 	}

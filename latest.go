@@ -103,10 +103,13 @@ func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, 
 	if err := validateTable(table); err != nil {
 		return fail(err)
 	}
-	o, err := resolveOptions(optFns, "PartitionKey", "SortKey", "SortKeyType", "SortKeyWidth", "KeyPrefix", "Layout",
-		"VersionKeyFormat", "LatestKeyFormat", "VersionAttribute", "MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout", "GlobalTable")
+	o, err := resolveOptions(optFns)
 	if err == nil {
 		err = refuseGlobal(&o, "Latest")
+	}
+	if err == nil {
+		err = checkRead(optFns, "PartitionKey", "SortKey", "SortKeyType", "SortKeyWidth", "KeyPrefix", "Layout",
+			"VersionKeyFormat", "LatestKeyFormat", "VersionAttribute", "MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout", "GlobalTable")
 	}
 	if err != nil {
 		return fail(err)

@@ -248,20 +248,12 @@ var defaultOptions = Options{
 	TokenAttribute: "wtok",
 }
 
-// resolveOptions applies optFns to zero Options, refuses a field set to
-// anything but its zero value that is not among reads (the fields a
-// constructor reads: a limit it ignored would hold in the caller's mind
-// only; no reads, no check), fills in the defaults and checks the fields
-// every constructor relies on.
-func resolveOptions(optFns []func(*Options), reads ...string) (Options, error) {
+// resolveOptions applies optFns to zero Options, fills in the defaults and
+// checks the fields every constructor relies on.
+func resolveOptions(optFns []func(*Options)) (Options, error) {
 	var o Options
 	for _, fn := range optFns {
 		fn(&o)
-	}
-	if len(reads) > 0 { // the table definitions read what they can use
-		if err := unread(o, reads); err != nil {
-			return o, err
-		}
 	}
 	d := defaultOptions
 	setDefault(&o.PartitionKey, d.PartitionKey)
@@ -293,17 +285,36 @@ func resolveOptions(optFns []func(*Options), reads ...string) (Options, error) {
 	return o, o.validate()
 }
 
-// unread returns ErrInvalidArgument naming the first field of o that is set
-// and not among reads.
-func unread(o Options, reads []string) error {
-	v := reflect.ValueOf(o)
+// checkRead returns ErrInvalidArgument naming the first field that optFns
+// set to a value other than zero and its default, and that is not among
+// reads, the fields the constructor reads: a limit it ignored would hold in
+// the caller's mind only. A constructor calls it after its own checks of
+// the options, whose errors say more.
+func checkRead(optFns []func(*Options), reads ...string) error {
+	var o Options
+	for _, fn := range optFns {
+		fn(&o)
+	}
+	v, d := reflect.ValueOf(o), reflect.ValueOf(defaultOptions)
 	for i := range v.NumField() {
 		name := v.Type().Field(i).Name
-		if !v.Field(i).IsZero() && !slices.Contains(reads, name) {
-			return invalidf("option %s is set, but this constructor does not read it; it reads %s", name, strings.Join(reads, ", "))
+		if isUnset(v.Field(i), d.Field(i)) || slices.Contains(reads, name) {
+			continue
 		}
+		return invalidf("option %s is set, but this constructor does not read it; it reads %s", name, strings.Join(reads, ", "))
 	}
 	return nil
+}
+
+// isUnset reports whether f is zero, empty or its default def.
+func isUnset(f, def reflect.Value) bool {
+	switch f.Kind() {
+	case reflect.Slice, reflect.Map:
+		return f.Len() == 0
+	case reflect.Func, reflect.Pointer:
+		return f.IsNil()
+	}
+	return f.IsZero() || f.Equal(def)
 }
 
 func setDefault[T comparable](field *T, def T) {

@@ -97,7 +97,10 @@ func NewIDMinter(seq Sequencer, format Format, period Period, optFns ...func(*Op
 	if format.DateLayout == "" {
 		return fail(invalidf("format has no DateLayout: IDs of different periods would repeat"))
 	}
-	o, err := resolveOptions(optFns, "Location", "Now", "TTLAttribute", "Retention")
+	o, err := resolveOptions(optFns)
+	if err == nil {
+		err = checkRead(optFns, "Location", "Now", "TTLAttribute", "Retention")
+	}
 	if err != nil {
 		return fail(err)
 	}

@@ -115,10 +115,13 @@ func NewSortKey(client Client, table string, optFns ...func(*Options)) (*SortKey
 	if err := validateTable(table); err != nil {
 		return fail(err)
 	}
-	o, err := resolveOptions(optFns, "PartitionKey", "SortKey", "SortKeyType", "SortKeyWidth", "KeyPrefix", "Start", "MaxValue",
-		"MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout", "TokenAttribute", "GlobalTable")
+	o, err := resolveOptions(optFns)
 	if err == nil {
 		err = refuseGlobal(&o, "SortKey")
+	}
+	if err == nil {
+		err = checkRead(optFns, "PartitionKey", "SortKey", "SortKeyType", "SortKeyWidth", "KeyPrefix", "Start", "MaxValue",
+			"MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout", "TokenAttribute", "GlobalTable")
 	}
 	if err != nil {
 		return fail(err)

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq"
+)
+
+// minter returns the function goroutine g calls to mint one number.
+type minter func(g int) func(context.Context) error
+
+// benchOptions are bench's own flags.
+type benchOptions struct {
+	kind        string
+	concurrency int
+	duration    time.Duration
+	size        int64
+	baseline    bool
+}
+
+func benchCommand() *command {
+	return &command{
+		name:     "bench",
+		synopsis: "[NAME]",
+		summary: "Mint numbers of sequence NAME (default dynamoseq-bench) flat out from -c goroutines for -d, " +
+			"with a live progress line on a terminal (rate, p50, p99, errors); then a latency histogram and the " +
+			"same figures beside the raw SDK call the library's benchmarks compare with (on NAME-sdk), run in " +
+			"alternating rounds. It writes to the table: use a name of its own.",
+		minArgs: 0, maxArgs: 1,
+		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			var o benchOptions
+			fs.StringVar(&o.kind, "kind", kindCounter, "the strategy: counter, block, sortkey, latest")
+			fs.IntVar(&o.concurrency, "c", 16, "goroutines minting at once")
+			fs.DurationVar(&o.duration, "d", 30*time.Second, "how long each side (library, raw SDK) runs")
+			fs.Int64Var(&o.size, "size", 1000, "the range size of a Block")
+			fs.BoolVar(&o.baseline, "baseline", true, "also run the raw SDK call")
+			return func(ctx context.Context, e *env, args []string) error {
+				name := "dynamoseq-bench"
+				if len(args) == 1 {
+					name = args[0]
+				}
+				if err := checkKind(o.kind, kindCounter, kindBlock, kindSortKey, kindLatest); err != nil {
+					return err
+				}
+				if o.concurrency < 1 || o.duration <= 0 {
+					return usageErrorf("-c %d -d %v: want at least one goroutine and a positive duration", o.concurrency, o.duration)
+				}
+				return e.bench(ctx, name, o)
+			}
+		},
+	}
+}
+
+func (e *env) bench(ctx context.Context, name string, o benchOptions) error {
+	client, err := e.client(ctx)
+	if err != nil {
+		return err
+	}
+	lib, closeLib, err := e.libraryMinter(client, name, o)
+	if err != nil {
+		return err
+	}
+	defer closeLib()
+	raw := e.rawMinter(client, name+"-sdk", o.kind)
+	// Alternate the two sides in rounds of at most 10s, so that both see
+	// the same machine load.
+	rounds := o.rounds()
+	var libHist, rawHist histogram
+	for r := range rounds {
+		round := fmt.Sprintf("%d/%d", r+1, rounds)
+		if err := e.runPhase(ctx, "dynamoseq "+round, o, lib, &libHist); err != nil {
+			return e.fail("bench", name, err)
+		}
+		if !o.baseline {
+			continue
+		}
+		if err := e.runPhase(ctx, "raw SDK "+round, o, raw, &rawHist); err != nil {
+			return e.fail("bench", name+"-sdk", err)
+		}
+	}
+	res := benchResult{Table: e.table, Kind: o.kind, Sequence: name, Concurrency: o.concurrency,
+		Seconds: o.duration.Seconds(), Rounds: rounds, Dynamoseq: libHist.figures(o.duration)}
+	if o.baseline {
+		f := rawHist.figures(o.duration)
+		res.Baseline = &f
+	}
+	res.Histogram = libHist.rows()
+	return e.print(res.text(), res)
+}
+
+// libraryMinter builds the strategy and returns its minter and the function
+// that closes it.
+// rounds is how many rounds the sides alternate in: one per 10s of
+// duration, at most 6.
+func (o benchOptions) rounds() int {
+	return int(min(max(o.duration/(10*time.Second), 1), 6))
+}
+
+func (e *env) libraryMinter(client *dynamodb.Client, name string, o benchOptions) (minter, func(), error) {
+	noop := func() {}
+	var s dynamoseq.Sequencer
+	var err error
+	switch o.kind {
+	case kindSortKey:
+		s, err = dynamoseq.NewSortKey(client, e.table, e.settings.options)
+	case kindLatest:
+		s, err = dynamoseq.NewLatest(client, e.table, e.settings.options)
+	default:
+		var c *dynamoseq.Counter
+		c, err = dynamoseq.NewCounter(client, e.table, e.settings.options)
+		s = c
+		if err == nil && o.kind == kindBlock {
+			var b *dynamoseq.Block
+			b, err = dynamoseq.NewBlock(c, o.size, e.settings.options)
+			if err == nil {
+				s, noop = b, func() { _ = b.Close() }
+			}
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return func(int) func(context.Context) error {
+		return func(ctx context.Context) error {
+			_, err := s.Next(ctx, name)
+			return err
+		}
+	}, noop, nil
+}
+
+func (e *env) rawMinter(client *dynamodb.Client, name, kind string) minter {
+	return func(int) func(context.Context) error {
+		switch kind {
+		case kindSortKey:
+			return e.rawSortKey(client, name)
+		case kindLatest:
+			return e.rawLatest(client, name)
+		}
+		return e.rawCounter(client, name)
+	}
+}
+
+// worker is one goroutine's figures; the progress line reads them while it
+// runs.
+type worker struct {
+	mu sync.Mutex // protects h
+	h  histogram
+}
+
+// runPhase mints with o.concurrency goroutines for o.duration divided by
+// the rounds, adding the figures to total. It stops at the first error
+// that no retry can cure (a missing table, an invalid option or a table of
+// the wrong shape) and returns it.
+func (e *env) runPhase(ctx context.Context, label string, o benchOptions, mint minter, total *histogram) error {
+	ctx, cancel := context.WithTimeout(ctx, o.duration/time.Duration(o.rounds()))
+	defer cancel()
+	workers := make([]*worker, o.concurrency)
+	var fatal error
+	var fatalOnce sync.Once
+	var wg sync.WaitGroup
+	for g := range workers {
+		w := &worker{}
+		workers[g] = w
+		call := mint(g)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				start := time.Now()
+				err := call(ctx)
+				d := time.Since(start)
+				if err != nil && ctx.Err() != nil {
+					return // the phase ended during the call
+				}
+				if isFatal(err) {
+					fatalOnce.Do(func() { fatal = err; cancel() })
+					return
+				}
+				w.mu.Lock()
+				w.h.add(d, err)
+				w.mu.Unlock()
+			}
+		}()
+	}
+	stopProgress := e.progress(label, workers)
+	wg.Wait()
+	stopProgress()
+	for _, w := range workers {
+		total.merge(&w.h)
+	}
+	return fatal
+}
+
+// isFatal reports whether err means that further calls would fail too.
+func isFatal(err error) bool {
+	var notFound *types.ResourceNotFoundException
+	return errors.As(err, &notFound) || errors.Is(err, dynamoseq.ErrTableNotFound) || errors.Is(err, dynamoseq.ErrInvalidArgument) ||
+		errors.Is(err, dynamoseq.ErrTableMismatch) || errors.Is(err, dynamoseq.ErrExhausted)
+}

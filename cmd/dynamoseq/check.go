@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// The levels of a finding. Only a problem makes check exit with status 1.
+const (
+	levelOK      = "ok"
+	levelWarning = "warning"
+	levelProblem = "problem"
+)
+
+// finding is one line of check's report.
+type finding struct {
+	Level   string `json:"level"`
+	Subject string `json:"subject"`
+	Message string `json:"message"`
+}
+
+// report is check's JSON answer.
+type report struct {
+	Table    string    `json:"table"`
+	Kind     string    `json:"kind"`
+	OK       bool      `json:"ok"`
+	Findings []finding `json:"findings"`
+}
+
+// errCheckFailed makes check exit with status 1 after printing its report.
+var errCheckFailed = errors.New("check found problems")
+
+func checkCommand() *command {
+	return &command{
+		name:     "check",
+		synopsis: "",
+		summary: "Check the table against the options (DescribeTable, DescribeTimeToLive): key schema and types, " +
+			"TTL, billing, and whether it is a global table (MREC or MRSC) with what that means for the strategy. " +
+			"One finding a line; exit status 1 when something would break.",
+		minArgs: 0, maxArgs: 0,
+		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			kind := kindFlag(fs, kindCounter, kindCounter, kindBlock, kindSortKey, kindLatest)
+			ttl := fs.String("ttl", "", "the TTL attribute the table must have enabled (IDMinter's TTLAttribute)")
+			return func(ctx context.Context, e *env, _ []string) error {
+				if err := checkKind(*kind, kindCounter, kindBlock, kindSortKey, kindLatest); err != nil {
+					return err
+				}
+				client, err := e.client(ctx)
+				if err != nil {
+					return err
+				}
+				r := report{Table: e.table, Kind: *kind, OK: true, Findings: e.check(ctx, client, *kind, *ttl)}
+				var text strings.Builder
+				for _, f := range r.Findings {
+					fmt.Fprintf(&text, "%-8s %s: %s\n", f.Level, f.Subject, f.Message)
+					r.OK = r.OK && f.Level != levelProblem
+				}
+				if err := e.print(text.String(), r); err != nil {
+					return err
+				}
+				if !r.OK {
+					return e.fail("check", "", errCheckFailed)
+				}
+				return nil
+			}
+		},
+	}
+}
+
+// check describes the table and returns what it found.
+func (e *env) check(ctx context.Context, client *dynamodb.Client, kind, ttl string) []finding {
+	out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(e.table)})
+	var notFound *types.ResourceNotFoundException
+	switch {
+	case errors.As(err, &notFound):
+		return []finding{{levelProblem, "table", fmt.Sprintf("%q does not exist in this Region (or these credentials cannot see it); create-table makes it", e.table)}}
+	case err != nil:
+		return []finding{{levelProblem, "table", fmt.Sprintf("DescribeTable: %v", err)}}
+	}
+	t := out.Table
+	found := []finding{tableStatus(t), e.keySchema(t, kind), billing(t)}
+	found = append(found, e.timeToLive(ctx, client, ttl, t))
+	return append(found, globalTable(t, kind, ttl))
+}
+
+func tableStatus(t *types.TableDescription) finding {
+	if t.TableStatus == types.TableStatusActive {
+		return finding{levelOK, "status", "ACTIVE"}
+	}
+	return finding{levelWarning, "status", fmt.Sprintf("%s: requests may fail until it is ACTIVE", t.TableStatus)}
+}
+
+// keySchema compares the table's key with the one the strategy's table
+// definition has.
+func (e *env) keySchema(t *types.TableDescription, kind string) finding {
+	want := e.tableDefinition(kind)
+	got, wanted := describeKey(t.KeySchema, t.AttributeDefinitions), describeKey(want.KeySchema, want.AttributeDefinitions)
+	if got == wanted {
+		return finding{levelOK, "key schema", fmt.Sprintf("%s, as %s expects", got, kind)}
+	}
+	return finding{levelProblem, "key schema", fmt.Sprintf("%s, but %s with these options needs %s", got, kind, wanted)}
+}
+
+// describeKey writes a key schema as "pk (S, HASH), sk (N, RANGE)".
+func describeKey(key []types.KeySchemaElement, defs []types.AttributeDefinition) string {
+	parts := make([]string, len(key))
+	for i, k := range key {
+		name := aws.ToString(k.AttributeName)
+		typ := "?"
+		if j := slices.IndexFunc(defs, func(d types.AttributeDefinition) bool { return aws.ToString(d.AttributeName) == name }); j >= 0 {
+			typ = string(defs[j].AttributeType)
+		}
+		parts[i] = fmt.Sprintf("%s (%s, %s)", name, typ, k.KeyType)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func billing(t *types.TableDescription) finding {
+	if t.BillingModeSummary != nil && t.BillingModeSummary.BillingMode == types.BillingModePayPerRequest {
+		return finding{levelOK, "billing", "on-demand (PAY_PER_REQUEST)"}
+	}
+	p := t.ProvisionedThroughput
+	if p == nil {
+		return finding{levelOK, "billing", "provisioned"}
+	}
+	return finding{levelOK, "billing", fmt.Sprintf("provisioned, %d read and %d write units a second: a hot sequence is limited by them",
+		aws.ToInt64(p.ReadCapacityUnits), aws.ToInt64(p.WriteCapacityUnits))}
+}
+
+// timeToLive reports the table's TTL setting against --ttl.
+func (e *env) timeToLive(ctx context.Context, client *dynamodb.Client, ttl string, t *types.TableDescription) finding {
+	out, err := client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(e.table)})
+	if err != nil {
+		return finding{levelProblem, "ttl", fmt.Sprintf("DescribeTimeToLive: %v", err)}
+	}
+	d := out.TimeToLiveDescription
+	status, attr := types.TimeToLiveStatusDisabled, ""
+	if d != nil {
+		status, attr = d.TimeToLiveStatus, aws.ToString(d.AttributeName)
+	}
+	enabled := status == types.TimeToLiveStatusEnabled || status == types.TimeToLiveStatusEnabling
+	switch {
+	case ttl == "" && enabled:
+		return finding{levelOK, "ttl", fmt.Sprintf("%s on %q; the options write no TTL attribute", status, attr)}
+	case ttl == "":
+		return finding{levelOK, "ttl", fmt.Sprintf("%s; not asked for (--ttl)", status)}
+	case enabled && attr == ttl:
+		return finding{levelOK, "ttl", fmt.Sprintf("%s on %q, as --ttl asks", status, attr)}
+	case enabled:
+		return finding{levelProblem, "ttl", fmt.Sprintf("%s on %q, but --ttl is %q: old periods would never expire", status, attr, ttl)}
+	}
+	return finding{levelProblem, "ttl", fmt.Sprintf("%s, but --ttl is %q: old periods would never expire; create-table --ttl enables it", status, ttl)}
+}
+
+// globalTable says whether the table is a global table, in which mode, and
+// what that means for the strategy.
+func globalTable(t *types.TableDescription, kind, ttl string) finding {
+	if len(t.Replicas) == 0 {
+		return finding{levelOK, "global table", "no: a single-Region table"}
+	}
+	regions := make([]string, len(t.Replicas))
+	for i, r := range t.Replicas {
+		regions[i] = aws.ToString(r.RegionName)
+	}
+	where := fmt.Sprintf("replicas in %s", strings.Join(regions, ", "))
+	if t.MultiRegionConsistency == types.MultiRegionConsistencyStrong {
+		switch {
+		case kind == kindSortKey || kind == kindLatest:
+			return finding{levelProblem, "global table", "MRSC (multi-Region strong consistency), " + where + ": " + kind +
+				" writes with TransactWriteItems, which MRSC tables refuse"}
+		case ttl != "":
+			return finding{levelProblem, "global table", "MRSC, " + where + ": MRSC tables do not support Time to Live, which --ttl needs"}
+		}
+		return finding{levelOK, "global table", "MRSC (multi-Region strong consistency), " + where + ": " + kind +
+			" works unchanged from any Region, conditional writes and ADD being consistent across Regions"}
+	}
+	if kind == kindCounter || kind == kindBlock {
+		return finding{levelWarning, "global table", "MREC (multi-Region eventual consistency), " + where + ": each Region " +
+			"applies ADD to its own copy and replication keeps the last writer, so two Regions would hand out the same " +
+			"numbers; give the library GlobalTableMREC with Region and Regions (each Region its own slice of numbers), " +
+			"or mint from one Region only"}
+	}
+	return finding{levelWarning, "global table", "MREC (multi-Region eventual consistency), " + where + ": conditions " +
+		"are checked in the Region that receives the write only, so " + kind + " must write every sequence from one " +
+		"home Region; the library refuses GlobalTableMREC for it"}
+}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// numbers is the JSON answer of next.
+type numbers struct {
+	Table    string  `json:"table"`
+	Sequence string  `json:"sequence"`
+	Numbers  []int64 `json:"numbers"`
+}
+
+// value is the JSON answer of current and advance.
+type value struct {
+	Table       string `json:"table"`
+	Sequence    string `json:"sequence"`
+	Value       int64  `json:"value"`
+	AlreadyPast bool   `json:"already_past,omitempty"`
+}
+
+func nextCommand() *command {
+	return &command{
+		name:     "next",
+		synopsis: "NAME",
+		summary: "Take the next number(s) of a sequence, as the library hands them out: " +
+			"with --kind counter one UpdateItem for all -n numbers; with sortkey or latest one Next per number.",
+		minArgs: 1, maxArgs: 1,
+		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			kind := kindFlag(fs, kindCounter, kindCounter, kindSortKey, kindLatest)
+			n := fs.Int64("n", 1, "how many numbers to take")
+			return func(ctx context.Context, e *env, args []string) error {
+				if err := checkKind(*kind, kindCounter, kindSortKey, kindLatest); err != nil {
+					return err
+				}
+				if *n < 1 {
+					return usageErrorf("-n is %d, want at least 1", *n)
+				}
+				got, err := e.next(ctx, *kind, args[0], *n)
+				if err != nil {
+					return err
+				}
+				var text strings.Builder
+				for _, v := range got {
+					fmt.Fprintln(&text, v)
+				}
+				return e.print(text.String(), numbers{Table: e.table, Sequence: args[0], Numbers: got})
+			}
+		},
+	}
+}
+
+// next takes n numbers of the sequence name.
+func (e *env) next(ctx context.Context, kind, name string, n int64) ([]int64, error) {
+	if kind == kindCounter {
+		c, err := e.newCounter(ctx)
+		if err != nil {
+			return nil, err
+		}
+		first, err := c.NextN(ctx, name, n)
+		if err != nil {
+			return nil, err
+		}
+		step := max(e.step, 1)
+		got := make([]int64, n)
+		for i := range got {
+			got[i] = first + int64(i)*step
+		}
+		return got, nil
+	}
+	s, err := e.sequencer(ctx, kind)
+	if err != nil {
+		return nil, err
+	}
+	var got []int64
+	for range n {
+		v, err := s.Next(ctx, name)
+		if err != nil {
+			return got, err
+		}
+		got = append(got, v)
+	}
+	return got, nil
+}
+
+func currentCommand() *command {
+	return &command{
+		name:     "current",
+		synopsis: "NAME",
+		summary: "Print the last number handed out (one strongly consistent read): " +
+			"Counter.Current, SortKey.Last or the version of Latest's 'latest' item.",
+		minArgs: 1, maxArgs: 1,
+		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			kind := kindFlag(fs, kindCounter, kindCounter, kindSortKey, kindLatest)
+			return func(ctx context.Context, e *env, args []string) error {
+				if err := checkKind(*kind, kindCounter, kindSortKey, kindLatest); err != nil {
+					return err
+				}
+				v, err := e.current(ctx, *kind, args[0])
+				if err != nil {
+					return err
+				}
+				return e.print(fmt.Sprintln(v), value{Table: e.table, Sequence: args[0], Value: v})
+			}
+		},
+	}
+}
+
+func (e *env) current(ctx context.Context, kind, name string) (int64, error) {
+	switch kind {
+	case kindSortKey:
+		s, err := e.newSortKey(ctx)
+		if err != nil {
+			return 0, err
+		}
+		return s.Last(ctx, name)
+	case kindLatest:
+		l, err := e.newLatest(ctx)
+		if err != nil {
+			return 0, err
+		}
+		var item map[string]types.AttributeValue
+		return l.GetLatest(ctx, name, &item)
+	}
+	c, err := e.newCounter(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return c.Current(ctx, name)
+}
+
+func advanceCommand() *command {
+	return &command{
+		name:     "advance",
+		synopsis: "NAME TO",
+		summary: "Move a counter forward so that the next number is above TO (Counter.AdvanceTo, one conditional UpdateItem). " +
+			"It never moves a counter back: when the counter is already past TO it says so and leaves it.",
+		minArgs: 2, maxArgs: 2,
+		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			return func(ctx context.Context, e *env, args []string) error {
+				name := args[0]
+				to, err := strconv.ParseInt(args[1], 10, 64)
+				if err != nil || to < 1 {
+					return usageErrorf("TO is %q, want a positive whole number", args[1])
+				}
+				c, err := e.newCounter(ctx)
+				if err != nil {
+					return err
+				}
+				v, err := c.AdvanceTo(ctx, name, to)
+				if err != nil {
+					return err
+				}
+				if v > to {
+					e.note("table %q, sequence %q: the counter is already at %d, past %d: not moved (advance only moves forward)", e.table, name, v, to)
+				}
+				return e.print(fmt.Sprintln(v), value{Table: e.table, Sequence: name, Value: v, AlreadyPast: v > to})
+			}
+		},
+	}
+}

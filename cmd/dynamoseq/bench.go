@@ -30,10 +30,14 @@ func benchCommand() *command {
 	return &command{
 		name:     "bench",
 		synopsis: "[NAME]",
-		summary: "Mint numbers of sequence NAME (default dynamoseq-bench) flat out from -c goroutines for -d, " +
-			"with a live progress line on a terminal (rate, p50, p99, errors); then a latency histogram and the " +
-			"same figures beside the raw SDK call the library's benchmarks compare with (on NAME-sdk), run in " +
-			"alternating rounds. It writes to the table: use a name of its own.",
+		summary:  "Measure a strategy against the raw SDK call",
+		doc: "Mints numbers of sequence NAME (default dynamoseq-bench) flat out from -c\n" +
+			"goroutines for -d, with a live progress line when stderr is a terminal (rate,\n" +
+			"p50, p99 of the last half second, errors so far). Then it prints a latency\n" +
+			"histogram and the same figures for the raw SDK call that the library's own\n" +
+			"benchmarks compare with (on sequence NAME-sdk), the two sides run in\n" +
+			"alternating rounds of up to 10s so that they share the machine's load. It\n" +
+			"writes to the table: give it a sequence of its own.\n",
 		minArgs: 0, maxArgs: 1,
 		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var o benchOptions

@@ -42,9 +42,13 @@ func checkCommand() *command {
 	return &command{
 		name:     "check",
 		synopsis: "",
-		summary: "Check the table against the options (DescribeTable, DescribeTimeToLive): key schema and types, " +
-			"TTL, billing, and whether it is a global table (MREC or MRSC) with what that means for the strategy. " +
-			"One finding a line; exit status 1 when something would break.",
+		summary:  "Check a table against the options",
+		doc: "Reads DescribeTable and DescribeTimeToLive and compares them with what the\n" +
+			"strategy needs with these options: key schema and types, TTL (with --ttl),\n" +
+			"billing, and whether the table is a global table, in which mode (MREC or\n" +
+			"MRSC), with what that means for the strategy. One finding a line: ok,\n" +
+			"warning or problem. Exit status 1 when there is a problem, something that\n" +
+			"would break.\n",
 		minArgs: 0, maxArgs: 0,
 		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			kind := kindFlag(fs, kindCounter, kindCounter, kindBlock, kindSortKey, kindLatest)

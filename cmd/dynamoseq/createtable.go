@@ -17,8 +17,11 @@ func createTableCommand() *command {
 	return &command{
 		name:     "create-table",
 		synopsis: "--kind counter|sortkey|latest",
-		summary: "Create the table a strategy needs with these options: on-demand, with Time to Live enabled on " +
-			"--ttl. With --print it writes the definition (CloudFormation or aws CLI) instead of creating it.",
+		summary:  "Create the table a strategy needs",
+		doc: "Creates the table a strategy needs with these options (on-demand capacity),\n" +
+			"waits until it is active, and enables Time to Live on --ttl. An existing\n" +
+			"table is left as it is: run check to compare it. With --print it writes the\n" +
+			"definition instead, as a CloudFormation resource or as aws CLI commands.\n",
 		minArgs: 0, maxArgs: 0,
 		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			kind := kindFlag(fs, "", kindCounter, kindSortKey, kindLatest)

@@ -22,8 +22,10 @@ func versionsCommand() *command {
 	return &command{
 		name:     "versions",
 		synopsis: "NAME",
-		summary: "List the versions of a Latest document, newest first, with their attributes (Latest.Versions: " +
-			"one strongly consistent Query per page of --page-size, or GetItems with --layout partitionkey).",
+		summary:  "List the versions of a Latest document",
+		doc: "Newest first, each with its attributes (Latest.Versions): one strongly\n" +
+			"consistent Query per page of --page-size, or with --layout partitionkey one\n" +
+			"GetItem per version.\n",
 		minArgs: 1, maxArgs: 1,
 		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			pageSize := fs.Int("page-size", 100, "versions read per request, 1 to 1000")
@@ -70,8 +72,9 @@ func getCommand() *command {
 	return &command{
 		name:     "get",
 		synopsis: "NAME [VERSION]",
-		summary: "Print a Latest document: its latest version (Latest.GetLatest), or VERSION (Latest.Get); " +
-			"one strongly consistent GetItem.",
+		summary:  "Print a Latest document, its latest version or VERSION",
+		doc: "Latest.GetLatest, or Latest.Get with VERSION: one strongly consistent\n" +
+			"GetItem. Text output: the version, a tab, the attributes as JSON.\n",
 		minArgs: 1, maxArgs: 2,
 		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			return func(ctx context.Context, e *env, args []string) error {

@@ -6,11 +6,11 @@ import (
 )
 
 // histogram counts latencies in buckets about 6% wide, so that a run of
-// millions of calls keeps a fixed 8 KB per goroutine instead of every
+// millions of calls keeps under 8 KB per goroutine instead of every
 // latency. Bucket i holds durations from lowerBound(i) up to
 // lowerBound(i+1).
 type histogram struct {
-	counts [1024]uint64
+	counts [960]uint64 // bucket(math.MaxInt64) is 959
 	total  uint64
 	errors uint64
 	first  error // the first error, for the report

@@ -23,8 +23,10 @@ func listCommand() *command {
 	return &command{
 		name:     "list",
 		synopsis: "",
-		summary: "List the counters of the table and their values. It is a paginated Scan of the whole table " +
-			"(read units for every item, whatever --prefix filters out) and says so on stderr.",
+		summary:  "List the counters of a table and their values",
+		doc: "It is a paginated Scan of the whole table: it costs read units for every\n" +
+			"item, whatever --prefix leaves out, and says so on stderr. Items whose value\n" +
+			"attribute is not a Number are not counters and are left out.\n",
 		minArgs: 0, maxArgs: 0,
 		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			prefix := fs.String("prefix", "", "only the sequences whose name starts with this")

@@ -26,6 +26,8 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+
+	"github.com/dynamoseq/dynamoseq"
 )
 
 func main() {
@@ -40,7 +42,8 @@ func main() {
 type command struct {
 	name     string
 	synopsis string // the positional arguments and own flags, for usage
-	summary  string
+	summary  string // one line for the list of commands
+	doc      string // what it does underneath, for its --help
 	minArgs  int
 	maxArgs  int
 	define   func(fs *flag.FlagSet) func(ctx context.Context, e *env, args []string) error
@@ -77,6 +80,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	at := positional[0]
 	name := args[at]
+	if name == "help" { // "dynamoseq help next" is "dynamoseq next --help"
+		if len(positional) == 1 {
+			usage(stdout)
+			return 0
+		}
+		at = positional[1]
+		name = args[at]
+		args = []string{name, "--help"}
+		at = 0
+	}
 	i := slices.IndexFunc(commands(), func(c *command) bool { return c.name == name })
 	if i < 0 {
 		fmt.Fprintf(stderr, "dynamoseq: unknown command %q\n\n", name)
@@ -111,6 +124,9 @@ func runCommand(ctx context.Context, c *command, args []string, stdout, stderr i
 	switch {
 	case errors.As(err, &ue):
 		return usageFailed(stderr, c, err)
+	case errors.Is(err, dynamoseq.ErrInvalidArgument):
+		// An option or a name the library refuses came from the command line.
+		return usageFailed(stderr, c, err)
 	case err != nil:
 		fmt.Fprintln(stderr, prefixed(err))
 		return 1
@@ -129,9 +145,13 @@ func prefixed(err error) string {
 }
 
 func usageFailed(w io.Writer, c *command, err error) int {
-	fmt.Fprintf(w, "dynamoseq %s: %v\nusage: dynamoseq %s %s [flags]\nRun 'dynamoseq %s --help' for the flags.\n",
-		c.name, err, c.name, c.synopsis, c.name)
+	fmt.Fprintf(w, "dynamoseq %s: %v\nusage: %s\nRun 'dynamoseq %s --help' for the flags.\n", c.name, err, synopsis(c), c.name)
 	return 2
+}
+
+// synopsis is the command line of c, as usage messages show it.
+func synopsis(c *command) string {
+	return strings.Join(strings.Fields("dynamoseq "+c.name+" "+c.synopsis+" --table TABLE [flags]"), " ")
 }
 
 func isHelp(arg string) bool {
@@ -156,8 +176,33 @@ Run 'dynamoseq COMMAND --help' for a command's flags.
 `)
 }
 
+// commandUsage prints a subcommand's help: aws CLI style, with "--" before
+// long flag names.
 func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: dynamoseq %s %s [flags]\n\n%s\n\nFlags:\n", c.name, c.synopsis, c.summary)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	fmt.Fprintf(w, "usage: %s\n\n%s.\n%s", synopsis(c), c.summary, c.doc)
+	shared := flag.NewFlagSet("", flag.ContinueOnError)
+	new(settings).register(shared)
+	own := func(f *flag.Flag) bool { return shared.Lookup(f.Name) == nil }
+	fmt.Fprintf(w, "\nFlags of %s:\n", c.name)
+	printFlags(w, fs, own)
+	fmt.Fprintf(w, "\nFlags of every command:\n")
+	printFlags(w, fs, func(f *flag.Flag) bool { return !own(f) })
+}
+
+func printFlags(w io.Writer, fs *flag.FlagSet, which func(*flag.Flag) bool) {
+	fs.VisitAll(func(f *flag.Flag) {
+		if !which(f) {
+			return
+		}
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-"
+		}
+		name, help := flag.UnquoteUsage(f)
+		def := ""
+		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
+			def = fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "  %s%s %s\n    \t%s%s\n", dash, f.Name, name, help, def)
+	})
 }

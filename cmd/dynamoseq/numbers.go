@@ -29,8 +29,10 @@ func nextCommand() *command {
 	return &command{
 		name:     "next",
 		synopsis: "NAME",
-		summary: "Take the next number(s) of a sequence, as the library hands them out: " +
-			"with --kind counter one UpdateItem for all -n numbers; with sortkey or latest one Next per number.",
+		summary:  "Take the next numbers of a sequence",
+		doc: "As the library hands them out: with --kind counter, Counter.NextN, one\n" +
+			"UpdateItem for all -n numbers; with sortkey or latest, one Next (an empty\n" +
+			"item) per number.\n",
 		minArgs: 1, maxArgs: 1,
 		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			kind := kindFlag(fs, kindCounter, kindCounter, kindSortKey, kindLatest)
@@ -93,8 +95,10 @@ func currentCommand() *command {
 	return &command{
 		name:     "current",
 		synopsis: "NAME",
-		summary: "Print the last number handed out (one strongly consistent read): " +
-			"Counter.Current, SortKey.Last or the version of Latest's 'latest' item.",
+		summary:  "Print the last number of a sequence",
+		doc: "One strongly consistent read: Counter.Current, SortKey.Last, or the\n" +
+			"version of Latest's 'latest' item. Exit status 1 when the sequence was never\n" +
+			"used.\n",
 		minArgs: 1, maxArgs: 1,
 		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			kind := kindFlag(fs, kindCounter, kindCounter, kindSortKey, kindLatest)
@@ -139,8 +143,10 @@ func advanceCommand() *command {
 	return &command{
 		name:     "advance",
 		synopsis: "NAME TO",
-		summary: "Move a counter forward so that the next number is above TO (Counter.AdvanceTo, one conditional UpdateItem). " +
-			"It never moves a counter back: when the counter is already past TO it says so and leaves it.",
+		summary:  "Move a counter forward past TO",
+		doc: "Counter.AdvanceTo: one conditional UpdateItem, so that the next number is\n" +
+			"above TO. It never moves a counter back: when the counter is already past TO\n" +
+			"it says so on stderr and leaves it.\n",
 		minArgs: 2, maxArgs: 2,
 		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			return func(ctx context.Context, e *env, args []string) error {

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+)
+
+func TestMain(m *testing.M) {
+	dbtest.Main(m)
+}
+
+// TestCommand builds the command once and runs it, as an operator would,
+// against DynamoDB Local.
+func TestCommand(t *testing.T) {
+	bin := build(t)
+	endpoint := dbtest.Endpoint(t)
+	client := dbtest.Client(t)
+	run := func(t *testing.T, args ...string) result {
+		t.Helper()
+		return runBinary(t, bin, endpoint, args...)
+	}
+	t.Run("usage", func(t *testing.T) {
+		// The exit statuses of the process; TestUsage checks the messages.
+		assert.Equal(t, 2, run(t, "next", "orders", "--table", "Seq", "--bogus").code)
+		assert.Contains(t, run(t, "next", "--help").ok(t), "usage: dynamoseq next NAME")
+	})
+	t.Run("counter", func(t *testing.T) { testCounter(t, run, client) })
+	t.Run("check", func(t *testing.T) { testCheck(t, run, client) })
+	t.Run("latest", func(t *testing.T) { testLatest(t, run, client) })
+	t.Run("bench", func(t *testing.T) { testBench(t, run, client) })
+}
+
+// result is what one run of the command printed and its exit status.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+type runFunc func(t *testing.T, args ...string) result
+
+// build compiles the command into a temporary directory. It is built
+// without the race detector, which makes each run start several times
+// slower; TestUsage and TestBenchInProcess run the same code in the test
+// binary, under the race detector when the tests run with it.
+func build(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "dynamoseq")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+	return bin
+}
+
+// runBinary runs the built command with credentials and Region for
+// DynamoDB Local in its environment and no shared AWS files, so that the
+// machine's own AWS settings play no part. --endpoint-url is added after
+// the arguments, as a user may write it.
+func runBinary(t *testing.T, bin, endpoint string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append(args, "--endpoint-url", endpoint)...)
+	cmd.Env = append(os.Environ(),
+		"AWS_ACCESS_KEY_ID=dynamoseq", "AWS_SECRET_ACCESS_KEY=dynamoseq", "AWS_REGION=us-east-1",
+		"AWS_CONFIG_FILE="+filepath.Join(t.TempDir(), "none"), "AWS_SHARED_CREDENTIALS_FILE="+filepath.Join(t.TempDir(), "none"),
+		"AWS_EC2_METADATA_DISABLED=true", "AWS_PROFILE=", "AWS_DEFAULT_PROFILE=")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	code := 0
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("dynamoseq %s: %v", strings.Join(args, " "), err)
+	}
+	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+}
+
+// runInProcess runs a command line in the test's process, with the
+// credentials and Region of DynamoDB Local.
+func runInProcess(t *testing.T, args ...string) result {
+	t.Helper()
+	t.Setenv("AWS_ACCESS_KEY_ID", "dynamoseq")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "dynamoseq")
+	t.Setenv("AWS_REGION", "us-east-1")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, &stdout, &stderr)
+	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+}
+
+// ok fails the test unless the run succeeded, and returns its stdout.
+func (r result) ok(t *testing.T) string {
+	t.Helper()
+	require.Equal(t, 0, r.code, "exit status; stderr:\n%s", r.stderr)
+	return r.stdout
+}
+
+// jsonOf decodes a run's JSON output into a value of type T.
+func jsonOf[T any](t *testing.T, r result) T {
+	t.Helper()
+	var v T
+	require.NoError(t, json.Unmarshal([]byte(r.ok(t)), &v), "stdout:\n%s", r.stdout)
+	return v
+}
+
+// newTable returns a table name for the test and deletes the table, if the
+// command created it, when the test ends.
+func newTable(t *testing.T, client *dynamodb.Client) string {
+	t.Helper()
+	name := dbtest.TableName(t)
+	t.Cleanup(func() {
+		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	})
+	return name
+}
+
+// TestUsage runs command lines with mistakes in this process: none of them
+// reaches DynamoDB.
+func TestUsage(t *testing.T) {
+	run := func(t *testing.T, args ...string) result { return runInProcess(t, args...) }
+	for _, args := range [][]string{
+		{},
+		{"nosuch", "--table", "Seq"},
+		{"next", "--table", "Seq"},           // no NAME
+		{"next", "a", "b", "--table", "Seq"}, // two NAMEs
+		{"next", "orders"},                   // no --table
+		{"next", "orders", "--table", "Seq", "--bogus"},     // unknown flag
+		{"next", "orders", "--table", "Seq", "-n", "0"},     // count below 1
+		{"next", "orders", "--table", "Seq", "-n", "many"},  // not a number
+		{"next", "orders", "--table", "Seq", "--kind", "x"}, // unknown kind
+		{"next", "orders", "--table", "Seq", "--output", "yaml"},
+		{"advance", "orders", "ten", "--table", "Seq"},
+		{"create-table", "--table", "Seq"}, // no --kind
+		{"create-table", "--table", "Seq", "--kind", "counter", "--print", "terraform"},
+		{"next", "orders", "--table", "Seq", "--start", "-3"}, // the library refuses the option
+	} {
+		r := run(t, args...)
+		assert.Equal(t, 2, r.code, "dynamoseq %q: exit status; stderr:\n%s", args, r.stderr)
+		assert.Contains(t, r.stderr, "usage", "dynamoseq %q", args)
+		assert.Empty(t, r.stdout, "dynamoseq %q", args)
+	}
+	for _, c := range commands() {
+		out := run(t, c.name, "--help").ok(t)
+		assert.Contains(t, out, "usage: dynamoseq "+c.name, "%s --help", c.name)
+		assert.Contains(t, out, "--table", "%s --help", c.name)
+	}
+	assert.Contains(t, run(t, "--help").ok(t), "bench")
+}
+
+func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
+	table := newTable(t, client)
+	assert.Equal(t, "created "+table+"\n", run(t, "create-table", "--table", table, "--kind", "counter").ok(t))
+
+	// Flags before and after the positional arguments.
+	assert.Equal(t, "1\n", run(t, "--table", table, "next", "orders").ok(t))
+	assert.Equal(t, "2\n3\n4\n", run(t, "next", "orders", "-n", "3", "--table", table).ok(t))
+	got := jsonOf[numbers](t, run(t, "next", "--table", table, "orders", "--output", "json"))
+	assert.Equal(t, numbers{Table: table, Sequence: "orders", Numbers: []int64{5}}, got)
+	assert.Equal(t, "5\n", run(t, "current", "orders", "--table", table).ok(t))
+
+	assert.Equal(t, "1000\n", run(t, "advance", "orders", "1000", "--table", table).ok(t))
+	assert.Equal(t, "1001\n", run(t, "next", "orders", "--table", table).ok(t))
+	r := run(t, "advance", "orders", "10", "--table", table, "--output", "json")
+	assert.Equal(t, value{Table: table, Sequence: "orders", Value: 1001, AlreadyPast: true}, jsonOf[value](t, r))
+	assert.Contains(t, r.stderr, "already at 1001, past 10: not moved")
+
+	run(t, "next", "invoices", "--table", table).ok(t)
+	run(t, "next", "other", "--table", table, "--key-prefix", "SEQ#").ok(t)
+	r = run(t, "list", "--table", table)
+	assert.Equal(t, "SEQ#other\t1\ninvoices\t1\norders\t1001\n", r.ok(t))
+	assert.Contains(t, r.stderr, "paginated Scan")
+	assert.Equal(t, "orders\t1001\n", run(t, "list", "--table", table, "--prefix", "ord").ok(t))
+	listedJSON := jsonOf[[]listed](t, run(t, "list", "--table", table, "--key-prefix", "SEQ#", "--output", "json"))
+	assert.Equal(t, []listed{{Sequence: "other", Value: 1}}, listedJSON)
+
+	// Errors name the table and the sequence and exit with status 1.
+	r = run(t, "current", "never-used", "--table", table)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `table "`+table+`", sequence "never-used": not found`)
+	r = run(t, "next", "orders", "--table", "no_such_table")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `table "no_such_table", sequence "orders"`)
+}
+
+func testCheck(t *testing.T, run runFunc, client *dynamodb.Client) {
+	counters, docs := newTable(t, client), newTable(t, client)
+	run(t, "create-table", "--kind", "counter", "--table", counters).ok(t)
+	run(t, "create-table", "--kind", "latest", "--table", docs, "--ttl", "expires").ok(t)
+
+	out := run(t, "check", "--table", counters).ok(t)
+	assert.Contains(t, out, "ok       key schema: pk (S, HASH), as counter expects")
+	assert.Contains(t, out, "ok       global table: no: a single-Region table")
+	rep := jsonOf[report](t, run(t, "check", "--table", docs, "--kind", "latest", "--ttl", "expires", "--output", "json"))
+	assert.True(t, rep.OK, "%+v", rep)
+
+	r := run(t, "check", "--table", counters, "--kind", "sortkey")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stdout, "problem  key schema: pk (S, HASH), but sortkey with these options needs pk (S, HASH), sk (N, RANGE)")
+	r = run(t, "check", "--table", docs, "--kind", "latest", "--sort-key-type", "S", "--ttl", "gone")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stdout, "sk (S, RANGE)")
+	assert.Contains(t, r.stdout, `problem  ttl: ENABLED on "expires", but --ttl is "gone"`)
+	r = run(t, "check", "--table", "no_such_table")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stdout, "does not exist")
+
+	cf := run(t, "create-table", "--kind", "sortkey", "--table", "Tickets", "--print", "cloudformation", "--ttl", "expires").ok(t)
+	assert.Contains(t, cf, "Type: AWS::DynamoDB::Table")
+	assert.Contains(t, cf, "AttributeName: sk\n          KeyType: RANGE")
+	assert.Contains(t, cf, "TimeToLiveSpecification:\n        AttributeName: expires")
+	cli := run(t, "create-table", "--kind", "counter", "--table", "Seq", "--print", "cli").ok(t)
+	assert.Contains(t, cli, "aws dynamodb create-table --table-name Seq --billing-mode PAY_PER_REQUEST")
+	r = run(t, "check", "--table", "Tickets")
+	assert.Equal(t, 1, r.code, "--print must not create the table")
+}
+
+func testLatest(t *testing.T, run runFunc, client *dynamodb.Client) {
+	table := newTable(t, client)
+	run(t, "create-table", "--kind", "latest", "--table", table).ok(t)
+	assert.Equal(t, "1\n2\n3\n", run(t, "next", "doc1", "-n", "3", "--kind", "latest", "--table", table).ok(t))
+	assert.Equal(t, "3\n", run(t, "current", "doc1", "--kind", "latest", "--table", table).ok(t))
+	assert.Equal(t, "3\t{}\n2\t{}\n1\t{}\n", run(t, "versions", "doc1", "--table", table, "--page-size", "2").ok(t))
+	assert.Equal(t, "2\t{}\n", run(t, "get", "doc1", "2", "--table", table).ok(t))
+	doc := jsonOf[document](t, run(t, "get", "doc1", "--table", table, "--output", "json"))
+	assert.Equal(t, int64(3), doc.Version)
+	r := run(t, "get", "doc1", "9", "--table", table)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `sequence "doc1"`)
+}
+
+func testBench(t *testing.T, run runFunc, client *dynamodb.Client) {
+	table := newTable(t, client)
+	run(t, "create-table", "--kind", "counter", "--table", table).ok(t)
+	out := run(t, "bench", "--kind", "block", "-c", "4", "-d", "1s", "--table", table).ok(t)
+	for _, want := range []string{"latency of dynamoseq:", "numbers/s", "p99", "raw SDK"} {
+		assert.Contains(t, out, want)
+	}
+}
+
+// TestBenchInProcess runs bench in the test binary, so that the race
+// detector watches its goroutines.
+func TestBenchInProcess(t *testing.T) {
+	client := dbtest.Client(t)
+	table := dbtest.CounterTable(t, client)
+	r := runInProcess(t, "bench", "--kind", "counter", "-c", "4", "-d", "500ms", "--table", table, "--output", "json", "--endpoint-url", dbtest.Endpoint(t))
+	res := jsonOf[benchResult](t, r)
+	assert.Positive(t, res.Dynamoseq.Calls)
+	require.NotNil(t, res.Baseline)
+	assert.Positive(t, res.Baseline.Calls)
+	assert.Zero(t, res.Dynamoseq.Errors+res.Baseline.Errors)
+	assert.NotEmpty(t, res.Histogram)
+}

@@ -113,10 +113,24 @@ func optList(opt func(*dynamoseq.Options)) []func(*dynamoseq.Options) {
 	return []func(*dynamoseq.Options){opt}
 }
 
-// callCounter is a DynamoDB client that counts the calls made through it.
+// callCounter is a DynamoDB client that counts the calls made through it,
+// and the writes refused because another writer got there first (races).
 type callCounter struct {
 	dynamoseq.Client
 	queries, gets, puts, transactions atomic.Int64
+	races                             atomic.Int64
+}
+
+// total is the number of calls made.
+func (c *callCounter) total() int64 {
+	return c.queries.Load() + c.gets.Load() + c.puts.Load() + c.transactions.Load()
+}
+
+// reset sets every count to zero.
+func (c *callCounter) reset() {
+	for _, n := range []*atomic.Int64{&c.queries, &c.gets, &c.puts, &c.transactions, &c.races} {
+		n.Store(0)
+	}
 }
 
 func (c *callCounter) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
@@ -131,10 +145,18 @@ func (c *callCounter) GetItem(ctx context.Context, in *dynamodb.GetItemInput, op
 
 func (c *callCounter) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
 	c.puts.Add(1)
-	return c.Client.PutItem(ctx, in, optFns...)
+	out, err := c.Client.PutItem(ctx, in, optFns...)
+	if lostRace(err) {
+		c.races.Add(1)
+	}
+	return out, err
 }
 
 func (c *callCounter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	c.transactions.Add(1)
-	return c.Client.TransactWriteItems(ctx, in, optFns...)
+	out, err := c.Client.TransactWriteItems(ctx, in, optFns...)
+	if lostRace(err) {
+		c.races.Add(1)
+	}
+	return out, err
 }

@@ -21,7 +21,7 @@ import (
 // and 'latest' (condition on its version); on a cancelled transaction read
 // again and retry at once, without limit, as the usual code does.
 type rawLatest struct {
-	client *dynamodb.Client
+	client dynamoseq.Client
 	table  string
 }
 

@@ -19,7 +19,7 @@ import (
 // consistent Query for the largest sort key, a PutItem at the next number
 // with attribute_not_exists, and on a failed condition the same again at
 // once.
-func naiveAppend(ctx context.Context, client *dynamodb.Client, table, pk string, title string) (int64, error) {
+func naiveAppend(ctx context.Context, client dynamoseq.Client, table, pk string, title string) (int64, error) {
 	for {
 		out, err := client.Query(ctx, &dynamodb.QueryInput{
 			TableName:                 aws.String(table),

@@ -1,11 +1,12 @@
-// Package dbtest gives tests and benchmarks a DynamoDB Local to work in: one
-// server per test binary, started on first use, and a table of its own for
-// each test.
+// Package dbtest holds the project's own test helpers on top of the public
+// test package dynamoseqtest, which runs the DynamoDB Local that every test
+// binary of the project shares: shortcuts for the tables the tests use, and
+// the re-executed test binary of the multi-process tests (process.go).
 //
-// A test binary's TestMain calls Main. Set DYNAMOSEQ_TEST_ENDPOINT to use a
-// server that is already running; otherwise the first test that asks for a
-// client starts DynamoDB Local (see package ddblocal), and a test that cannot
-// get one fails, saying how to install it. Nothing is skipped.
+// Set DYNAMOSEQ_TEST_ENDPOINT to use a server that is already running;
+// otherwise the first test that asks for a client starts DynamoDB Local, and
+// a test that cannot get one fails, saying how to install it. Nothing is
+// skipped.
 package dbtest
 
 import (
@@ -14,7 +15,6 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -23,58 +23,28 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/dynamoseq/dynamoseq/internal/ddblocal"
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 )
 
 // EndpointEnv names the variable that points the tests at a running server.
 // Helper processes started by a test inherit it.
-const EndpointEnv = "DYNAMOSEQ_TEST_ENDPOINT"
+const EndpointEnv = dynamoseqtest.EndpointEnv
 
-var server struct {
-	once     sync.Once
-	endpoint string
-	err      error
-	srv      *ddblocal.Server
-}
+// Main runs the tests of a package and stops the shared server, if it
+// started one.
+func Main(m *testing.M) { dynamoseqtest.Main(m) }
 
-// Main runs the tests of a package and stops the server it started, if any.
-func Main(m *testing.M) {
-	code := m.Run()
-	if server.srv != nil {
-		server.srv.Stop()
-	}
-	os.Exit(code)
-}
-
-// Endpoint returns the DynamoDB Local endpoint, starting the server on first
-// use. It fails the test when there is none.
+// Endpoint returns the shared server's endpoint, starting it on first use.
+// It fails the test when there is none.
 func Endpoint(tb testing.TB) string {
 	tb.Helper()
-	endpoint, err := start()
-	if err != nil {
-		tb.Fatalf("this test needs DynamoDB Local and could not start it: %v", err)
-	}
-	return endpoint
+	return dynamoseqtest.Start(tb).Endpoint()
 }
 
-func start() (string, error) {
-	server.once.Do(func() {
-		if e := os.Getenv(EndpointEnv); e != "" {
-			server.endpoint = e
-			return
-		}
-		server.srv, server.err = ddblocal.Start(context.Background())
-		if server.err == nil {
-			server.endpoint = server.srv.Endpoint
-		}
-	})
-	return server.endpoint, server.err
-}
-
-// Client returns a client for the test server.
+// Client returns a client for the shared server.
 func Client(tb testing.TB) *dynamodb.Client {
 	tb.Helper()
-	return ddblocal.NewClient(Endpoint(tb))
+	return dynamoseqtest.Start(tb).Client()
 }
 
 // ExampleTable creates a table for a runnable Example, which has no
@@ -82,21 +52,15 @@ func Client(tb testing.TB) *dynamodb.Client {
 // panics when DynamoDB Local is missing, which fails the example loudly. The
 // table is left for the server's end.
 func ExampleTable(skType types.ScalarAttributeType) (*dynamodb.Client, string) {
-	endpoint, err := start()
+	srv, err := dynamoseqtest.Shared()
 	if err != nil {
 		panic(fmt.Sprintf("the examples need DynamoDB Local: %v", err))
 	}
-	client := ddblocal.NewClient(endpoint)
+	client := srv.Client()
 	name := fmt.Sprintf("example%d_%d", os.Getpid(), tableSeq.Add(1))
-	in := &dynamodb.CreateTableInput{
-		TableName:            aws.String(name),
-		BillingMode:          types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-	}
+	in := keyedTable(name, Key{"pk", types.ScalarAttributeTypeS}, nil)
 	if skType != "" {
-		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String("sk"), AttributeType: skType})
-		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange})
+		in = keyedTable(name, Key{"pk", types.ScalarAttributeTypeS}, &Key{"sk", skType})
 	}
 	if _, err := client.CreateTable(context.Background(), in); err != nil {
 		panic(fmt.Sprintf("CreateTable(%s): %v", name, err))
@@ -124,11 +88,7 @@ type Key struct {
 	Type types.ScalarAttributeType
 }
 
-// CreateTable creates a table for this test with the given partition key and
-// optional sort key, and deletes it when the test ends. It returns the name.
-func CreateTable(tb testing.TB, client *dynamodb.Client, pk Key, sk *Key) string {
-	tb.Helper()
-	name := TableName(tb)
+func keyedTable(name string, pk Key, sk *Key) *dynamodb.CreateTableInput {
 	in := &dynamodb.CreateTableInput{
 		TableName:            aws.String(name),
 		BillingMode:          types.BillingModePayPerRequest,
@@ -139,12 +99,20 @@ func CreateTable(tb testing.TB, client *dynamodb.Client, pk Key, sk *Key) string
 		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(sk.Name), AttributeType: sk.Type})
 		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String(sk.Name), KeyType: types.KeyTypeRange})
 	}
-	CreateTableInput(tb, client, in)
-	return name
+	return in
+}
+
+// CreateTable creates a table on the shared server with the given partition
+// key and optional sort key, and deletes it when the test ends. It returns
+// the name. client is the caller's client of the shared server (kept for
+// the call sites; the table is created through the server).
+func CreateTable(tb testing.TB, client *dynamodb.Client, pk Key, sk *Key) string {
+	tb.Helper()
+	return dynamoseqtest.Start(tb).NewTable(tb, keyedTable("t", pk, sk))
 }
 
 // CreateTableInput creates a table from a full definition (indexes and all)
-// and deletes it when the test ends.
+// under the name in.TableName, and deletes it when the test ends.
 func CreateTableInput(tb testing.TB, client *dynamodb.Client, in *dynamodb.CreateTableInput) {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -51,19 +51,41 @@ func jar() (string, error) {
 	return matches[len(matches)-1], nil
 }
 
-// Server is a running DynamoDB Local, in memory, on a loopback port.
+// Server is a running DynamoDB Local on a loopback port, in memory or on
+// disk.
 type Server struct {
 	Endpoint string // such as http://127.0.0.1:40123
 
+	args []string // java's arguments, kept for Restart
+	dir  string   // the jar's folder, java's working directory
+
+	mu       sync.Mutex // protects cmd, output and exited
 	cmd      *exec.Cmd
 	output   *lockedBuffer
+	exited   chan struct{} // closed when cmd has exited
 	stopOnce sync.Once
-	exited   chan struct{}
 }
 
-// Start starts DynamoDB Local on a free loopback port and waits until it
-// answers requests. The caller must call Stop.
+// Config says how to run DynamoDB Local. The zero Config is an in-memory
+// server on a free port.
+type Config struct {
+	// DBPath is the folder of the database files; "" keeps the data in
+	// memory. A server on disk survives Kill and Restart with its data (as
+	// far as DynamoDB Local itself is durable).
+	DBPath string
+	// Port is the loopback port; 0 picks a free one.
+	Port int
+}
+
+// Start starts an in-memory DynamoDB Local on a free loopback port and waits
+// until it answers requests. The caller must call Stop.
 func Start(ctx context.Context) (*Server, error) {
+	return StartConfig(ctx, Config{})
+}
+
+// StartConfig starts DynamoDB Local as cfg says and waits until it answers
+// requests. The caller must call Stop.
+func StartConfig(ctx context.Context, cfg Config) (*Server, error) {
 	jarPath, err := jar()
 	if err != nil {
 		return nil, err
@@ -72,43 +94,58 @@ func Start(ctx context.Context) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ddblocal: java not found on PATH; %s", HowToInstall)
 	}
-	port, err := freePort()
-	if err != nil {
-		return nil, fmt.Errorf("ddblocal: finding a free port: %w", err)
+	port := cfg.Port
+	if port == 0 {
+		if port, err = freePort(); err != nil {
+			return nil, fmt.Errorf("ddblocal: finding a free port: %w", err)
+		}
 	}
 	dir := filepath.Dir(jarPath)
-	cmd := exec.Command(java,
-		"-Xmx1g",
-		"-Djava.library.path="+filepath.Join(dir, "DynamoDBLocal_lib"),
-		"-jar", jarPath,
-		"-inMemory", "-sharedDb", "-port", strconv.Itoa(port))
-	cmd.Dir = dir
-	out := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	setParentDeathSignal(cmd)
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("ddblocal: starting %s: %w", java, err)
+	args := []string{java, "-Xmx1g", "-Djava.library.path=" + filepath.Join(dir, "DynamoDBLocal_lib"), "-jar", jarPath}
+	if cfg.DBPath != "" {
+		args = append(args, "-dbPath", cfg.DBPath)
+	} else {
+		args = append(args, "-inMemory")
 	}
-	s := &Server{
-		Endpoint: "http://127.0.0.1:" + strconv.Itoa(port),
-		cmd:      cmd,
-		output:   out,
-		exited:   make(chan struct{}),
-	}
-	go func() { // ends when the process does; Stop makes sure it does
-		_ = cmd.Wait()
-		close(s.exited)
-	}()
-	if err := s.waitReady(ctx); err != nil {
-		s.Stop()
+	args = append(args, "-sharedDb", "-port", strconv.Itoa(port))
+	s := &Server{Endpoint: "http://127.0.0.1:" + strconv.Itoa(port), args: args, dir: dir}
+	if err := s.launch(ctx); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
+// launch starts the java process and waits until it answers.
+func (s *Server) launch(ctx context.Context) error {
+	cmd := exec.Command(s.args[0], s.args[1:]...)
+	cmd.Dir = s.dir
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	setParentDeathSignal(cmd)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("ddblocal: starting %s: %w", s.args[0], err)
+	}
+	exited := make(chan struct{})
+	go func() { // ends when the process does; Stop and Kill make sure it does
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	s.mu.Lock()
+	s.cmd, s.output, s.exited = cmd, out, exited
+	s.mu.Unlock()
+	if err := s.waitReady(ctx); err != nil {
+		s.Kill()
+		return err
+	}
+	return nil
+}
+
 func (s *Server) waitReady(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
+	s.mu.Lock()
+	exited, output := s.exited, s.output
+	s.mu.Unlock()
 	client := NewClient(s.Endpoint)
 	for {
 		_, err := client.ListTables(ctx, &dynamodb.ListTablesInput{})
@@ -116,22 +153,40 @@ func (s *Server) waitReady(ctx context.Context) error {
 			return nil
 		}
 		select {
-		case <-s.exited:
-			return fmt.Errorf("ddblocal: DynamoDB Local exited during start-up:\n%s", s.output.String())
+		case <-exited:
+			return fmt.Errorf("ddblocal: DynamoDB Local exited during start-up:\n%s", output.String())
 		case <-ctx.Done():
-			return fmt.Errorf("ddblocal: DynamoDB Local did not answer within 60s (%v); its output:\n%s", err, s.output.String())
+			return fmt.Errorf("ddblocal: DynamoDB Local did not answer within 60s (%v); its output:\n%s", err, output.String())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }
 
+// Kill ends the server at once with SIGKILL, as a crash would, and waits
+// for the process to exit. Restart starts it again.
+func (s *Server) Kill() {
+	s.mu.Lock()
+	cmd, exited := s.cmd, s.exited
+	s.mu.Unlock()
+	_ = cmd.Process.Kill()
+	<-exited
+}
+
+// Restart starts a killed server again on the same port, with the same
+// database folder, and waits until it answers. The port may be taken by
+// someone else meanwhile; then Restart fails.
+func (s *Server) Restart(ctx context.Context) error {
+	return s.launch(ctx)
+}
+
 // Stop kills the server and waits for it to exit. It is safe to call twice.
 func (s *Server) Stop() {
-	s.stopOnce.Do(func() {
-		_ = s.cmd.Process.Kill()
-		<-s.exited
-	})
+	s.stopOnce.Do(s.Kill)
 }
+
+// Command is the command line that runs this server, for a user who wants
+// to start it by hand.
+func (s *Server) Command() []string { return s.args }
 
 // NewClient returns a client for a DynamoDB Local endpoint, with the dummy
 // credentials and the region it accepts.

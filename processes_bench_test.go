@@ -1,0 +1,178 @@
+package dynamoseq_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq"
+	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+)
+
+func init() {
+	helpers["bench-one-name"] = benchOneNameProcess
+}
+
+// Shape of BenchmarkProcessesOneName: processes x goroutines on one name.
+const benchProcesses, benchGoroutines = 4, 4
+
+// BenchmarkProcessesOneName starts 4 OS processes of 4 goroutines each that
+// append to one name, as the instances of a service do, for SortKey and for
+// Latest, each beside the naive recipe in the same shape (baseline:
+// naiveAppend, rawLatest), against one DynamoDB Local. The processes start
+// and warm up first and then run from a common starting line, so that
+// their start-up is not timed. Each sub-benchmark reports appends/s, the
+// p50, p99 and maximum latency of one append in milliseconds, and the
+// DynamoDB requests (trips/op) and lost races (races/op: failed conditions
+// and cancelled transactions) per append.
+func BenchmarkProcessesOneName(b *testing.B) {
+	client := dbtest.Client(b)
+	table := dbtest.SortKeyTable(b, client, types.ScalarAttributeTypeN)
+	run := 0
+	for _, kind := range []string{"sortkey", "latest"} {
+		for _, mode := range []string{"baseline", "dynamoseq"} {
+			b.Run(kind+"/"+mode, func(b *testing.B) {
+				run++
+				each := max(1, (b.N+benchProcesses*benchGoroutines-1)/(benchProcesses*benchGoroutines))
+				p := dbtest.StartProcesses(b, benchProcesses, "bench-one-name",
+					"TABLE="+table, "NAME="+fmt.Sprintf("%s-%s-%d", kind, mode, run), "KIND="+kind, "MODE="+mode,
+					"GOROUTINES="+strconv.Itoa(benchGoroutines), "EACH="+strconv.Itoa(each))
+				b.ResetTimer()
+				p.Go()
+				outs := p.Wait()
+				b.StopTimer()
+				reportProcesses(b, outs)
+			})
+		}
+	}
+}
+
+// reportProcesses reads what the processes of BenchmarkProcessesOneName
+// printed and reports the figures.
+func reportProcesses(b *testing.B, outs [][]byte) {
+	var lat []time.Duration
+	var first, last int64
+	var trips, races int64
+	for _, l := range outputLines(outs, "lat ") {
+		us, err := strconv.ParseInt(l, 10, 64)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Duration(us)*time.Microsecond)
+	}
+	for _, l := range outputLines(outs, "span ") {
+		var s, e int64
+		if _, err := fmt.Sscan(l, &s, &e); err != nil {
+			b.Fatal(err)
+		}
+		if first == 0 || s < first {
+			first = s
+		}
+		last = max(last, e)
+	}
+	for _, l := range outputLines(outs, "calls ") {
+		var t, r int64
+		if _, err := fmt.Sscan(l, &t, &r); err != nil {
+			b.Fatal(err)
+		}
+		trips, races = trips+t, races+r
+	}
+	if len(lat) == 0 {
+		b.Fatal("no append succeeded")
+	}
+	slices.Sort(lat)
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	n := float64(len(lat))
+	b.ReportMetric(n/time.Duration(last-first).Seconds(), "appends/s")
+	b.ReportMetric(ms(lat[len(lat)/2]), "p50-ms")
+	b.ReportMetric(ms(lat[len(lat)*99/100]), "p99-ms")
+	b.ReportMetric(ms(lat[len(lat)-1]), "max-ms")
+	b.ReportMetric(float64(trips)/n, "trips/op")
+	b.ReportMetric(float64(races)/n, "races/op")
+}
+
+// benchOneNameProcess is one process of BenchmarkProcessesOneName.
+func benchOneNameProcess(t *testing.T) {
+	counting := &callCounter{Client: dbtest.Client(t)}
+	table, name, kind, mode := os.Getenv("TABLE"), os.Getenv("NAME"), os.Getenv("KIND"), os.Getenv("MODE")
+	goroutines, _ := strconv.Atoi(os.Getenv("GOROUTINES"))
+	each, _ := strconv.Atoi(os.Getenv("EACH"))
+	appendTo := newBenchAppender(t, counting, table, kind, mode)
+	ctx := context.Background()
+	warm := fmt.Sprintf("warm-%d", os.Getpid())
+	for range 20 { // a warm connection, and a warm JIT in the server
+		if err := appendTo(ctx, 0, warm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	counting.reset()
+	dbtest.AwaitGo()
+	start := time.Now()
+	got := fanOut(t, goroutines, each, func(g, i int) (string, error) {
+		t0 := time.Now()
+		err := appendTo(ctx, g, name)
+		return fmt.Sprintf("lat %d", time.Since(t0).Microseconds()), err
+	})
+	end := time.Now()
+	printLines(got)
+	fmt.Printf("span %d %d\n", start.UnixNano(), end.UnixNano())
+	fmt.Printf("calls %d %d\n", counting.total(), counting.races.Load())
+}
+
+// newBenchAppender returns the append function of one kind and mode; g is
+// the goroutine, for the recipes' per-writer state.
+func newBenchAppender(t *testing.T, client dynamoseq.Client, table, kind, mode string) func(ctx context.Context, g int, name string) error {
+	attrs := map[string]types.AttributeValue{"title": &types.AttributeValueMemberS{Value: "a ticket of about forty bytes of text"}}
+	switch kind + "/" + mode {
+	case "sortkey/baseline":
+		return func(ctx context.Context, _ int, name string) error {
+			_, err := naiveAppend(ctx, client, table, name, "a ticket of about forty bytes of text")
+			return err
+		}
+	case "sortkey/dynamoseq":
+		s, err := dynamoseq.NewSortKey(client, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return func(ctx context.Context, _ int, name string) error {
+			_, err := s.Append(ctx, name, attrs)
+			return err
+		}
+	case "latest/baseline":
+		raw := rawLatest{client: client, table: table}
+		known := map[string][]int64{} // per name, per goroutine: the writer's last version
+		for _, n := range []string{os.Getenv("NAME"), fmt.Sprintf("warm-%d", os.Getpid())} {
+			known[n] = slices.Repeat([]int64{-1}, benchGoroutines)
+		}
+		return func(ctx context.Context, g int, name string) error {
+			_, err := raw.append(ctx, name, &known[name][g], attrs)
+			return err
+		}
+	case "latest/dynamoseq":
+		l, err := dynamoseq.NewLatest(client, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return func(ctx context.Context, _ int, name string) error {
+			_, err := l.Append(ctx, name, attrs)
+			return err
+		}
+	}
+	t.Fatalf("unknown kind/mode %s/%s", kind, mode)
+	return nil
+}
+
+// lostRace reports whether err is a write refused because another writer
+// got there first.
+func lostRace(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	var tce *types.TransactionCanceledException
+	return errors.As(err, &ccf) || errors.As(err, &tce)
+}

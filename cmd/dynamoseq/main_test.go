@@ -17,19 +17,20 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 	"github.com/dynamoseq/dynamoseq/internal/dbtest"
 )
 
 func TestMain(m *testing.M) {
-	dbtest.Main(m)
+	dynamoseqtest.Main(m)
 }
 
 // TestCommand builds the command once and runs it, as an operator would,
 // against DynamoDB Local.
 func TestCommand(t *testing.T) {
 	bin := build(t)
-	endpoint := dbtest.Endpoint(t)
-	client := dbtest.Client(t)
+	srv := dynamoseqtest.Start(t)
+	endpoint, client := srv.Endpoint(), srv.Client()
 	run := func(t *testing.T, args ...string) result {
 		t.Helper()
 		return runBinary(t, bin, endpoint, args...)
@@ -256,9 +257,9 @@ func testBench(t *testing.T, run runFunc, client *dynamodb.Client) {
 // TestBenchInProcess runs bench in the test binary, so that the race
 // detector watches its goroutines.
 func TestBenchInProcess(t *testing.T) {
-	client := dbtest.Client(t)
-	table := dbtest.CounterTable(t, client)
-	r := runInProcess(t, "bench", "--kind", "counter", "-c", "4", "-d", "500ms", "--table", table, "--output", "json", "--endpoint-url", dbtest.Endpoint(t))
+	srv := dynamoseqtest.Start(t)
+	table := dbtest.CounterTable(t, srv.Client())
+	r := runInProcess(t, "bench", "--kind", "counter", "-c", "4", "-d", "500ms", "--table", table, "--output", "json", "--endpoint-url", srv.Endpoint())
 	res := jsonOf[benchResult](t, r)
 	assert.Positive(t, res.Dynamoseq.Calls)
 	require.NotNil(t, res.Baseline)

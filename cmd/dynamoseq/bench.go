@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,14 +37,15 @@ func benchCommand() *command {
 			"p50, p99 of the last half second, errors so far). Then it prints a latency\n" +
 			"histogram and the same figures for the raw SDK call that the library's own\n" +
 			"benchmarks compare with (on sequence NAME-sdk), the two sides run in\n" +
-			"alternating rounds of up to 10s so that they share the machine's load. It\n" +
-			"writes to the table: give it a sequence of its own.\n",
+			"alternating rounds of about 1s, after an uncounted warm-up of both, so that\n" +
+			"they share the machine's load. It writes to the table: give it a sequence\n" +
+			"of its own.\n",
 		minArgs: 0, maxArgs: 1,
 		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var o benchOptions
 			fs.StringVar(&o.kind, "kind", kindCounter, "the strategy: counter, block, sortkey, latest")
 			fs.IntVar(&o.concurrency, "c", 16, "goroutines minting at once")
-			fs.DurationVar(&o.duration, "d", 30*time.Second, "how long each side (library, raw SDK) runs")
+			fs.DurationVar(&o.duration, "d", 30*time.Second, "how long each side (library, raw SDK) is measured")
 			fs.Int64Var(&o.size, "size", 1000, "the range size of a Block")
 			fs.BoolVar(&o.baseline, "baseline", true, "also run the raw SDK call")
 			return func(ctx context.Context, e *env, args []string) error {
@@ -73,22 +75,42 @@ func (e *env) bench(ctx context.Context, name string, o benchOptions) error {
 		return err
 	}
 	defer closeLib()
-	raw := e.rawMinter(client, name+"-sdk", o.kind)
-	// Alternate the two sides in rounds of at most 10s, so that both see
-	// the same machine load.
+	sides := []*side{
+		{label: "dynamoseq", sequence: name, mint: lib},
+		{label: "raw SDK", sequence: name + "-sdk", mint: e.rawMinter(client, name+"-sdk", o.kind)},
+	}
+	if !o.baseline {
+		sides = sides[:1]
+	}
+	// DynamoDB Local's JVM compiles its hot paths during the first
+	// thousands of requests: warm both sides up, uncounted.
+	for _, s := range sides {
+		if err := e.runPhase(ctx, s.label+" warm-up", o.concurrency, min(time.Second, o.duration/5), s.mint, &histogram{}); err != nil {
+			return e.fail("bench", s.sequence, err)
+		}
+	}
+	// Alternate the sides in short rounds, each first in every other
+	// round, so that both see the same machine load.
 	rounds := o.rounds()
-	var libHist, rawHist histogram
 	for r := range rounds {
-		round := fmt.Sprintf("%d/%d", r+1, rounds)
-		if err := e.runPhase(ctx, "dynamoseq "+round, o, lib, &libHist); err != nil {
-			return e.fail("bench", name, err)
+		order := sides
+		if r%2 == 1 {
+			order = slices.Clone(sides)
+			slices.Reverse(order)
 		}
-		if !o.baseline {
-			continue
+		for _, s := range order {
+			label := fmt.Sprintf("%s %d/%d", s.label, r+1, rounds)
+			if err := e.runPhase(ctx, label, o.concurrency, o.duration/time.Duration(rounds), s.mint, &s.hist); err != nil {
+				return e.fail("bench", s.sequence, err)
+			}
 		}
-		if err := e.runPhase(ctx, "raw SDK "+round, o, raw, &rawHist); err != nil {
-			return e.fail("bench", name+"-sdk", err)
-		}
+	}
+	if err := ctx.Err(); err != nil {
+		return e.fail("bench", name, fmt.Errorf("interrupted: %w", err))
+	}
+	libHist, rawHist := &sides[0].hist, &histogram{}
+	if o.baseline {
+		rawHist = &sides[1].hist
 	}
 	res := benchResult{Table: e.table, Kind: o.kind, Sequence: name, Concurrency: o.concurrency,
 		Seconds: o.duration.Seconds(), Rounds: rounds, Dynamoseq: libHist.figures(o.duration)}
@@ -102,10 +124,20 @@ func (e *env) bench(ctx context.Context, name string, o benchOptions) error {
 
 // libraryMinter builds the strategy and returns its minter and the function
 // that closes it.
-// rounds is how many rounds the sides alternate in: one per 10s of
-// duration, at most 6.
+// rounds is how many rounds the sides alternate in: one per second of
+// duration, at most 60, so that a change in the machine's load falls on
+// both sides alike.
 func (o benchOptions) rounds() int {
-	return int(min(max(o.duration/(10*time.Second), 1), 6))
+	return int(min(max(o.duration/time.Second, 1), 60))
+}
+
+// side is one of the two things bench measures: the library or the raw
+// SDK call.
+type side struct {
+	label    string
+	sequence string
+	mint     minter
+	hist     histogram
 }
 
 func (e *env) libraryMinter(client *dynamodb.Client, name string, o benchOptions) (minter, func(), error) {
@@ -159,14 +191,14 @@ type worker struct {
 	h  histogram
 }
 
-// runPhase mints with o.concurrency goroutines for o.duration divided by
-// the rounds, adding the figures to total. It stops at the first error
+// runPhase mints with concurrency goroutines for d, adding the figures to
+// total. It stops at the first error
 // that no retry can cure (a missing table, an invalid option or a table of
 // the wrong shape) and returns it.
-func (e *env) runPhase(ctx context.Context, label string, o benchOptions, mint minter, total *histogram) error {
-	ctx, cancel := context.WithTimeout(ctx, o.duration/time.Duration(o.rounds()))
+func (e *env) runPhase(ctx context.Context, label string, concurrency int, d time.Duration, mint minter, total *histogram) error {
+	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	workers := make([]*worker, o.concurrency)
+	workers := make([]*worker, concurrency)
 	var fatal error
 	var fatalOnce sync.Once
 	var wg sync.WaitGroup

@@ -35,9 +35,6 @@ type report struct {
 	Findings []finding `json:"findings"`
 }
 
-// errCheckFailed makes check exit with status 1 after printing its report.
-var errCheckFailed = errors.New("check found problems")
-
 func checkCommand() *command {
 	return &command{
 		name:     "check",
@@ -63,15 +60,20 @@ func checkCommand() *command {
 				}
 				r := report{Table: e.table, Kind: *kind, OK: true, Findings: e.check(ctx, client, *kind, *ttl)}
 				var text strings.Builder
+				problems := 0
 				for _, f := range r.Findings {
 					fmt.Fprintf(&text, "%-8s %s: %s\n", f.Level, f.Subject, f.Message)
-					r.OK = r.OK && f.Level != levelProblem
+					if f.Level == levelProblem {
+						problems++
+					}
 				}
+				r.OK = problems == 0
 				if err := e.print(text.String(), r); err != nil {
 					return err
 				}
-				if !r.OK {
-					return e.fail("check", "", errCheckFailed)
+				if problems > 0 {
+					// Exit status 1; the report above says what.
+					return fmt.Errorf("check: table %q: %d problem(s) for %s", e.table, problems, *kind)
 				}
 				return nil
 			}

@@ -157,7 +157,7 @@ func (e *env) progress(label string, workers []*worker) (stop func()) {
 		const every = 500 * time.Millisecond
 		tick := time.NewTicker(every)
 		defer tick.Stop()
-		start, prev := time.Now(), &histogram{}
+		prev := &histogram{}
 		for {
 			select {
 			case <-done:
@@ -168,8 +168,8 @@ func (e *env) progress(label string, workers []*worker) (stop func()) {
 			now := snapshot(workers)
 			w := now.minus(prev)
 			prev = now
-			fmt.Fprintf(e.stderr, "\r\033[K%s  %5.1fs  %9.0f/s  p50 %-8v p99 %-8v errors %d",
-				label, time.Since(start).Seconds(), float64(w.total)/every.Seconds(), round(w.quantile(0.5)), round(w.quantile(0.99)), now.errors)
+			fmt.Fprintf(e.stderr, "\r\033[K%s  %9.0f/s  p50 %-8v p99 %-8v errors %d",
+				label, float64(w.total)/every.Seconds(), round(w.quantile(0.5)), round(w.quantile(0.99)), now.errors)
 		}
 	}()
 	return func() { close(done); wg.Wait() }

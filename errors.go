@@ -44,13 +44,14 @@ var (
 )
 
 // Error is the error returned by every operation of the package. It names
-// the operation, the table and the sequence; errors.Is and errors.As see
-// through it to the sentinel above, the context's error, or the SDK's typed
-// error (such as *types.ProvisionedThroughputExceededException).
+// the operation, the table and the sequence (the document, for Latest),
+// each when there is one; errors.Is and errors.As see through it to the
+// sentinel above, the context's error, or the SDK's typed error (such as
+// *types.ProvisionedThroughputExceededException).
 type Error struct {
 	Op       string // the method that failed, such as "Counter.Next"
 	Table    string // the DynamoDB table
-	Sequence string // the sequence name as the caller gave it
+	Sequence string // the sequence (or document) name as the caller gave it; "" for a constructor
 	Err      error  // the cause
 }
 
@@ -58,11 +59,28 @@ func (e *Error) Error() string {
 	// The sentinels carry the package prefix so they read well alone; it is
 	// not repeated when they are wrapped here.
 	cause := strings.TrimPrefix(e.Err.Error(), "dynamoseq: ")
-	if e.Table == "" && e.Sequence == "" {
-		// An operation on no table, such as Format.Parse.
+	// The parts that are set: a constructor has no sequence, an operation
+	// such as Format.Parse no table either.
+	var where []string
+	if e.Table != "" {
+		where = append(where, fmt.Sprintf("table %q", e.Table))
+	}
+	if e.Sequence != "" {
+		where = append(where, fmt.Sprintf("%s %q", e.noun(), e.Sequence))
+	}
+	if len(where) == 0 {
 		return fmt.Sprintf("dynamoseq: %s: %s", e.Op, cause)
 	}
-	return fmt.Sprintf("dynamoseq: %s: table %q, sequence %q: %s", e.Op, e.Table, e.Sequence, cause)
+	return fmt.Sprintf("dynamoseq: %s: %s: %s", e.Op, strings.Join(where, ", "), cause)
+}
+
+// noun is what the message calls the named thing: a Latest keeps documents,
+// the other strategies number sequences.
+func (e *Error) noun() string {
+	if strings.HasPrefix(e.Op, "Latest.") {
+		return "document"
+	}
+	return "sequence"
 }
 
 // Unwrap returns the cause.

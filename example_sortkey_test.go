@@ -41,11 +41,37 @@ func ExampleSortKey_Append() {
 		panic(err)
 	}
 	fmt.Println("projectA has", last, "issues")
+
+	// Read one back, and list them newest first, a page at a time.
+	var issue Issue
+	if err := issues.Get(ctx, "projectA", 1, &issue); err != nil {
+		panic(err)
+	}
+	fmt.Println("projectA-1 is", issue.Title)
+	for cursor := int64(0); ; {
+		page, next, err := issues.Items(ctx, "projectA", cursor, 1, dynamoseq.NewestFirst)
+		if err != nil {
+			panic(err)
+		}
+		for _, v := range page {
+			if err := v.Decode(&issue); err != nil {
+				panic(err)
+			}
+			fmt.Printf("  %d %s\n", v.Number, issue.Title)
+		}
+		if next == 0 {
+			break
+		}
+		cursor = next
+	}
 	// Output:
 	// projectA-1 Login fails
 	// projectA-2 Typo on the home page
 	// projectB-1 Crash on start
 	// projectA has 2 issues
+	// projectA-1 is Login fails
+	//   2 Typo on the home page
+	//   1 Login fails
 }
 
 // A table whose sort key is a String can hold the numbers too, zero-padded

@@ -132,12 +132,7 @@ func ExampleCounter_AdvanceTo() {
 func nextIDTable() (*dynamodb.Client, string) {
 	client, unique := dbtest.ExampleTable("")
 	table := unique + "_NextId"
-	_, err := client.CreateTable(context.Background(), &dynamodb.CreateTableInput{
-		TableName:            aws.String(table),
-		BillingMode:          types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("NextKey"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("NextKey"), KeyType: types.KeyTypeHash}},
-	})
+	_, err := client.CreateTable(context.Background(), dynamoseq.CounterTable(table, func(o *dynamoseq.Options) { o.PartitionKey = "NextKey" }))
 	if err != nil {
 		panic(err)
 	}
@@ -152,4 +147,36 @@ func nextIDTable() (*dynamodb.Client, string) {
 		panic(err)
 	}
 	return client, table
+}
+
+// EnsureTable makes the table a strategy needs, under the same options, and
+// is safe to call at every start: a table that is ready is left as it is.
+func ExampleEnsureTable() {
+	client, unique := dbtest.ExampleTable("")
+	ctx := context.Background()
+	table := unique + "_Tickets"
+
+	opts := func(o *dynamoseq.Options) { o.KeyPrefix = "PROJECT#" }
+	for range 2 {
+		if err := dynamoseq.EnsureTable(ctx, client, dynamoseq.SortKeyTable(table, opts), ""); err != nil {
+			panic(err)
+		}
+	}
+	tickets, err := dynamoseq.NewSortKey(client, table, opts)
+	if err != nil {
+		panic(err)
+	}
+	n, err := tickets.Next(ctx, "projectA")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("projectA", n)
+
+	// A Counter's table has no sort key: EnsureTable refuses to take this
+	// one for it.
+	err = dynamoseq.EnsureTable(ctx, client, dynamoseq.CounterTable(table), "")
+	fmt.Println(errors.Is(err, dynamoseq.ErrTableMismatch))
+	// Output:
+	// projectA 1
+	// true
 }

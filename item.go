@@ -68,6 +68,16 @@ func marshalItem(item any, overhead int, reserved ...string) (map[string]types.A
 	return attrs, size, nil
 }
 
+// withoutAttributes returns a copy of a stored item without the attributes
+// the library wrote itself (owned): what the caller gave to Append.
+func withoutAttributes(item map[string]types.AttributeValue, owned []string) map[string]types.AttributeValue {
+	m := maps.Clone(item)
+	for _, k := range owned {
+		delete(m, k)
+	}
+	return m
+}
+
 // attributeSize estimates the bytes DynamoDB counts for a value, following
 // "Item sizes" in the DynamoDB developer guide. Numbers are counted as their
 // text length, which is at least their stored size, so the estimate errs on

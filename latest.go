@@ -573,7 +573,7 @@ func (l *Latest) writeError(err error) error {
 	if apiCode(err) == "ValidationException" {
 		// Every input was checked before the call: the table is not what
 		// the options describe, or an item is larger than estimated.
-		return fmt.Errorf("DynamoDB refused the transaction (does the table have the key schema the options describe: %s?): %w", l.schema(), err)
+		return fmt.Errorf("DynamoDB refused the transaction (the options want %s): %w", l.schema(), err)
 	}
 	return classify(err)
 }
@@ -586,12 +586,14 @@ func (l *Latest) readError(err error) error {
 	return classify(err)
 }
 
+// schema describes the key schema the options want, and names the Layout
+// that fits a table of the other shape.
 func (l *Latest) schema() string {
 	o := &l.opts
 	if o.Layout == LayoutPartitionKey {
-		return fmt.Sprintf("partition key %q of type S and no sort key", o.PartitionKey)
+		return fmt.Sprintf("partition key %q of type S and no sort key; for a table with a sort key, leave o.Layout at dynamoseq.LayoutSortKey", o.PartitionKey)
 	}
-	return fmt.Sprintf("partition key %q of type S and sort key %q of type %s", o.PartitionKey, o.SortKey, o.SortKeyType)
+	return fmt.Sprintf("partition key %q of type S and sort key %q of type %s; for a table with only a partition key, set o.Layout = dynamoseq.LayoutPartitionKey", o.PartitionKey, o.SortKey, o.SortKeyType)
 }
 
 // GetLatest reads the newest version of the document name into out and
@@ -674,14 +676,7 @@ func (l *Latest) getItem(ctx context.Context, key map[string]types.AttributeValu
 
 // attributes returns item without the attributes the library wrote.
 func (l *Latest) attributes(item map[string]types.AttributeValue) map[string]types.AttributeValue {
-	m := make(map[string]types.AttributeValue, len(item))
-	for k, av := range item {
-		m[k] = av
-	}
-	for _, k := range l.reserved {
-		delete(m, k)
-	}
-	return m
+	return withoutAttributes(item, l.reserved)
 }
 
 // decode stores the caller's attributes of item in out.

@@ -457,17 +457,34 @@ func TestLatestValidationInBatch(t *testing.T) {
 	requireHistory(t, l, "doc1", got)
 }
 
-// TestLatestTableMismatch: a table whose sort key has another type than the
-// options say fails at once with DynamoDB's ValidationException.
+// TestLatestTableMismatch: a table of another shape than the options say
+// fails at once with DynamoDB's ValidationException, and the error names
+// the layout that fits a table of the other shape.
 func TestLatestTableMismatch(t *testing.T) {
 	t.Parallel()
 	client := dbtest.Client(t)
-	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeS)
-	l, err := dynamoseq.NewLatest(client, table) // SortKeyType N
-	require.NoError(t, err)
-	_, err = l.Append(context.Background(), "doc1", nil)
-	require.ErrorIs(t, err, dynamoseq.ErrTableMismatch)
-	t.Log(err)
+	pkOnly := dbtest.CounterTable(t, client)
+	stringSK := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeS)
+	tests := []struct {
+		name    string
+		table   string
+		opts    []func(*dynamoseq.Options)
+		message string
+	}{
+		{"sort key of another type", stringSK, nil, `sort key "sk" of type N`},
+		{"no sort key", pkOnly, nil, "set o.Layout = dynamoseq.LayoutPartitionKey"},
+		{"a sort key", stringSK, optList(func(o *dynamoseq.Options) { o.Layout = dynamoseq.LayoutPartitionKey }), "leave o.Layout at dynamoseq.LayoutSortKey"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := dynamoseq.NewLatest(client, tt.table, tt.opts...)
+			require.NoError(t, err)
+			_, err = l.Append(context.Background(), "doc1", nil)
+			require.ErrorIs(t, err, dynamoseq.ErrTableMismatch)
+			assert.Contains(t, err.Error(), `document "doc1"`)
+			assert.Contains(t, err.Error(), tt.message)
+		})
+	}
 }
 
 // raceClient lets a rival append to the same document just before each of

@@ -12,9 +12,9 @@ const maxKeyBytes = 2048
 func partitionValue(prefix, name string) (string, error) {
 	switch {
 	case name == "":
-		return "", invalidf("empty sequence name")
+		return "", invalidf("empty name")
 	case !utf8.ValidString(name):
-		return "", invalidf("sequence name is not valid UTF-8")
+		return "", invalidf("name is not valid UTF-8")
 	case len(prefix)+len(name) > maxKeyBytes:
 		return "", invalidf("key prefix and name are %d bytes, DynamoDB's limit for a partition key is %d", len(prefix)+len(name), maxKeyBytes)
 	}

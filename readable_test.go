@@ -344,7 +344,7 @@ func TestIDMinterErrors(t *testing.T) {
 		want     error
 		sequence string // in the message
 	}{
-		{"empty name", m, ctx, "", dynamoseq.ErrInvalidArgument, `sequence ""`},
+		{"empty name", m, ctx, "", dynamoseq.ErrInvalidArgument, "empty sequence name"},
 		{"invalid UTF-8", m, ctx, "bad\xff", dynamoseq.ErrInvalidArgument, `sequence "bad\xff#20261122"`},
 		{"exhausted", m, ctx, "full", dynamoseq.ErrExhausted, `sequence "full#20261122"`},
 		{"cancelled", m, cancelled, "orders", context.Canceled, `sequence "orders"`},

@@ -453,27 +453,11 @@ func (s *SortKey) writeError(err error) error {
 // that a table without the sort key the options describe is refused by
 // DynamoDB instead of being used wrongly.
 func (s *SortKey) queryLast(ctx context.Context, pk string) (int64, error) {
-	out, err := s.client.Query(ctx, &dynamodb.QueryInput{
-		TableName:                aws.String(s.table),
-		KeyConditionExpression:   aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
-		ExpressionAttributeNames: s.qNames,
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": &types.AttributeValueMemberS{Value: pk},
-			":lo": s.lo,
-			":hi": s.hi,
-		},
-		ProjectionExpression: aws.String("#sk"),
-		ScanIndexForward:     aws.Bool(false),
-		Limit:                aws.Int32(1),
-		ConsistentRead:       aws.Bool(true),
-	})
+	in := s.rangeQuery(pk, s.lo, s.hi, NewestFirst, 1)
+	in.ProjectionExpression = aws.String("#sk")
+	out, err := s.client.Query(ctx, in)
 	if err != nil {
-		var api smithy.APIError
-		if errors.As(err, &api) && api.ErrorCode() == "ValidationException" {
-			return 0, fmt.Errorf("%w: want partition key %q of type S and sort key %q of type %s: %w",
-				ErrTableMismatch, s.opts.PartitionKey, s.opts.SortKey, s.opts.SortKeyType, err)
-		}
-		return 0, classify(err)
+		return 0, s.readError(err)
 	}
 	if len(out.Items) == 0 {
 		return 0, ErrNotFound

@@ -7,7 +7,7 @@
 // single-table design): the order items under "ORDER#<number>" and one
 // counter item per day under "SEQ#orders#<yyyymmdd>". The counters carry a
 // "ttl" attribute, so that DynamoDB deletes each day's counter a week after
-// the day, once Time to Live is enabled on the table for "ttl" (EnableTTL,
+// the day, once Time to Live is enabled on the table for "ttl" (EnsureTable,
 // or see docs/readable-ids.md). Order items have no "ttl" and stay.
 //
 // A service copies this package and changes the names.
@@ -161,19 +161,12 @@ func (o *Orders) CountOn(ctx context.Context, t time.Time) (int64, error) {
 	return n, err
 }
 
-// EnableTTL turns on DynamoDB's Time to Live for the counters' "ttl"
-// attribute, once per table. Infrastructure code (CloudFormation, Terraform)
-// usually does this instead; see docs/readable-ids.md.
-func EnableTTL(ctx context.Context, client *dynamodb.Client, table string) error {
-	_, err := client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
-		TableName: aws.String(table),
-		TimeToLiveSpecification: &types.TimeToLiveSpecification{
-			AttributeName: aws.String("ttl"),
-			Enabled:       aws.Bool(true),
-		},
-	})
-	if err != nil {
-		return fmt.Errorf("enabling TTL on %s: %w", table, err)
-	}
-	return nil
+// EnsureTable makes the orders' table ready: it creates it if missing (a
+// String partition key "pk", on-demand) and enables Time to Live on the
+// counters' "ttl" attribute unless it already is. It changes nothing on a
+// table that is ready, so a service may call it at every start;
+// infrastructure code (CloudFormation, Terraform) usually does this instead,
+// see docs/readable-ids.md.
+func EnsureTable(ctx context.Context, client *dynamodb.Client, table string) error {
+	return dynamoseq.EnsureTable(ctx, client, dynamoseq.CounterTable(table), "ttl")
 }

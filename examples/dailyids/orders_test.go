@@ -29,7 +29,7 @@ func TestOrdersAcrossMidnight(t *testing.T) {
 	client := dbtest.Client(t)
 	table := dbtest.CounterTable(t, client)
 	ctx := context.Background()
-	require.NoError(t, dailyids.EnableTTL(ctx, client, table))
+	require.NoError(t, dailyids.EnsureTable(ctx, client, table))
 
 	paris := time.FixedZone("CET", 3600)
 	var now atomic.Int64

@@ -17,12 +17,8 @@ import (
 	"log"
 	"os"
 	"sync"
-	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
+	"github.com/dynamoseq/dynamoseq"
 	"github.com/dynamoseq/dynamoseq/internal/ddblocal"
 )
 
@@ -52,7 +48,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		*endpoint = srv.Endpoint
 	}
 	client := ddblocal.NewClient(*endpoint)
-	if err := ensureTable(ctx, client, *table); err != nil {
+	if err := dynamoseq.EnsureTable(ctx, client, dynamoseq.LatestTable(*table), ""); err != nil {
 		return err
 	}
 	store, err := NewStore(client, *table)
@@ -107,29 +103,4 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "history: %d versions, newest first, in pages of 10\n", count)
 	return nil
-}
-
-// ensureTable creates {pk: S, sk: N}, on-demand, unless it exists.
-func ensureTable(ctx context.Context, client *dynamodb.Client, table string) error {
-	_, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
-	var notFound *types.ResourceNotFoundException
-	if !errors.As(err, &notFound) {
-		return err
-	}
-	_, err = client.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:   aws.String(table),
-		BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeN},
-		},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange},
-		},
-	})
-	if err != nil {
-		return fmt.Errorf("creating table %q: %w", table, err)
-	}
-	return dynamodb.NewTableExistsWaiter(client).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)}, time.Minute)
 }

@@ -8,7 +8,8 @@
 //     endpoint, for a DynamoDB Local you run yourself;
 //   - with -aws (`make demo AWS=1`) it uses the normal AWS configuration
 //     chain (AWS_PROFILE, AWS_REGION, ...) against real DynamoDB. The table
-//     is created on demand (on-demand capacity) and left in place.
+//     is created if missing (dynamoseq.EnsureTable, on-demand capacity) and
+//     left in place.
 package main
 
 import (
@@ -27,7 +28,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq"
 	"github.com/dynamoseq/dynamoseq/internal/ddblocal"
@@ -62,9 +62,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	defer stop()
 	fmt.Fprintf(out, "DynamoDB:  %s\n", where)
 
-	if err := ensureTable(ctx, client, *table, out); err != nil {
+	// The table a Counter needs under its options: a String partition
+	// key "pk", on-demand. EnsureTable creates it unless it exists.
+	if err := dynamoseq.EnsureTable(ctx, client, dynamoseq.CounterTable(*table), ""); err != nil {
 		return err
 	}
+	fmt.Fprintf(out, "Table:     %q ready (dynamoseq.CounterTable: partition key pk, String; on-demand; created if missing)\n", *table)
 	counter, err := dynamoseq.NewCounter(client, *table)
 	if err != nil {
 		return err
@@ -118,26 +121,6 @@ func connect(ctx context.Context, endpoint string, useAWS bool) (*dynamodb.Clien
 		return nil, "", nil, err
 	}
 	return ddblocal.NewClient(srv.Endpoint), "DynamoDB Local started for this run at " + srv.Endpoint, srv.Stop, nil
-}
-
-// ensureTable creates the counter table ({pk: S}, on-demand) unless it exists.
-func ensureTable(ctx context.Context, client *dynamodb.Client, table string, out io.Writer) error {
-	_, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
-	var notFound *types.ResourceNotFoundException
-	if !errors.As(err, &notFound) {
-		return err
-	}
-	fmt.Fprintf(out, "Table:     creating %q (partition key pk, String; on-demand)\n", table)
-	_, err = client.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String(table),
-		BillingMode:          types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-	})
-	if err != nil {
-		return fmt.Errorf("creating table %q: %w", table, err)
-	}
-	return dynamodb.NewTableExistsWaiter(client).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)}, 2*time.Minute)
 }
 
 func mint(ctx context.Context, c *dynamoseq.Counter, name string, goroutines, total int) ([]int64, []time.Duration, time.Duration, error) {

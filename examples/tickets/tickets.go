@@ -5,7 +5,8 @@
 // ticket's number is its sort key, and numbers have no gaps because a number
 // exists only once its ticket is stored.
 //
-// The table: partition key "pk" (String), sort key "sk" (Number).
+// The table: partition key "pk" (String), sort key "sk" (Number); Table
+// returns its definition.
 package tickets
 
 import (
@@ -16,10 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq"
 )
@@ -47,18 +45,25 @@ const keyPrefix = "PROJECT#"
 // SortKey inside it is: the tickets opened at once in one project are
 // written together, and several service instances may share the table.
 type Repository struct {
-	client  *dynamodb.Client
-	table   string
 	numbers *dynamoseq.SortKey
 }
 
+// Table is the definition of the table a Repository needs, for
+// dynamoseq.EnsureTable or a test's table.
+func Table(name string) *dynamodb.CreateTableInput {
+	return dynamoseq.SortKeyTable(name, options)
+}
+
+// options are the dynamoseq options of the tickets' SortKey.
+func options(o *dynamoseq.Options) { o.KeyPrefix = keyPrefix }
+
 // NewRepository returns a Repository over table.
 func NewRepository(client *dynamodb.Client, table string) (*Repository, error) {
-	numbers, err := dynamoseq.NewSortKey(client, table, func(o *dynamoseq.Options) { o.KeyPrefix = keyPrefix })
+	numbers, err := dynamoseq.NewSortKey(client, table, options)
 	if err != nil {
 		return nil, err
 	}
-	return &Repository{client: client, table: table, numbers: numbers}, nil
+	return &Repository{numbers: numbers}, nil
 }
 
 // Open stores t as the next ticket of t.Project and sets t.Number. Opened
@@ -78,31 +83,43 @@ func (r *Repository) Open(ctx context.Context, t *Ticket) error {
 	return nil
 }
 
-// Get returns the ticket with the readable id ("projectA-7").
+// Get returns the ticket with the readable id ("projectA-7"): one strongly
+// consistent GetItem, through SortKey.Get.
 func (r *Repository) Get(ctx context.Context, id string) (*Ticket, error) {
 	i := strings.LastIndexByte(id, '-')
 	n, err := strconv.ParseInt(id[i+1:], 10, 64)
-	if i <= 0 || err != nil {
+	if i <= 0 || err != nil || n < 1 {
 		return nil, fmt.Errorf("tickets: %q is not a ticket id such as projectA-7", id)
 	}
-	out, err := r.client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(r.table),
-		Key: map[string]types.AttributeValue{
-			"pk": &types.AttributeValueMemberS{Value: keyPrefix + id[:i]},
-			"sk": &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)},
-		},
-	})
+	t := &Ticket{Project: id[:i], Number: n}
+	err = r.numbers.Get(ctx, t.Project, n, t)
+	if errors.Is(err, dynamoseq.ErrNotFound) {
+		return nil, fmt.Errorf("tickets: %s: %w", id, ErrNotFound)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("tickets: get %s: %w", id, err)
 	}
-	if out.Item == nil {
-		return nil, fmt.Errorf("tickets: %s: %w", id, ErrNotFound)
-	}
-	t := &Ticket{Project: id[:i], Number: n}
-	if err := attributevalue.UnmarshalMap(out.Item, t); err != nil {
-		return nil, fmt.Errorf("tickets: read %s: %w", id, err)
-	}
 	return t, nil
+}
+
+// List returns the tickets of project, newest first, at most limit of them
+// (1 to 1000) from below the ticket number before (0 for the newest), and
+// the before of the next page, 0 when there is none: one strongly
+// consistent Query per page, through SortKey.Items.
+func (r *Repository) List(ctx context.Context, project string, before int64, limit int) ([]*Ticket, int64, error) {
+	page, next, err := r.numbers.Items(ctx, project, before, limit, dynamoseq.NewestFirst)
+	if err != nil {
+		return nil, 0, fmt.Errorf("tickets: list %s: %w", project, err)
+	}
+	tickets := make([]*Ticket, 0, len(page))
+	for _, v := range page {
+		t := &Ticket{Project: project, Number: v.Number}
+		if err := v.Decode(t); err != nil {
+			return nil, 0, fmt.Errorf("tickets: read %s: %w", t.ID(), err)
+		}
+		tickets = append(tickets, t)
+	}
+	return tickets, next, nil
 }
 
 // Count returns how many tickets project has, which, numbers having no

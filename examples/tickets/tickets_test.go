@@ -6,21 +6,20 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 	"github.com/dynamoseq/dynamoseq/examples/tickets"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
 )
 
-func TestMain(m *testing.M) { dbtest.Main(m) }
+func TestMain(m *testing.M) { dynamoseqtest.Main(m) }
 
 func newRepository(t *testing.T) *tickets.Repository {
 	t.Helper()
-	client := dbtest.Client(t)
-	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
-	r, err := tickets.NewRepository(client, table)
+	srv := dynamoseqtest.Start(t)
+	table := srv.NewTable(t, tickets.Table("tickets"))
+	r, err := tickets.NewRepository(srv.Client(), table)
 	require.NoError(t, err)
 	return r
 }
@@ -88,4 +87,32 @@ func TestOpenConcurrent(t *testing.T) {
 	empty, err := r.Count(ctx, "quiet")
 	require.NoError(t, err)
 	assert.Zero(t, empty)
+}
+
+func TestList(t *testing.T) {
+	t.Parallel()
+	r := newRepository(t)
+	ctx := context.Background()
+	for i := range 5 {
+		require.NoError(t, r.Open(ctx, &tickets.Ticket{Project: "projectA", Title: fmt.Sprintf("title %d", i+1)}))
+	}
+	var ids []string
+	pages := 0
+	for before := int64(0); ; {
+		page, next, err := r.List(ctx, "projectA", before, 2)
+		require.NoError(t, err)
+		pages++
+		for _, tk := range page {
+			assert.Equal(t, fmt.Sprintf("title %d", tk.Number), tk.Title, "title of %s", tk.ID())
+			ids = append(ids, tk.ID())
+		}
+		if next == 0 {
+			break
+		}
+		before = next
+	}
+	assert.Equal(t, []string{"projectA-5", "projectA-4", "projectA-3", "projectA-2", "projectA-1"}, ids)
+	assert.Equal(t, 3, pages, "pages of 2")
+	_, err := r.Get(ctx, "projectA-0")
+	require.Error(t, err)
 }

@@ -1,0 +1,187 @@
+package dynamoseq
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Order is the order in which a listing returns numbered items.
+type Order int
+
+const (
+	// NewestFirst lists the highest number first (the default, the zero
+	// value).
+	NewestFirst Order = iota
+	// OldestFirst lists number 1 first.
+	OldestFirst
+)
+
+func (o Order) String() string {
+	switch o {
+	case NewestFirst:
+		return "NewestFirst"
+	case OldestFirst:
+		return "OldestFirst"
+	}
+	return "Order(" + strconv.Itoa(int(o)) + ")"
+}
+
+// Get reads the item stored under number n of the sequence name into out,
+// with one strongly consistent GetItem (1 read unit per 4 KB). out is what
+// attributevalue.UnmarshalMap accepts, a *map[string]types.AttributeValue,
+// or nil to check only that n exists; it receives the attributes given to
+// Append, without the key attributes. It returns ErrNotFound when n is not
+// stored and ErrInvalidArgument for n below 1.
+func (s *SortKey) Get(ctx context.Context, name string, n int64, out any) error {
+	fail := func(err error) error {
+		return &Error{Op: "SortKey.Get", Table: s.table, Sequence: name, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	pk, err := partitionValue(s.opts.KeyPrefix, name)
+	if err != nil {
+		return fail(err)
+	}
+	switch {
+	case n < 1:
+		return fail(invalidf("number is %d, want at least 1", n))
+	case n > s.max:
+		return fail(fmt.Errorf("%w: number %d is above %d, the largest a %d-digit sort key holds", ErrNotFound, n, s.max, s.opts.SortKeyWidth))
+	}
+	got, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.table),
+		Key:            map[string]types.AttributeValue{s.opts.PartitionKey: &types.AttributeValueMemberS{Value: pk}, s.opts.SortKey: s.key(n)},
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return fail(s.readError(err))
+	}
+	if got.Item == nil {
+		return fail(fmt.Errorf("%w: number %d", ErrNotFound, n))
+	}
+	if err := decodeAttributes(s.attributes(got.Item), out); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// Items lists the items of the sequence name in order, at most limit of
+// them (1 to 1000), starting after the number cursor in that order (0 for
+// the first page). Each comes as a Version: Number is the item's number,
+// Item its attributes without the key attributes (Decode unmarshals them).
+// next is the cursor of the following page, or 0 when no item remains:
+//
+//	for cursor := int64(0); ; {
+//		page, next, err := tickets.Items(ctx, "projectA", cursor, 50, dynamoseq.OldestFirst)
+//		// use page
+//		if err != nil || next == 0 {
+//			break
+//		}
+//		cursor = next
+//	}
+//
+// When the last page is exactly full, next is not 0 and the page after it
+// is empty. A sequence with no item gives an empty page and no error. Items
+// appended meanwhile show up on later OldestFirst pages, not on later
+// NewestFirst ones.
+//
+// A page is one strongly consistent Query over the numbers' range of sort
+// keys (1 read unit per 4 KB read); other items of the partition, such as a
+// String sort key "META" in a single-table design, are not listed.
+func (s *SortKey) Items(ctx context.Context, name string, cursor int64, limit int, order Order) (page []Version, next int64, err error) {
+	fail := func(err error) ([]Version, int64, error) {
+		return nil, 0, &Error{Op: "SortKey.Items", Table: s.table, Sequence: name, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	pk, err := partitionValue(s.opts.KeyPrefix, name)
+	if err != nil {
+		return fail(err)
+	}
+	switch {
+	case cursor < 0:
+		return fail(invalidf("cursor is %d, want 0 (the first page) or a number", cursor))
+	case limit < 1 || limit > 1000:
+		return fail(invalidf("limit is %d, want 1 to 1000", limit))
+	case order != NewestFirst && order != OldestFirst:
+		return fail(invalidf("order is %v, want NewestFirst or OldestFirst", order))
+	}
+	lo, hi := int64(1), s.max
+	switch {
+	case cursor == 0:
+	case order == NewestFirst:
+		hi = min(cursor-1, s.max)
+	default:
+		lo = cursor + 1
+	}
+	if lo > hi {
+		return nil, 0, nil
+	}
+	out, err := s.client.Query(ctx, s.rangeQuery(pk, s.key(lo), s.key(hi), order, int32(limit)))
+	if err != nil {
+		return fail(s.readError(err))
+	}
+	page = make([]Version, 0, len(out.Items))
+	for _, item := range out.Items {
+		n, err := s.number(item[s.opts.SortKey])
+		if err != nil {
+			return fail(err)
+		}
+		page = append(page, Version{Number: n, Item: s.attributes(item)})
+	}
+	if len(page) == 0 || out.LastEvaluatedKey == nil {
+		return page, 0, nil
+	}
+	next = page[len(page)-1].Number
+	if order == NewestFirst && next == 1 {
+		next = 0
+	}
+	return page, next, nil
+}
+
+// rangeQuery is a strongly consistent Query of the items of pk whose sort
+// keys lie from lo to hi, in order, at most limit of them.
+func (s *SortKey) rangeQuery(pk string, lo, hi types.AttributeValue, order Order, limit int32) *dynamodb.QueryInput {
+	return &dynamodb.QueryInput{
+		TableName:                aws.String(s.table),
+		KeyConditionExpression:   aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
+		ExpressionAttributeNames: s.qNames,
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: pk},
+			":lo": lo,
+			":hi": hi,
+		},
+		ScanIndexForward: aws.Bool(order == OldestFirst),
+		ConsistentRead:   aws.Bool(true),
+		Limit:            aws.Int32(limit),
+	}
+}
+
+// owned are the attributes a SortKey writes itself on every item, which
+// the reads leave out of the caller's attributes.
+func (s *SortKey) owned() []string {
+	return []string{s.opts.PartitionKey, s.opts.SortKey}
+}
+
+// attributes returns a stored item without the attributes the SortKey
+// wrote.
+func (s *SortKey) attributes(item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	return withoutAttributes(item, s.owned())
+}
+
+// readError explains a failed read: DynamoDB refuses a key or a key
+// condition that does not fit the table's key schema.
+func (s *SortKey) readError(err error) error {
+	if apiCode(err) == "ValidationException" {
+		return fmt.Errorf("%w: want partition key %q of type S and sort key %q of type %s: %w",
+			ErrTableMismatch, s.opts.PartitionKey, s.opts.SortKey, s.opts.SortKeyType, err)
+	}
+	return classify(err)
+}

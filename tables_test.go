@@ -1,0 +1,211 @@
+package dynamoseq_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dynamoseq/dynamoseq"
+	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+)
+
+// tableCalls is a TableClient that counts the calls that change a table.
+type tableCalls struct {
+	dynamoseq.TableClient
+	creates, ttlUpdates atomic.Int64
+}
+
+func (c *tableCalls) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	c.creates.Add(1)
+	return c.TableClient.CreateTable(ctx, in, optFns...)
+}
+
+func (c *tableCalls) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
+	c.ttlUpdates.Add(1)
+	return c.TableClient.UpdateTimeToLive(ctx, in, optFns...)
+}
+
+// ensureTable calls EnsureTable on a table named for the test, which is
+// deleted when the test ends, and returns the table's name.
+func ensureTable(t *testing.T, client dynamoseq.TableClient, def func(string, ...func(*dynamoseq.Options)) *dynamodb.CreateTableInput, ttl string, optFns ...func(*dynamoseq.Options)) string {
+	t.Helper()
+	admin := dbtest.Client(t)
+	table := dbtest.TableName(t)
+	t.Cleanup(func() {
+		_, _ = admin.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	})
+	require.NoError(t, dynamoseq.EnsureTable(context.Background(), client, def(table, optFns...), ttl))
+	return table
+}
+
+// TestEnsureTableOnce: the first call creates the table and enables TTL;
+// the second changes nothing.
+func TestEnsureTableOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	calls := &tableCalls{TableClient: dbtest.Client(t)}
+	table := ensureTable(t, calls, dynamoseq.CounterTable, "ttl")
+	require.NoError(t, dynamoseq.EnsureTable(ctx, calls, dynamoseq.CounterTable(table), "ttl"))
+	assert.Equal(t, int64(1), calls.creates.Load(), "CreateTable calls")
+	assert.Equal(t, int64(1), calls.ttlUpdates.Load(), "UpdateTimeToLive calls")
+
+	desc, err := calls.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
+	require.NoError(t, err)
+	assert.Equal(t, types.TimeToLiveStatusEnabled, desc.TimeToLiveDescription.TimeToLiveStatus)
+	assert.Equal(t, "ttl", aws.ToString(desc.TimeToLiveDescription.AttributeName))
+
+	err = dynamoseq.EnsureTable(ctx, calls, dynamoseq.CounterTable(table), "expires")
+	require.ErrorIs(t, err, dynamoseq.ErrTableMismatch)
+	assert.Contains(t, err.Error(), `Time to Live is enabled on attribute "ttl", want "expires"`)
+	assert.Equal(t, int64(1), calls.ttlUpdates.Load(), "UpdateTimeToLive calls")
+}
+
+// TestEnsureTableMismatch: an existing table of another shape is refused,
+// naming what differs.
+func TestEnsureTableMismatch(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	sortKeyTable := ensureTable(t, client, dynamoseq.SortKeyTable, "")
+	tests := []struct {
+		name    string
+		in      *dynamodb.CreateTableInput
+		message string
+	}{
+		{"no sort key", dynamoseq.CounterTable(sortKeyTable), `the sort key is "sk" of type N, want none`},
+		{"sort key type", dynamoseq.SortKeyTable(sortKeyTable, func(o *dynamoseq.Options) { o.SortKeyType = types.ScalarAttributeTypeS }),
+			`the sort key is "sk" of type N, want "sk" of type S`},
+		{"key names", dynamoseq.SortKeyTable(sortKeyTable, func(o *dynamoseq.Options) { o.PartitionKey, o.SortKey = "PK", "SK" }),
+			`the partition key is "pk" of type S, want "PK" of type S; the sort key is "sk" of type N, want "SK" of type N`},
+		{"layout", dynamoseq.LatestTable(sortKeyTable, func(o *dynamoseq.Options) { o.Layout = dynamoseq.LayoutPartitionKey }), `want none`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := dynamoseq.EnsureTable(context.Background(), client, tt.in, "")
+			require.ErrorIs(t, err, dynamoseq.ErrTableMismatch)
+			assert.Contains(t, err.Error(), tt.message)
+			assert.Contains(t, err.Error(), `dynamoseq: EnsureTable: table "`+sortKeyTable+`": `)
+		})
+	}
+}
+
+// TestTableDefinitionsFitStrategies: each definition, under the options it
+// was made with, is a table the strategy works on.
+func TestTableDefinitionsFitStrategies(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	client := dbtest.Client(t)
+	stringSK := func(o *dynamoseq.Options) { o.SortKeyType = types.ScalarAttributeTypeS; o.SortKeyWidth = 6 }
+	names := func(o *dynamoseq.Options) { o.PartitionKey, o.SortKey = "PK", "SK" }
+	pkOnly := func(o *dynamoseq.Options) { o.Layout = dynamoseq.LayoutPartitionKey }
+	nextID := func(o *dynamoseq.Options) { o.PartitionKey, o.ValueAttribute = "NextKey", "NextId" }
+	type newFunc func(table string, opt func(*dynamoseq.Options)) (dynamoseq.Sequencer, error)
+	counter := func(table string, opt func(*dynamoseq.Options)) (dynamoseq.Sequencer, error) {
+		return dynamoseq.NewCounter(client, table, opt)
+	}
+	sortKey := func(table string, opt func(*dynamoseq.Options)) (dynamoseq.Sequencer, error) {
+		return dynamoseq.NewSortKey(client, table, opt)
+	}
+	latest := func(table string, opt func(*dynamoseq.Options)) (dynamoseq.Sequencer, error) {
+		return dynamoseq.NewLatest(client, table, opt)
+	}
+	tests := []struct {
+		name string
+		def  func(string, ...func(*dynamoseq.Options)) *dynamodb.CreateTableInput
+		open newFunc
+		opt  func(*dynamoseq.Options)
+	}{
+		{"Counter", dynamoseq.CounterTable, counter, func(*dynamoseq.Options) {}},
+		{"Counter NextId", dynamoseq.CounterTable, counter, nextID},
+		{"SortKey", dynamoseq.SortKeyTable, sortKey, func(*dynamoseq.Options) {}},
+		{"SortKey String", dynamoseq.SortKeyTable, sortKey, stringSK},
+		{"SortKey names", dynamoseq.SortKeyTable, sortKey, names},
+		{"Latest", dynamoseq.LatestTable, latest, func(*dynamoseq.Options) {}},
+		{"Latest String", dynamoseq.LatestTable, latest, stringSK},
+		{"Latest partition key", dynamoseq.LatestTable, latest, pkOnly},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			table := ensureTable(t, client, tt.def, "", tt.opt)
+			seq, err := tt.open(table, tt.opt)
+			require.NoError(t, err)
+			for want := int64(1); want <= 3; want++ {
+				got, err := seq.Next(ctx, "a")
+				require.NoError(t, err)
+				require.Equal(t, want, got, "Next()")
+			}
+		})
+	}
+}
+
+// creatingForever reports every table as CREATING.
+type creatingForever struct {
+	dynamoseq.TableClient
+}
+
+func (c creatingForever) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	out, err := c.TableClient.DescribeTable(ctx, in, optFns...)
+	if err == nil {
+		out.Table.TableStatus = types.TableStatusCreating
+	}
+	return out, err
+}
+
+// TestEnsureTableWaitsWithinContext: a table that never becomes ACTIVE
+// holds EnsureTable only as long as ctx allows.
+func TestEnsureTableWaitsWithinContext(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	table := ensureTable(t, client, dynamoseq.CounterTable, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	err := dynamoseq.EnsureTable(ctx, creatingForever{client}, dynamoseq.CounterTable(table), "")
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Contains(t, err.Error(), "CREATING")
+}
+
+func TestEnsureTableBadInput(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	ctx := context.Background()
+	tests := []struct {
+		name   string
+		client dynamoseq.TableClient
+		in     *dynamodb.CreateTableInput
+	}{
+		{"nil client", nil, dynamoseq.CounterTable("Sequences")},
+		{"nil input", client, nil},
+		{"bad table name", client, dynamoseq.CounterTable("a b")},
+		{"no key schema", client, &dynamodb.CreateTableInput{TableName: aws.String("Sequences")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := dynamoseq.EnsureTable(ctx, tt.client, tt.in, "")
+			require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
+			var e *dynamoseq.Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, "EnsureTable", e.Op)
+		})
+	}
+}
+
+// TestEnsureTableConcurrent: processes starting at once on a new table all
+// find it ready, with TTL enabled once.
+func TestEnsureTableConcurrent(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	table := dbtest.TableName(t)
+	t.Cleanup(func() {
+		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	})
+	fanOut(t, 4, 1, func(int, int) (struct{}, error) {
+		return struct{}{}, dynamoseq.EnsureTable(context.Background(), client, dynamoseq.SortKeyTable(table), "ttl")
+	})
+}

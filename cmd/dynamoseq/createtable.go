@@ -2,15 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq"
 )
 
 func createTableCommand() *command {
@@ -18,10 +17,12 @@ func createTableCommand() *command {
 		name:     "create-table",
 		synopsis: "--kind counter|sortkey|latest",
 		summary:  "Create the table a strategy needs",
-		doc: "Creates the table a strategy needs with these options (on-demand capacity),\n" +
-			"waits until it is active, and enables Time to Live on --ttl. An existing\n" +
-			"table is left as it is: run check to compare it. With --print it writes the\n" +
-			"definition instead, as a CloudFormation resource or as aws CLI commands.\n",
+		doc: "Creates the table a strategy needs with these options (on-demand capacity)\n" +
+			"unless it exists, waits until it is active, and enables Time to Live on\n" +
+			"--ttl (dynamoseq.EnsureTable). An existing table whose key schema or TTL\n" +
+			"attribute differs is refused, exit status 1, and left as it is. With --print\n" +
+			"it writes the definition instead, as a CloudFormation resource or as aws CLI\n" +
+			"commands.\n",
 		minArgs: 0, maxArgs: 0,
 		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			kind := kindFlag(fs, "", kindCounter, kindSortKey, kindLatest)
@@ -42,39 +43,24 @@ func createTableCommand() *command {
 					return usageErrorf("--print is %q, want cloudformation or cli", *printAs)
 				}
 				if err := e.createTable(ctx, in, *ttl); err != nil {
-					return e.fail("create-table", "", err)
+					return err
 				}
-				return e.print(fmt.Sprintf("created %s\n", e.table), map[string]string{"table": e.table, "key": describeKey(in.KeySchema, in.AttributeDefinitions)})
+				key := describeKey(in.KeySchema, in.AttributeDefinitions)
+				return e.print(fmt.Sprintf("table %s is ready: %s\n", e.table, key), map[string]string{"table": e.table, "key": key})
 			}
 		},
 	}
 }
 
-// createTable creates the table, waits until it is active and enables TTL.
-// TODO(tables): dynamoseq.EnsureTable replaces it when it lands.
+// createTable creates the table unless it exists, waits until it is
+// active and enables TTL (dynamoseq.EnsureTable). An existing table with
+// another key schema or TTL attribute is refused and left as it is.
 func (e *env) createTable(ctx context.Context, in *dynamodb.CreateTableInput, ttl string) error {
 	client, err := e.client(ctx)
 	if err != nil {
 		return err
 	}
-	if _, err := client.CreateTable(ctx, in); err != nil {
-		var inUse *types.ResourceInUseException
-		if !errors.As(err, &inUse) {
-			return err
-		}
-	}
-	w := dynamodb.NewTableExistsWaiter(client)
-	if err := w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: in.TableName}, 5*time.Minute); err != nil {
-		return err
-	}
-	if ttl == "" {
-		return nil
-	}
-	_, err = client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
-		TableName:               in.TableName,
-		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(ttl), Enabled: aws.Bool(true)},
-	})
-	return err
+	return dynamoseq.EnsureTable(ctx, client, in, ttl)
 }
 
 // cloudFormation writes the definition as a CloudFormation template in YAML.

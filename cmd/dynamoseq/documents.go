@@ -9,10 +9,12 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq"
 )
 
-// document is one version of a Latest document in the JSON answers of
-// versions and get.
+// document is one version of a Latest document, or one numbered item of a
+// SortKey sequence, in the JSON answers of versions and get.
 type document struct {
 	Version int64          `json:"version"`
 	Item    map[string]any `json:"item"`
@@ -22,19 +24,23 @@ func versionsCommand() *command {
 	return &command{
 		name:     "versions",
 		synopsis: "NAME",
-		summary:  "List the versions of a Latest document",
-		doc: "Newest first, each with its attributes (Latest.Versions): one strongly\n" +
-			"consistent Query per page of --page-size, or with --layout partitionkey one\n" +
-			"GetItem per version.\n",
+		summary:  "List the versions of a Latest document, or a SortKey sequence's items",
+		doc: "Newest first, each with its attributes: Latest.Versions, one strongly\n" +
+			"consistent Query per page of --page-size (with --layout partitionkey one\n" +
+			"GetItem per version); with --kind sortkey, SortKey.Items, one Query a page.\n",
 		minArgs: 1, maxArgs: 1,
 		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			kind := kindFlag(fs, kindLatest, kindLatest, kindSortKey)
 			pageSize := fs.Int("page-size", 100, "versions read per request, 1 to 1000")
 			limit := fs.Int("max-items", 0, "stop after this many versions (default: all)")
 			return func(ctx context.Context, e *env, args []string) error {
+				if err := checkKind(*kind, kindLatest, kindSortKey); err != nil {
+					return err
+				}
 				if *pageSize < 1 || *pageSize > 1000 {
 					return usageErrorf("--page-size is %d, want 1 to 1000", *pageSize)
 				}
-				docs, err := e.versions(ctx, args[0], *pageSize, *limit)
+				docs, err := e.versions(ctx, *kind, args[0], *pageSize, *limit)
 				if err != nil {
 					return err
 				}
@@ -44,14 +50,29 @@ func versionsCommand() *command {
 	}
 }
 
-func (e *env) versions(ctx context.Context, name string, pageSize, limit int) ([]document, error) {
-	l, err := e.newLatest(ctx)
-	if err != nil {
-		return nil, err
+// versions lists the versions of the document name (or the items of the
+// SortKey sequence name), newest first, at most limit of them when limit is
+// above 0.
+func (e *env) versions(ctx context.Context, kind, name string, pageSize, limit int) ([]document, error) {
+	var pages func(cursor int64) ([]dynamoseq.Version, int64, error)
+	if kind == kindSortKey {
+		s, err := e.newSortKey(ctx)
+		if err != nil {
+			return nil, err
+		}
+		pages = func(cursor int64) ([]dynamoseq.Version, int64, error) {
+			return s.Items(ctx, name, cursor, pageSize, dynamoseq.NewestFirst)
+		}
+	} else {
+		l, err := e.newLatest(ctx)
+		if err != nil {
+			return nil, err
+		}
+		pages = func(before int64) ([]dynamoseq.Version, int64, error) { return l.Versions(ctx, name, before, pageSize) }
 	}
 	docs := []document{}
 	for before := int64(0); ; {
-		page, next, err := l.Versions(ctx, name, before, pageSize)
+		page, next, err := pages(before)
 		if err != nil {
 			return nil, err
 		}
@@ -74,10 +95,16 @@ func getCommand() *command {
 		synopsis: "NAME [VERSION]",
 		summary:  "Print a Latest document, its latest version or VERSION",
 		doc: "Latest.GetLatest, or Latest.Get with VERSION: one strongly consistent\n" +
-			"GetItem. Text output: the version, a tab, the attributes as JSON.\n",
+			"GetItem. With --kind sortkey, the item under number VERSION of a SortKey\n" +
+			"sequence (SortKey.Get), or under its last number (SortKey.Last first, a\n" +
+			"Query). Text output: the number, a tab, the attributes as JSON.\n",
 		minArgs: 1, maxArgs: 2,
 		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			kind := kindFlag(fs, kindLatest, kindLatest, kindSortKey)
 			return func(ctx context.Context, e *env, args []string) error {
+				if err := checkKind(*kind, kindLatest, kindSortKey); err != nil {
+					return err
+				}
 				var version int64
 				if len(args) == 2 {
 					v, err := strconv.ParseInt(args[1], 10, 64)
@@ -86,7 +113,7 @@ func getCommand() *command {
 					}
 					version = v
 				}
-				doc, err := e.get(ctx, args[0], version)
+				doc, err := e.get(ctx, *kind, args[0], version)
 				if err != nil {
 					return err
 				}
@@ -97,8 +124,11 @@ func getCommand() *command {
 }
 
 // get reads version of the document name, or its latest version when
-// version is 0.
-func (e *env) get(ctx context.Context, name string, version int64) (document, error) {
+// version is 0; or, with kind sortkey, the item numbered version.
+func (e *env) get(ctx context.Context, kind, name string, version int64) (document, error) {
+	if kind == kindSortKey {
+		return e.getSortKey(ctx, name, version)
+	}
 	l, err := e.newLatest(ctx)
 	if err != nil {
 		return document{}, err
@@ -113,6 +143,23 @@ func (e *env) get(ctx context.Context, name string, version int64) (document, er
 		return document{}, err
 	}
 	return document{Version: version, Item: plainMap(item)}, nil
+}
+
+func (e *env) getSortKey(ctx context.Context, name string, n int64) (document, error) {
+	s, err := e.newSortKey(ctx)
+	if err != nil {
+		return document{}, err
+	}
+	if n == 0 {
+		if n, err = s.Last(ctx, name); err != nil {
+			return document{}, err
+		}
+	}
+	var item map[string]types.AttributeValue
+	if err := s.Get(ctx, name, n, &item); err != nil {
+		return document{}, err
+	}
+	return document{Version: n, Item: plainMap(item)}, nil
 }
 
 // documentsText is the text output of versions and get: the version, a tab

@@ -43,6 +43,7 @@ func TestCommand(t *testing.T) {
 	t.Run("counter", func(t *testing.T) { testCounter(t, run, client) })
 	t.Run("check", func(t *testing.T) { testCheck(t, run, client) })
 	t.Run("latest", func(t *testing.T) { testLatest(t, run, client) })
+	t.Run("sortkey", func(t *testing.T) { testSortKey(t, run, client) })
 	t.Run("bench", func(t *testing.T) { testBench(t, run, client) })
 }
 
@@ -166,7 +167,11 @@ func TestUsage(t *testing.T) {
 
 func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
 	table := newTable(t, client)
-	assert.Equal(t, "created "+table+"\n", run(t, "create-table", "--table", table, "--kind", "counter").ok(t))
+	assert.Equal(t, "table "+table+" is ready: pk (S, HASH)\n", run(t, "create-table", "--table", table, "--kind", "counter").ok(t))
+	run(t, "create-table", "--table", table, "--kind", "counter").ok(t) // again: nothing to do
+	r := run(t, "create-table", "--table", table, "--kind", "sortkey")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "does not match")
 
 	// Flags before and after the positional arguments.
 	assert.Equal(t, "1\n", run(t, "--table", table, "next", "orders").ok(t))
@@ -177,7 +182,7 @@ func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
 
 	assert.Equal(t, "1000\n", run(t, "advance", "orders", "1000", "--table", table).ok(t))
 	assert.Equal(t, "1001\n", run(t, "next", "orders", "--table", table).ok(t))
-	r := run(t, "advance", "orders", "10", "--table", table, "--output", "json")
+	r = run(t, "advance", "orders", "10", "--table", table, "--output", "json")
 	assert.Equal(t, value{Table: table, Sequence: "orders", Value: 1001, AlreadyPast: true}, jsonOf[value](t, r))
 	assert.Contains(t, r.stderr, "already at 1001, past 10: not moved")
 
@@ -242,7 +247,21 @@ func testLatest(t *testing.T, run runFunc, client *dynamodb.Client) {
 	assert.Equal(t, int64(3), doc.Version)
 	r := run(t, "get", "doc1", "9", "--table", table)
 	assert.Equal(t, 1, r.code)
-	assert.Contains(t, r.stderr, `sequence "doc1"`)
+	assert.Contains(t, r.stderr, `document "doc1": not found`)
+}
+
+func testSortKey(t *testing.T, run runFunc, client *dynamodb.Client) {
+	table := newTable(t, client)
+	run(t, "create-table", "--kind", "sortkey", "--table", table, "--sort-key-type", "S", "--sort-key-width", "6").ok(t)
+	assert.Equal(t, "1\n2\n", run(t, "next", "projectA", "-n", "2", "--kind", "sortkey", "--table", table, "--sort-key-type", "S", "--sort-key-width", "6").ok(t))
+	sk := []string{"--kind", "sortkey", "--table", table, "--sort-key-type", "S", "--sort-key-width", "6"}
+	assert.Equal(t, "2\n", run(t, append([]string{"current", "projectA"}, sk...)...).ok(t))
+	assert.Equal(t, "2\t{}\n1\t{}\n", run(t, append([]string{"versions", "projectA"}, sk...)...).ok(t))
+	assert.Equal(t, "2\t{}\n", run(t, append([]string{"get", "projectA"}, sk...)...).ok(t))
+	assert.Equal(t, "1\t{}\n", run(t, append([]string{"get", "projectA", "1"}, sk...)...).ok(t))
+	r := run(t, append([]string{"get", "projectA", "3"}, sk...)...)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `sequence "projectA": not found`)
 }
 
 func testBench(t *testing.T, run runFunc, client *dynamodb.Client) {

@@ -15,7 +15,7 @@ import (
 func createTableCommand() *command {
 	return &command{
 		name:     "create-table",
-		synopsis: "--kind counter|sortkey|latest",
+		synopsis: "--kind counter|block|sortkey|latest",
 		summary:  "Create the table a strategy needs",
 		doc: "Creates the table a strategy needs with these options (on-demand capacity)\n" +
 			"unless it exists, waits until it is active, and enables Time to Live on\n" +
@@ -25,11 +25,11 @@ func createTableCommand() *command {
 			"commands.\n",
 		minArgs: 0, maxArgs: 0,
 		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-			kind := kindFlag(fs, "", kindCounter, kindSortKey, kindLatest)
+			kind := kindFlag(fs, "", kindCounter, kindBlock, kindSortKey, kindLatest)
 			ttl := fs.String("ttl", "", "enable Time to Live on this attribute (IDMinter's TTLAttribute)")
 			printAs := fs.String("print", "", "write the definition instead of creating the table: cloudformation or cli")
 			return func(ctx context.Context, e *env, _ []string) error {
-				if err := checkKind(*kind, kindCounter, kindSortKey, kindLatest); err != nil {
+				if err := checkKind(*kind, kindCounter, kindBlock, kindSortKey, kindLatest); err != nil {
 					return err
 				}
 				in := e.tableDefinition(*kind)

@@ -25,6 +25,9 @@ type value struct {
 	AlreadyPast bool   `json:"already_past,omitempty"`
 }
 
+// maxNext bounds next -n, which prints every number it takes.
+const maxNext = 1_000_000
+
 func nextCommand() *command {
 	return &command{
 		name:     "next",
@@ -41,18 +44,23 @@ func nextCommand() *command {
 				if err := checkKind(*kind, kindCounter, kindSortKey, kindLatest); err != nil {
 					return err
 				}
-				if *n < 1 {
-					return usageErrorf("-n is %d, want at least 1", *n)
+				if *n < 1 || *n > maxNext {
+					return usageErrorf("-n is %d, want 1 to %d", *n, maxNext)
 				}
 				got, err := e.next(ctx, *kind, args[0], *n)
-				if err != nil {
+				if len(got) == 0 {
 					return err
 				}
+				// Numbers taken before an error are printed all the same:
+				// with sortkey and latest each one stands for a stored item.
 				var text strings.Builder
 				for _, v := range got {
 					fmt.Fprintln(&text, v)
 				}
-				return e.print(text.String(), numbers{Table: e.table, Sequence: args[0], Numbers: got})
+				if perr := e.print(text.String(), numbers{Table: e.table, Sequence: args[0], Numbers: got}); perr != nil {
+					return perr
+				}
+				return err
 			}
 		},
 	}

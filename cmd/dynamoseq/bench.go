@@ -43,7 +43,7 @@ func benchCommand() *command {
 		minArgs: 0, maxArgs: 1,
 		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var o benchOptions
-			fs.StringVar(&o.kind, "kind", kindCounter, "the strategy: counter, block, sortkey, latest")
+			kind := kindFlag(fs, kindCounter, kindCounter, kindBlock, kindSortKey, kindLatest)
 			fs.IntVar(&o.concurrency, "c", 16, "goroutines minting at once")
 			fs.DurationVar(&o.duration, "d", 30*time.Second, "how long each side (library, raw SDK) is measured")
 			fs.Int64Var(&o.size, "size", 1000, "the range size of a Block")
@@ -53,12 +53,10 @@ func benchCommand() *command {
 				if len(args) == 1 {
 					name = args[0]
 				}
-				if err := checkKind(o.kind, kindCounter, kindBlock, kindSortKey, kindLatest); err != nil {
-					return err
-				}
 				if o.concurrency < 1 || o.duration <= 0 {
 					return usageErrorf("-c %d -d %v: want at least one goroutine and a positive duration", o.concurrency, o.duration)
 				}
+				o.kind = *kind
 				return e.bench(ctx, name, o)
 			}
 		},

@@ -51,9 +51,6 @@ func checkCommand() *command {
 			kind := kindFlag(fs, kindCounter, kindCounter, kindBlock, kindSortKey, kindLatest)
 			ttl := fs.String("ttl", "", "the TTL attribute the table must have enabled (IDMinter's TTLAttribute)")
 			return func(ctx context.Context, e *env, _ []string) error {
-				if err := checkKind(*kind, kindCounter, kindBlock, kindSortKey, kindLatest); err != nil {
-					return err
-				}
 				client, err := e.client(ctx)
 				if err != nil {
 					return err

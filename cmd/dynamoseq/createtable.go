@@ -29,8 +29,8 @@ func createTableCommand() *command {
 			ttl := fs.String("ttl", "", "enable Time to Live on this attribute (IDMinter's TTLAttribute)")
 			printAs := fs.String("print", "", "write the definition instead of creating the table: cloudformation or cli")
 			return func(ctx context.Context, e *env, _ []string) error {
-				if err := checkKind(*kind, kindCounter, kindBlock, kindSortKey, kindLatest); err != nil {
-					return err
+				if *kind == "" {
+					return usageErrorf("--kind is required")
 				}
 				in := e.tableDefinition(*kind)
 				switch *printAs {

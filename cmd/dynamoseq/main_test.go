@@ -163,6 +163,7 @@ func TestUsage(t *testing.T) {
 		assert.Contains(t, out, "--table", "%s --help", c.name)
 	}
 	assert.Contains(t, run(t, "--help").ok(t), "bench")
+	assert.Contains(t, run(t, "help", "get").ok(t), "usage: dynamoseq get NAME [VERSION]")
 }
 
 func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {

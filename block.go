@@ -115,7 +115,7 @@ type blockRefill struct {
 // NewBlock returns a Block that leases size numbers at a time from c. It
 // reads RefillThreshold, MinBlockSize, MaxBlockSize, BlockLifetime,
 // RefillTimeout and Now from the options; the table, key layout, Start,
-// Step and MaxValue are the Counter's.
+// Step, MaxValue and Region slicing (GlobalTableMREC) are the Counter's.
 //
 // When MinBlockSize or MaxBlockSize differ from size, the range size adapts
 // to the rate of consumption of each name: each lease is sized so that it
@@ -321,7 +321,7 @@ func (b *Block) lease(ctx context.Context, s *blockSeq, f *blockRefill, size int
 			}
 		}
 	} else {
-		r := &blockRange{first: first, step: b.counter.opts.Step, n: size}
+		r := &blockRange{first: first, step: b.counter.stride, n: size}
 		r.refillAt.Store(min(int64(float64(size)*b.opts.RefillThreshold), size-1))
 		s.next = r
 	}

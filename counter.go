@@ -37,10 +37,21 @@ type Counter struct {
 	update string               // the update expression; see NewCounter
 	base   types.AttributeValue // Start-Step, the value a new sequence starts from; nil with ADD
 	names  map[string]string    // expression attribute names, shared read-only by every call
+	first  int64                // the first value of a new sequence: Start, or this Region's first
+	stride int64                // the distance between values: Step, or Step times the Regions
+	slice  *regionSlice         // this Region's numbers with GlobalTableMREC; nil otherwise
 }
 
 // NewCounter returns a Counter over table. It reads PartitionKey,
-// ValueAttribute, KeyPrefix, Start, Step and MaxValue from the options.
+// ValueAttribute, KeyPrefix, Start, Step, MaxValue, GlobalTable, Region
+// and Regions from the options.
+//
+// With GlobalTableMREC each Region hands out its own slice of every
+// sequence, from its own counter item (KeyPrefix+name+"#"+Region): with
+// Start 1 and Step 1, Region i of R (its position in Regions) hands out
+// i+1, i+1+R, i+1+2R, ... Numbers of different Regions never collide,
+// numbers of one Region increase; the cost per call is unchanged. See
+// docs/global-tables.md, also for adding a Region.
 //
 // It makes no call to DynamoDB. It returns an error wrapping
 // ErrInvalidArgument when client is nil, the table name breaks DynamoDB's
@@ -59,8 +70,16 @@ func NewCounter(client Client, table string, optFns ...func(*Options)) (*Counter
 	if err != nil {
 		return fail(err)
 	}
-	c := &Counter{client: client, table: table, opts: o, names: map[string]string{"#v": o.ValueAttribute}}
-	if base := o.Start - o.Step; base == 0 { // cannot overflow: Start >= 1, Step >= 1
+	slice, err := newRegionSlice(&o)
+	if err != nil {
+		return fail(err)
+	}
+	c := &Counter{client: client, table: table, opts: o, names: map[string]string{"#v": o.ValueAttribute},
+		first: o.Start, stride: o.Step, slice: slice}
+	if slice != nil {
+		c.first, c.stride = slice.first, slice.stride
+	}
+	if base := c.first - c.stride; base == 0 { // cannot overflow: first >= 1, stride >= 1
 		// The plain atomic counter: ADD treats a missing attribute as 0.
 		c.update = "ADD #v :n"
 	} else {
@@ -90,7 +109,8 @@ func (c *Counter) Next(ctx context.Context, name string) (int64, error) {
 // UpdateItem and returns the first: the caller owns first, first+Step, ...,
 // first+(n-1)*Step, and no other caller receives any of them. A request for
 // more values than remain below MaxValue fails with ErrExhausted and
-// reserves nothing. n must be at least 1.
+// reserves nothing. n must be at least 1. With GlobalTableMREC the values
+// are this Region's next n: first, first+R*Step, ..., for R Regions.
 func (c *Counter) NextN(ctx context.Context, name string, n int64) (first int64, err error) {
 	return c.reserve(ctx, "Counter.NextN", name, n, nil)
 }
@@ -112,7 +132,7 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
-	pk, err := partitionValue(c.opts.KeyPrefix, name)
+	pk, err := c.key(name)
 	if err != nil {
 		return fail(err)
 	}
@@ -122,13 +142,13 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 	o := &c.opts
 	// How many values the sequence can hold in all; n above that can never
 	// be served, and checking it here keeps the arithmetic below in range.
-	capacity := (o.MaxValue-o.Start)/o.Step + 1
-	hi, span := bits.Mul64(uint64(n), uint64(o.Step))
+	capacity := (o.MaxValue-c.first)/c.stride + 1
+	hi, span := bits.Mul64(uint64(n), uint64(c.stride))
 	if n > capacity || hi != 0 || span > 1<<63-1 {
 		return fail(fmt.Errorf("%w: %d values requested, the sequence holds %d in all", ErrExhausted, n, capacity))
 	}
 	// limit is the largest stored value that still leaves room for n more.
-	limit := o.MaxValue - (n-1)*o.Step - o.Step
+	limit := o.MaxValue - int64(span)
 
 	update, names, values := c.update, c.names, c.values(int64(span))
 	if exp != nil {
@@ -159,7 +179,7 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 		// exhausted sequence from a value of the wrong type without a read.
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
-	out, err := c.client.UpdateItem(ctx, in)
+	out, err := c.updateItem(ctx, in)
 	if err != nil {
 		return fail(c.updateError(ctx, in.Key, err))
 	}
@@ -172,7 +192,26 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 		}
 		return fail(err)
 	}
+	if c.slice != nil {
+		// After AdvanceTo the watermark need not be one of this Region's
+		// numbers; the slice's first number above it is.
+		return c.slice.firstAbove(last - int64(span)), nil
+	}
 	return last - int64(span) + o.Step, nil
+}
+
+// key returns the partition key value of the sequence name's counter item:
+// KeyPrefix+name, and with GlobalTableMREC "#"+Region after it.
+func (c *Counter) key(name string) (string, error) {
+	pk, err := partitionValue(c.opts.KeyPrefix, name)
+	if err != nil || c.slice == nil {
+		return pk, err
+	}
+	pk += c.slice.suffix
+	if len(pk) > maxKeyBytes {
+		return "", invalidf("key prefix, name and Region are %d bytes, DynamoDB's limit for a partition key is %d", len(pk), maxKeyBytes)
+	}
+	return pk, nil
 }
 
 func (c *Counter) values(span int64) map[string]types.AttributeValue {
@@ -243,6 +282,12 @@ func (c *Counter) number(item map[string]types.AttributeValue) (int64, error) {
 // value the item was seeded with), with one strongly consistent GetItem. It
 // returns ErrNotFound when the sequence has never been used. The answer is
 // a snapshot: other writers may move the counter at any moment.
+//
+// With GlobalTableMREC it reads the counter item of every Region, one
+// GetItem each, and returns the largest watermark: no number handed out in
+// any Region, as far as replication has brought its item here, is above
+// it. Once writers have stopped and replication has settled, that is the
+// largest number handed out anywhere.
 func (c *Counter) Current(ctx context.Context, name string) (int64, error) {
 	fail := func(err error) (int64, error) {
 		return 0, &Error{Op: "Counter.Current", Table: c.table, Sequence: name, Err: err}
@@ -254,6 +299,35 @@ func (c *Counter) Current(ctx context.Context, name string) (int64, error) {
 	if err != nil {
 		return fail(err)
 	}
+	if c.slice == nil {
+		v, err := c.read(ctx, pk)
+		if err != nil {
+			return fail(err)
+		}
+		return v, nil
+	}
+	found := false
+	var largest int64
+	for _, key := range c.slice.keys(pk) {
+		v, err := c.read(ctx, key)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			continue
+		case err != nil:
+			return fail(err)
+		case !found || v > largest:
+			found, largest = true, v
+		}
+	}
+	if !found {
+		return fail(ErrNotFound)
+	}
+	return largest, nil
+}
+
+// read returns the value of the counter item whose partition key value is
+// pk, with one strongly consistent GetItem.
+func (c *Counter) read(ctx context.Context, pk string) (int64, error) {
 	out, err := c.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:                aws.String(c.table),
 		Key:                      map[string]types.AttributeValue{c.opts.PartitionKey: &types.AttributeValueMemberS{Value: pk}},
@@ -262,13 +336,9 @@ func (c *Counter) Current(ctx context.Context, name string) (int64, error) {
 		ExpressionAttributeNames: c.names,
 	})
 	if err != nil {
-		return fail(c.updateError(ctx, nil, err))
+		return 0, c.updateError(ctx, nil, err)
 	}
-	v, err := c.number(out.Item)
-	if err != nil {
-		return fail(err)
-	}
-	return v, nil
+	return c.number(out.Item)
 }
 
 // AdvanceTo moves the sequence name forward so that the next value handed
@@ -280,6 +350,11 @@ func (c *Counter) Current(ctx context.Context, name string) (int64, error) {
 //
 // It issues one UpdateItem with the condition that the stored value is
 // missing or below last. last must be at most MaxValue.
+//
+// With GlobalTableMREC it moves this Region's counter item only: the next
+// value this Region hands out is the first of its slice above last, and
+// the value returned is the watermark (see Current). To move a sequence in
+// every Region, call it in each.
 func (c *Counter) AdvanceTo(ctx context.Context, name string, last int64) (int64, error) {
 	fail := func(err error) (int64, error) {
 		return 0, &Error{Op: "Counter.AdvanceTo", Table: c.table, Sequence: name, Err: err}
@@ -287,14 +362,14 @@ func (c *Counter) AdvanceTo(ctx context.Context, name string, last int64) (int64
 	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
-	pk, err := partitionValue(c.opts.KeyPrefix, name)
+	pk, err := c.key(name)
 	if err != nil {
 		return fail(err)
 	}
 	if last > c.opts.MaxValue {
 		return fail(invalidf("last is %d, above MaxValue %d", last, c.opts.MaxValue))
 	}
-	_, err = c.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	_, err = c.updateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(c.table),
 		Key:                                 map[string]types.AttributeValue{c.opts.PartitionKey: &types.AttributeValueMemberS{Value: pk}},
 		UpdateExpression:                    aws.String("SET #v = :last"),

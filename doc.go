@@ -55,6 +55,15 @@
 //
 //	err := dynamoseq.EnsureTable(ctx, client, dynamoseq.SortKeyTable("Tickets"), "")
 //
+// # Global tables
+//
+// On a DynamoDB global table set Options.GlobalTable. With GlobalTableMREC
+// (multi-Region eventually consistent) each Region's Counter hands out its
+// own slice of the numbers from its own item (Options.Region,
+// Options.Regions), so that Regions never collide; SortKey and Latest are
+// refused and belong in one home Region. With GlobalTableMRSC Counter and
+// Block work as on one Region. See docs/global-tables.md.
+//
 // # Errors
 //
 // Every error is an *Error that names the operation, the table and the

@@ -136,6 +136,9 @@ func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, 
 		return fail(err)
 	}
 	o, err := resolveOptions(optFns)
+	if err == nil {
+		err = refuseGlobal(&o, "Latest")
+	}
 	if err != nil {
 		return fail(err)
 	}

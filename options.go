@@ -57,14 +57,17 @@ type Options struct {
 	// tries per write in tests against DynamoDB Local. A caller that gives
 	// up has waited about 1.8s of backoff on average, 3.7s at most, with
 	// the default delays. Latest also bounds by it the resends of a
-	// transaction whose outcome is unknown. SortKey, Latest.
+	// transaction whose outcome is unknown. A Counter bounds by it the
+	// resends of a write refused with ReplicatedWriteConflictException on
+	// a multi-Region strongly consistent table. SortKey, Latest, Counter.
 	MaxAttempts int
 
 	// BaseDelay and MaxDelay bound the exponential backoff, with full
 	// jitter, between attempts after a lost race. Defaults 2ms and 200ms.
 	// MaxDelay (or two round trips, if longer) also caps the pause that a
 	// writer which lost a race lately makes before each back-to-back write,
-	// so that processes writing one name take turns. SortKey, Latest.
+	// so that processes writing one name take turns. SortKey, Latest, and
+	// Counter after a ReplicatedWriteConflictException.
 	BaseDelay time.Duration
 	MaxDelay  time.Duration
 
@@ -156,6 +159,28 @@ type Options struct {
 	// item is what serialises writers. Items passed to Append must not set
 	// it. Default "version". Latest.
 	VersionAttribute string
+
+	// Global tables (see docs/global-tables.md).
+
+	// GlobalTable is the kind of table: GlobalTableNone (the default, the
+	// zero value) for a table in one Region, GlobalTableMREC or
+	// GlobalTableMRSC for a global table. With GlobalTableMREC a Counter
+	// (and a Block or IDMinter over it) slices its numbers by Region, and
+	// NewSortKey and NewLatest refuse it. All constructors.
+	GlobalTable GlobalTableMode
+
+	// Region is the Region of the replica this process writes to, such as
+	// "eu-west-1". Required with GlobalTableMREC, which alone reads it, and
+	// must be one of Regions.
+	Region string
+
+	// Regions is the ordered list of the global table's Regions, which
+	// every process writing the table must be given identically: the
+	// position of Region in it decides which numbers this process hands
+	// out. No duplicates, no empty names. Required with GlobalTableMREC,
+	// which alone reads it. List a Region you may add later now, and
+	// adding it needs no migration (see docs/global-tables.md).
+	Regions []string
 }
 
 // defaultOptions are the values a zero field stands for.
@@ -259,5 +284,5 @@ func (o *Options) validate() error {
 	case o.TTLAttribute != "" && (o.TTLAttribute == o.PartitionKey || o.TTLAttribute == o.ValueAttribute):
 		return invalidf("TTLAttribute %q is also the partition key or the value attribute", o.TTLAttribute)
 	}
-	return nil
+	return o.validateGlobal()
 }

@@ -74,7 +74,7 @@ type IDMinter struct {
 //     holding the instant asked about;
 //   - TTLAttribute is set and seq is not a *Counter (the TTL is written in
 //     the Counter's UpdateItem), or it names the Counter's partition key or
-//     value attribute;
+//     value attribute, or the Counter is on GlobalTableMRSC (no TTL there);
 //   - an option is out of range.
 func NewIDMinter(seq Sequencer, format Format, period Period, optFns ...func(*Options)) (*IDMinter, error) {
 	m := &IDMinter{seq: seq, format: format, period: period}
@@ -107,6 +107,9 @@ func NewIDMinter(seq Sequencer, format Format, period Period, optFns ...func(*Op
 		}
 		if co := m.counter.opts; m.ttlAttr == co.PartitionKey || m.ttlAttr == co.ValueAttribute {
 			return fail(invalidf("TTLAttribute %q is also the Counter's partition key or value attribute", m.ttlAttr))
+		}
+		if m.counter.opts.GlobalTable == GlobalTableMRSC {
+			return fail(invalidf("TTLAttribute %q with a Counter on GlobalTableMRSC: multi-Region strongly consistent tables do not support Time to Live", m.ttlAttr))
 		}
 	}
 	if err := checkPeriods(format, period, m.now().In(m.loc)); err != nil {

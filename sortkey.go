@@ -109,6 +109,9 @@ func NewSortKey(client Client, table string, optFns ...func(*Options)) (*SortKey
 		return fail(err)
 	}
 	o, err := resolveOptions(optFns)
+	if err == nil {
+		err = refuseGlobal(&o, "SortKey")
+	}
 	if err != nil {
 		return fail(err)
 	}

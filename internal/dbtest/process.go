@@ -24,7 +24,20 @@ const HelperEnv = "DYNAMOSEQ_HELPER"
 // table, as the instances of a service do.
 func RunProcesses(tb testing.TB, n int, helper string, env ...string) [][]byte {
 	tb.Helper()
+	envs := make([][]string, n)
+	for i := range envs {
+		envs[i] = env
+	}
+	return RunProcessesEach(tb, helper, envs)
+}
+
+// RunProcessesEach is RunProcesses with one process for each element of
+// envs, which gives that process's own variables: the processes of a test
+// of global tables, each in its Region.
+func RunProcessesEach(tb testing.TB, helper string, envs [][]string) [][]byte {
+	tb.Helper()
 	endpoint := Endpoint(tb)
+	n := len(envs)
 	outs := make([][]byte, n)
 	errs := make([]error, n)
 	stderrs := make([]bytes.Buffer, n)
@@ -32,7 +45,7 @@ func RunProcesses(tb testing.TB, n int, helper string, env ...string) [][]byte {
 	for i := range n {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
 		cmd.Env = append(os.Environ(), HelperEnv+"="+helper, EndpointEnv+"="+endpoint)
-		cmd.Env = append(cmd.Env, env...)
+		cmd.Env = append(cmd.Env, envs[i]...)
 		var stdout bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderrs[i]
 		wg.Add(1)

@@ -23,6 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 )
 
 // HowToInstall is the advice printed when DynamoDB Local cannot be started.
@@ -202,6 +203,16 @@ func NewClient(endpoint string) *dynamodb.Client {
 		// DynamoDB Local sends no CRC32 on error responses; without this the
 		// SDK would log a warning for each (aws/aws-sdk-go-v2#3545).
 		DisableValidateResponseChecksum: true,
+	})
+}
+
+// NewStreamsClient returns a DynamoDB Streams client for a DynamoDB Local
+// endpoint, with the same credentials and region as NewClient.
+func NewStreamsClient(endpoint string) *dynamodbstreams.Client {
+	return dynamodbstreams.New(dynamodbstreams.Options{
+		BaseEndpoint: aws.String(endpoint),
+		Region:       "us-east-1",
+		Credentials:  credentials.NewStaticCredentialsProvider("dynamoseq", "dynamoseq", ""),
 	})
 }
 

@@ -1,0 +1,196 @@
+package dynamoseq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq/internal/backoff"
+)
+
+// GlobalTableMode is the kind of table a constructor is given: one Region,
+// or a DynamoDB global table in one of its two consistency modes. It is set
+// in Options.GlobalTable; docs/global-tables.md says what each strategy does
+// in each mode.
+type GlobalTableMode int
+
+const (
+	// GlobalTableNone is a table in one Region (the default).
+	GlobalTableNone GlobalTableMode = iota
+
+	// GlobalTableMREC is a multi-Region eventually consistent global table
+	// (DescribeTable's MultiRegionConsistency EVENTUAL, the default of
+	// global tables). Each Region applies writes locally and replicates
+	// them asynchronously, last writer wins per item, and conditions are
+	// checked against the local copy only. A Counter therefore slices its
+	// numbers by Region (Options.Region, Options.Regions); SortKey and
+	// Latest, which need one writer per sequence, are refused.
+	GlobalTableMREC
+
+	// GlobalTableMRSC is a multi-Region strongly consistent global table
+	// (MultiRegionConsistency STRONG): conditional writes and ADD are
+	// consistent across its three Regions, transactions and TTL are not
+	// supported. A Counter and a Block work unchanged; TTLAttribute is
+	// refused.
+	GlobalTableMRSC
+)
+
+// String returns the constant's name, such as "GlobalTableMREC".
+func (m GlobalTableMode) String() string {
+	switch m {
+	case GlobalTableNone:
+		return "GlobalTableNone"
+	case GlobalTableMREC:
+		return "GlobalTableMREC"
+	case GlobalTableMRSC:
+		return "GlobalTableMRSC"
+	}
+	return fmt.Sprintf("GlobalTableMode(%d)", int(m))
+}
+
+// validateGlobal checks GlobalTable, Region and Regions.
+func (o *Options) validateGlobal() error {
+	switch o.GlobalTable {
+	case GlobalTableNone, GlobalTableMRSC:
+		if o.Region != "" || len(o.Regions) > 0 {
+			return invalidf("Region and Regions are read only with GlobalTableMREC; GlobalTable is %v", o.GlobalTable)
+		}
+		if o.GlobalTable == GlobalTableMRSC && o.TTLAttribute != "" {
+			return invalidf("TTLAttribute %q with GlobalTableMRSC: multi-Region strongly consistent tables do not support Time to Live", o.TTLAttribute)
+		}
+		return nil
+	case GlobalTableMREC:
+	default:
+		return invalidf("GlobalTable is %v, want GlobalTableNone, GlobalTableMREC or GlobalTableMRSC", o.GlobalTable)
+	}
+	if len(o.Regions) == 0 {
+		return invalidf("GlobalTableMREC needs Regions, the ordered list of the table's Regions")
+	}
+	seen := make(map[string]bool, len(o.Regions))
+	for i, r := range o.Regions {
+		switch {
+		case r == "":
+			return invalidf("Regions[%d] is empty", i)
+		case seen[r]:
+			return invalidf("Regions lists %q twice", r)
+		}
+		seen[r] = true
+	}
+	if !seen[o.Region] {
+		return invalidf("Region %q is not one of Regions %q: GlobalTableMREC needs this process's Region", o.Region, o.Regions)
+	}
+	return nil
+}
+
+// regionSlice is the share of every sequence's numbers that one Region of
+// an MREC global table hands out. With Regions r0..r(R-1), Start S and Step
+// D, Region ri hands out S+i*D, S+(i+R)*D, S+(i+2R)*D, ...: for Start 1 and
+// Step 1 the numbers n with n-1 = i modulo R. The slices of different
+// Regions are disjoint, so numbers never collide whatever replication does,
+// and each Region keeps its own counter item (the sequence's key plus
+// "#"+Region), which no other Region writes, so last-writer-wins never has
+// two writers of one item to choose between.
+//
+// The item holds a watermark w: every number the Region handed out is at
+// most w, and the next one is the first number of its slice above w. ADD
+// moves w by R*D per number. Counter.AdvanceTo may set w to any value, and
+// the Region then continues with the first number of its slice above it.
+type regionSlice struct {
+	suffix  string   // appended to the partition key value: "#" + Region
+	regions []string // Options.Regions, for Counter.Current
+	first   int64    // the Region's first number: Start + i*Step
+	stride  int64    // R*Step, the distance between its numbers
+}
+
+// newRegionSlice returns the slice of o.Region, or nil without
+// GlobalTableMREC. It fails when the Region would have no number to hand
+// out at or below MaxValue, or its arithmetic would pass the int64 range.
+func newRegionSlice(o *Options) (*regionSlice, error) {
+	if o.GlobalTable != GlobalTableMREC {
+		return nil, nil
+	}
+	i := 0
+	for i < len(o.Regions) && o.Regions[i] != o.Region {
+		i++
+	}
+	hi, stride := bits.Mul64(uint64(o.Step), uint64(len(o.Regions)))
+	if hi != 0 || stride > 1<<63-1 {
+		return nil, invalidf("Step %d times %d Regions passes the int64 range", o.Step, len(o.Regions))
+	}
+	offset := int64(i) * o.Step // < stride, so it fits
+	if o.Start > o.MaxValue-offset {
+		return nil, invalidf("Region %q (position %d of %d) would start at Start+%d*Step, above MaxValue %d", o.Region, i, len(o.Regions), i, o.MaxValue)
+	}
+	return &regionSlice{
+		suffix:  "#" + o.Region,
+		regions: append([]string(nil), o.Regions...),
+		first:   o.Start + offset,
+		stride:  int64(stride),
+	}, nil
+}
+
+// firstAbove returns the first number of the slice above the watermark w.
+func (s *regionSlice) firstAbove(w int64) int64 {
+	d := w - s.first
+	k := d / s.stride // floor division: Go truncates towards zero
+	if d%s.stride != 0 && d < 0 {
+		k--
+	}
+	return s.first + (k+1)*s.stride
+}
+
+// keys returns the partition key values of the sequence whose unsliced
+// value is pk in every Region, in the order of Options.Regions.
+func (s *regionSlice) keys(pk string) []string {
+	keys := make([]string, len(s.regions))
+	for i, r := range s.regions {
+		keys[i] = pk + "#" + r
+	}
+	return keys
+}
+
+// refuseGlobal is the check of NewSortKey and NewLatest. Their numbering
+// needs one writer per sequence, which an MREC table cannot give across
+// Regions, and their writes use TransactWriteItems, which an MRSC table
+// refuses.
+func refuseGlobal(o *Options, what string) error {
+	switch o.GlobalTable {
+	case GlobalTableMREC:
+		return invalidf("%s with GlobalTableMREC: gap-free numbering needs one writer per sequence, "+
+			"and on a multi-Region eventually consistent table conditions and transactions are checked only "+
+			"in the Region that receives them, so two Regions would write the same number; point this client "+
+			"at one home Region of the table and leave GlobalTable at GlobalTableNone "+
+			"(see docs/global-tables.md)", what)
+	case GlobalTableMRSC:
+		return invalidf("%s with GlobalTableMRSC is not supported yet: it writes with TransactWriteItems, "+
+			"which multi-Region strongly consistent tables refuse", what)
+	}
+	return nil
+}
+
+// updateItem issues the counter's UpdateItem. On an MRSC table a write to
+// the same item from another Region at the same moment makes DynamoDB
+// refuse it with ReplicatedWriteConflictException, having written nothing;
+// updateItem sends it again after a backoff (BaseDelay, MaxDelay), at most
+// MaxAttempts times in all, and then returns ErrContention. The SDK's
+// retryer does not retry that exception.
+func (c *Counter) updateItem(ctx context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+	policy := backoff.Policy{Base: c.opts.BaseDelay, Max: c.opts.MaxDelay}
+	for attempt := 1; ; attempt++ {
+		out, err := c.client.UpdateItem(ctx, in)
+		var conflict *types.ReplicatedWriteConflictException
+		if !errors.As(err, &conflict) {
+			return out, err
+		}
+		if attempt >= c.opts.MaxAttempts {
+			return nil, fmt.Errorf("%w: %d writes refused by ReplicatedWriteConflictException: %w", ErrContention, attempt, err)
+		}
+		if err := policy.Wait(ctx, attempt); err != nil {
+			return nil, err
+		}
+	}
+}

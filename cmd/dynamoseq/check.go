@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq"
 )
 
 // The levels of a finding. Only a problem makes check exit with status 1.
@@ -91,7 +93,7 @@ func (e *env) check(ctx context.Context, client *dynamodb.Client, kind, ttl stri
 	t := out.Table
 	found := []finding{tableStatus(t), e.keySchema(t, kind), billing(t)}
 	found = append(found, e.timeToLive(ctx, client, ttl, t))
-	return append(found, globalTable(t, kind, ttl))
+	return append(found, e.globalFinding(t, kind, ttl))
 }
 
 func tableStatus(t *types.TableDescription) finding {
@@ -163,35 +165,63 @@ func (e *env) timeToLive(ctx context.Context, client *dynamodb.Client, ttl strin
 	return finding{levelProblem, "ttl", fmt.Sprintf("%s, but --ttl is %q: old periods would never expire; create-table --ttl enables it", status, ttl)}
 }
 
-// globalTable says whether the table is a global table, in which mode, and
-// what that means for the strategy.
-func globalTable(t *types.TableDescription, kind, ttl string) finding {
+// globalFinding says whether the table is a global table, in which mode,
+// and what that means for the strategy with --global-table (and --regions).
+func (s *settings) globalFinding(t *types.TableDescription, kind, ttl string) finding {
+	mode, _ := s.globalMode() // checked by validate
 	if len(t.Replicas) == 0 {
+		if mode != dynamoseq.GlobalTableNone {
+			return finding{levelWarning, "global table", fmt.Sprintf("no replicas: a single-Region table, but --global-table is %s; leave it at none", s.globalTable)}
+		}
 		return finding{levelOK, "global table", "no: a single-Region table"}
 	}
 	regions := make([]string, len(t.Replicas))
 	for i, r := range t.Replicas {
 		regions[i] = aws.ToString(r.RegionName)
 	}
-	where := fmt.Sprintf("replicas in %s", strings.Join(regions, ", "))
+	where := "replicas in " + strings.Join(regions, ", ")
 	if t.MultiRegionConsistency == types.MultiRegionConsistencyStrong {
-		switch {
-		case kind == kindSortKey || kind == kindLatest:
-			return finding{levelProblem, "global table", "MRSC (multi-Region strong consistency), " + where + ": " + kind +
-				" writes with TransactWriteItems, which MRSC tables refuse"}
-		case ttl != "":
-			return finding{levelProblem, "global table", "MRSC, " + where + ": MRSC tables do not support Time to Live, which --ttl needs"}
+		return mrscFinding("MRSC (multi-Region strong consistency), "+where, mode, kind, ttl)
+	}
+	return s.mrecFinding("MREC (multi-Region eventual consistency), "+where, regions, mode, kind)
+}
+
+func mrscFinding(what string, mode dynamoseq.GlobalTableMode, kind, ttl string) finding {
+	switch {
+	case kind == kindSortKey || kind == kindLatest:
+		return finding{levelProblem, "global table", what + ": " + kind + " writes with TransactWriteItems, which MRSC tables refuse"}
+	case ttl != "":
+		return finding{levelProblem, "global table", what + ": MRSC tables do not support Time to Live, which --ttl needs"}
+	case mode == dynamoseq.GlobalTableMREC:
+		return finding{levelWarning, "global table", what + ": --global-table mrec slices the numbers by Region, which MRSC does not need; use mrsc"}
+	}
+	return finding{levelOK, "global table", what + ": " + kind + " works unchanged from any Region, ADD and conditions " +
+		"being consistent across Regions; a replicated write conflict is resent"}
+}
+
+func (s *settings) mrecFinding(what string, replicas []string, mode dynamoseq.GlobalTableMode, kind string) finding {
+	counter := kind == kindCounter || kind == kindBlock
+	switch {
+	case mode == dynamoseq.GlobalTableMRSC:
+		return finding{levelProblem, "global table", what + ", but --global-table is mrsc: conditions are checked only " +
+			"in the Region that receives the write, so two Regions would hand out the same numbers"}
+	case !counter && mode == dynamoseq.GlobalTableMREC:
+		return finding{levelProblem, "global table", what + ": the library refuses " + kind + " with --global-table mrec; " +
+			"write every sequence from one home Region with --global-table none"}
+	case !counter:
+		return finding{levelWarning, "global table", what + ": conditions and transactions are checked only in the " +
+			"Region that receives the write, so " + kind + " must write every sequence from one home Region"}
+	case mode == dynamoseq.GlobalTableNone:
+		return finding{levelWarning, "global table", what + ": each Region applies ADD to its own copy and replication " +
+			"keeps the last writer, so two Regions would hand out the same numbers; pass --global-table mrec and " +
+			"--regions (each Region its own slice of numbers), or mint from one Region only"}
+	}
+	listed := s.regionList()
+	for _, r := range append([]string{s.clientRegion}, replicas...) {
+		if !slices.Contains(listed, r) {
+			return finding{levelProblem, "global table", fmt.Sprintf("%s, but --regions %s leaves out %s: a process "+
+				"there has no slice of numbers; add it at the end of the list, whose order must not change", what, s.regions, r)}
 		}
-		return finding{levelOK, "global table", "MRSC (multi-Region strong consistency), " + where + ": " + kind +
-			" works unchanged from any Region, conditional writes and ADD being consistent across Regions"}
 	}
-	if kind == kindCounter || kind == kindBlock {
-		return finding{levelWarning, "global table", "MREC (multi-Region eventual consistency), " + where + ": each Region " +
-			"applies ADD to its own copy and replication keeps the last writer, so two Regions would hand out the same " +
-			"numbers; give the library GlobalTableMREC with Region and Regions (each Region its own slice of numbers), " +
-			"or mint from one Region only"}
-	}
-	return finding{levelWarning, "global table", "MREC (multi-Region eventual consistency), " + where + ": conditions " +
-		"are checked in the Region that receives the write only, so " + kind + " must write every sequence from one " +
-		"home Region; the library refuses GlobalTableMREC for it"}
+	return finding{levelOK, "global table", fmt.Sprintf("%s: Region-sliced, %s hands out one number in %d", what, s.clientRegion, len(listed))}
 }

@@ -42,6 +42,7 @@ func (e *env) client(ctx context.Context) (*dynamodb.Client, error) {
 	if cfg.Region == "" {
 		return nil, fmt.Errorf("no AWS Region: pass --region, set AWS_REGION, or set region in the profile")
 	}
+	e.clientRegion = cfg.Region
 	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
 		if e.endpoint != "" {
 			o.BaseEndpoint = aws.String(e.endpoint)

@@ -196,6 +196,15 @@ func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
 	listedJSON := jsonOf[[]listed](t, run(t, "list", "--table", table, "--key-prefix", "SEQ#", "--output", "json"))
 	assert.Equal(t, []listed{{Sequence: "other", Value: 1}}, listedJSON)
 
+	// An MREC global table: this Region (the second of two) hands out every
+	// other number, from its own slice.
+	mrec := []string{"--table", table, "--global-table", "mrec", "--regions", "us-east-1,eu-west-1", "--region", "eu-west-1"}
+	assert.Equal(t, "2\n4\n6\n", run(t, append([]string{"next", "sliced", "-n", "3"}, mrec...)...).ok(t))
+	assert.Equal(t, "8\n", run(t, append([]string{"next", "sliced"}, mrec...)...).ok(t))
+	r = run(t, "next", "sliced", "--table", table, "--global-table", "mrec", "--region", "eu-west-1")
+	assert.Equal(t, 2, r.code, "--global-table mrec without --regions")
+	assert.Contains(t, r.stderr, "Regions")
+
 	// Errors name the table and the sequence and exit with status 1.
 	r = run(t, "current", "never-used", "--table", table)
 	assert.Equal(t, 1, r.code)

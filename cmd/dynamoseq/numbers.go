@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq"
 )
 
 // numbers is the JSON answer of next.
@@ -74,10 +76,15 @@ func (e *env) next(ctx context.Context, kind, name string, n int64) ([]int64, er
 		if err != nil {
 			return nil, err
 		}
-		step := max(e.step, 1)
+		// NextN's numbers are Step apart, and R*Step with an MREC table of
+		// R Regions, where this Region hands out every R-th one.
+		stride := max(e.step, 1)
+		if mode, _ := e.globalMode(); mode == dynamoseq.GlobalTableMREC {
+			stride *= int64(len(e.regionList()))
+		}
 		got := make([]int64, n)
 		for i := range got {
-			got[i] = first + int64(i)*step
+			got[i] = first + int64(i)*stride
 		}
 		return got, nil
 	}

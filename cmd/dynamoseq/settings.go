@@ -32,6 +32,12 @@ type settings struct {
 	versionAttribute string
 	versionKeyFormat string
 	latestKeyFormat  string
+	globalTable      string
+	regions          string
+
+	// clientRegion is the Region the client was configured with, set by
+	// env.client: this process's Region of an MREC global table.
+	clientRegion string
 }
 
 // register defines the shared flags on fs. A zero value means the library's
@@ -56,6 +62,8 @@ func (s *settings) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.versionAttribute, "version-attribute", "", `Latest's version attribute (default "version")`)
 	fs.StringVar(&s.versionKeyFormat, "version-key-format", "", `Latest's version key with --layout partitionkey (default "%s#v%d")`)
 	fs.StringVar(&s.latestKeyFormat, "latest-key-format", "", `Latest's 'latest' key with --layout partitionkey (default "%s#latest")`)
+	fs.StringVar(&s.globalTable, "global-table", "", "the kind of table: none (default), mrec or mrsc (see docs/global-tables.md)")
+	fs.StringVar(&s.regions, "regions", "", "with --global-table mrec: the table's Regions, comma-separated, in the order every process is given; this process's Region is --region's")
 }
 
 // check reports a missing table or a flag value outside its choices; the
@@ -69,8 +77,31 @@ func (s *settings) validate() error {
 	case s.sortKeyType != "" && s.sortKeyType != "N" && s.sortKeyType != "S":
 		return usageErrorf("--sort-key-type is %q, want N or S", s.sortKeyType)
 	}
-	_, err := s.parseLayout()
+	if _, err := s.parseLayout(); err != nil {
+		return err
+	}
+	_, err := s.globalMode()
 	return err
+}
+
+func (s *settings) globalMode() (dynamoseq.GlobalTableMode, error) {
+	switch strings.ToLower(s.globalTable) {
+	case "", "none":
+		return dynamoseq.GlobalTableNone, nil
+	case "mrec":
+		return dynamoseq.GlobalTableMREC, nil
+	case "mrsc":
+		return dynamoseq.GlobalTableMRSC, nil
+	}
+	return 0, usageErrorf("--global-table is %q, want none, mrec or mrsc", s.globalTable)
+}
+
+// regionList is --regions as a list.
+func (s *settings) regionList() []string {
+	if s.regions == "" {
+		return nil
+	}
+	return strings.Split(s.regions, ",")
 }
 
 func (s *settings) parseLayout() (dynamoseq.Layout, error) {
@@ -98,6 +129,11 @@ func (s *settings) options(o *dynamoseq.Options) {
 	o.VersionAttribute = s.versionAttribute
 	o.VersionKeyFormat = s.versionKeyFormat
 	o.LatestKeyFormat = s.latestKeyFormat
+	o.GlobalTable, _ = s.globalMode() // checked by validate
+	o.Regions = s.regionList()
+	if o.GlobalTable == dynamoseq.GlobalTableMREC {
+		o.Region = s.clientRegion
+	}
 }
 
 // usageError is a mistake in the command line: exit status 2.

@@ -5,10 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Block hands out numbers from ranges leased from a Counter (the hi/lo or
@@ -17,12 +22,15 @@ import (
 // each. Each sequence name has its own range.
 //
 // Before a range runs out, once Options.RefillThreshold of it has been
-// handed out, the next range is leased in the background, so that a steady
-// stream of callers never waits for DynamoDB. Concurrent refills of one name
-// are merged into one lease: at most one NextN per name is in flight. A
-// caller waits for DynamoDB only on the first call for a name, and when the
-// numbers run out before the next range arrives (consumption faster than a
-// round trip, or a failed refill).
+// handed out, the next range is leased in the background. Concurrent
+// refills of one name are merged into one lease: at most one NextN per name
+// is in flight. A caller waits for DynamoDB only on the first call for a
+// name, and when the numbers run out before the next range arrives
+// (consumption faster than a round trip, or a failed refill). After such a
+// wait the Block adapts, so that a steady stream stops waiting: it leases
+// the next range at once, sized to last at least two lease round trips at
+// the rate the last range was used, up to Options.MaxBlockSize (see
+// NewBlock).
 //
 // Guarantees:
 //   - Unique: no number is handed out twice, by this Block or by any other
@@ -37,27 +45,35 @@ import (
 //     a small number of an old range after another process handed out a
 //     larger one.
 //   - Not gap-free: the numbers of a leased range that are not handed out
-//     are lost when the Block is closed or the process stops; the next range
-//     starts after them. A refill that fails, or one interrupted by Close
-//     after DynamoDB applied it, may lose a range too. Lost numbers are never
-//     handed out, by anyone.
+//     are lost when the process stops without Close; the next range starts
+//     after them. Close hands them back when it can: when no other Block or
+//     Counter leased from the name since this Block's last lease, one
+//     conditional UpdateItem moves the counter back to the last number
+//     handed out, so that a clean restart continues without a gap.
+//     Otherwise they are lost. A refill that fails, or one interrupted by
+//     Close after DynamoDB applied it, may lose a range too. Lost numbers
+//     are never handed out, by anyone.
 //   - Near the Counter's MaxValue, a range that no longer fits whole is not
 //     leased: Next returns ErrExhausted although a few numbers remain.
 //
 // Cost: one UpdateItem round trip and one write unit per range, whatever
-// its size; nothing per number. Next from memory takes a few tens of
-// nanoseconds and allocates nothing. Memory: a few hundred bytes per name
-// ever used, kept until the Block is garbage (a Block suits a bounded set of
-// names, not one per user).
+// its size; nothing per number; one more per name at Close. Next from
+// memory takes a few tens of nanoseconds and allocates nothing. Memory: a
+// few hundred bytes per name ever used, kept until the Block is garbage (a
+// Block suits a bounded set of names, not one per user). Stats reports
+// what it did.
 //
 // A Block is safe for concurrent use by any number of goroutines. It starts
 // one goroutine per lease in flight; Close stops them and waits for them.
 type Block struct {
-	counter *Counter
-	size    int64 // the first range size of every name
-	opts    Options
-	minSize int64 // bounds of the adaptive size; minSize == maxSize: fixed
-	maxSize int64
+	counter  *Counter
+	size     int64 // the first range size of every name
+	opts     Options
+	minSize  int64 // bounds of the range size; minSize == maxSize: fixed
+	maxSize  int64
+	lifetime bool // sizes follow BlockLifetime
+	grow     bool // sizes grow after a caller waited for a lease
+	stats    blockStats
 
 	closed atomic.Bool // set by Close; read on every Next
 	seqs   sync.Map    // name -> *blockSeq, never deleted
@@ -89,10 +105,13 @@ type blockSeq struct {
 	name string
 	cur  atomic.Pointer[blockRange] // the range numbers are taken from; nil before the first lease
 
-	mu     sync.Mutex   // protects the fields below
-	next   *blockRange  // a leased range waiting for cur to run out, or nil
-	refill *blockRefill // the lease in flight, or nil
-	size   int64        // the size of the next lease
+	mu      sync.Mutex    // protects the fields below
+	next    *blockRange   // a leased range waiting for cur to run out, or nil
+	refill  *blockRefill  // the lease in flight, or nil
+	size    int64         // the size of the next lease
+	rate    float64       // numbers a second of a range that ran out before the next arrived; 0: none did
+	latency time.Duration // how long the last lease took
+	handed  int64         // numbers handed out of the ranges before cur
 }
 
 // blockRange is a leased range: first, first+step, ..., first+(n-1)*step.
@@ -102,8 +121,15 @@ type blockRange struct {
 	first    int64
 	step     int64
 	n        int64
-	started  time.Time // when it became cur; for the adaptive size
+	started  time.Time // when it became cur, unless the size is fixed
 }
+
+// last returns the last number of r.
+func (r *blockRange) last() int64 { return r.first + (r.n-1)*r.step }
+
+// sealed is what Close stores in blockRange.taken: every later claim falls
+// past the end of the range.
+const sealed = 1 << 62
 
 // blockRefill is one lease in flight. done is closed when it ends; err is
 // set before that.
@@ -117,11 +143,23 @@ type blockRefill struct {
 // RefillTimeout and Now from the options; the table, key layout, Start,
 // Step, MaxValue and Region slicing (GlobalTableMREC) are the Counter's.
 //
-// When MinBlockSize or MaxBlockSize differ from size, the range size adapts
-// to the rate of consumption of each name: each lease is sized so that it
-// lasts about BlockLifetime at the rate the previous range was used, within
-// the bounds. A name used in bursts gets large ranges, an idle name small
-// ones, so that it wastes few numbers when its process stops.
+// The range size of each name follows one of three rules:
+//   - Growing, by default: ranges of size, until a caller has to wait
+//     because a range ran out before the next arrived. The range after that
+//     is sized to last, at the rate the one that ran out was used, at least
+//     two round trips of the lease it waited for (over the part after
+//     RefillThreshold), and is leased as soon as the awaited range arrives.
+//     Sizes never shrink, and stay at most MaxBlockSize (default 64 times
+//     size).
+//   - Fixed, when MaxBlockSize is size (and MinBlockSize zero or size).
+//   - Following the rate, when MinBlockSize is below size: each lease is
+//     sized so that it lasts about BlockLifetime at the rate the previous
+//     range was used, between MinBlockSize and MaxBlockSize. A name used in
+//     bursts gets large ranges, an idle name small ones, so that it wastes
+//     few numbers when its process stops.
+//
+// Near MaxValue, a grown range that no longer fits is asked for again at
+// size, with one more UpdateItem.
 //
 // It makes no call to DynamoDB and starts no goroutine. It returns an error
 // wrapping ErrInvalidArgument when c is nil, size is below 1, MinBlockSize
@@ -145,7 +183,10 @@ func NewBlock(c *Counter, size int64, optFns ...func(*Options)) (*Block, error) 
 	if err != nil {
 		return fail(err)
 	}
-	b := &Block{counter: c, size: size, opts: o, minSize: size, maxSize: size, refills: map[*blockRefill]func(){}}
+	b := &Block{counter: c, size: size, opts: o, minSize: size, maxSize: size * maxBlockGrowth, refills: map[*blockRefill]func(){}}
+	if b.maxSize/maxBlockGrowth != size {
+		b.maxSize = math.MaxInt64
+	}
 	if o.MinBlockSize != 0 {
 		b.minSize = o.MinBlockSize
 	}
@@ -158,8 +199,14 @@ func NewBlock(c *Counter, size int64, optFns ...func(*Options)) (*Block, error) 
 	if b.maxSize < size {
 		return fail(invalidf("MaxBlockSize is %d, want at least size %d", b.maxSize, size))
 	}
+	b.lifetime = b.minSize < size
+	b.grow = !b.lifetime && b.maxSize > size
 	return b, nil
 }
+
+// maxBlockGrowth is the default MaxBlockSize, in times the size given to
+// NewBlock.
+const maxBlockGrowth = 64
 
 // Next returns the next number of the sequence name from the range in
 // memory. It calls DynamoDB only when the Block holds no number for name:
@@ -230,12 +277,20 @@ func (b *Block) advance(ctx context.Context, s *blockSeq, old *blockRange) error
 	}
 	if r := s.next; r != nil {
 		s.next = nil
-		if b.adaptive() {
-			r.started = b.opts.Now()
+		if old != nil {
+			s.handed += old.n
+		}
+		if b.lifetime || b.grow {
+			r.started = b.now()
 		}
 		s.cur.Store(r)
 		s.mu.Unlock()
 		return nil
+	}
+	if b.grow && old != nil && s.rate == 0 {
+		// old ran out before the next range arrived: the lease sizes the
+		// range after it by this rate.
+		s.rate = float64(old.n) / b.now().Sub(old.started).Seconds()
 	}
 	f := s.refill
 	if f == nil {
@@ -245,12 +300,31 @@ func (b *Block) advance(ctx context.Context, s *blockSeq, old *blockRange) error
 	if f == nil {
 		return ErrClosed
 	}
+	return b.wait(ctx, f)
+}
+
+// wait waits for the lease f to end, or for ctx to.
+func (b *Block) wait(ctx context.Context, f *blockRefill) error {
+	start := time.Now()
+	defer func() {
+		b.stats.waits.Add(1)
+		b.stats.waitNanos.Add(int64(time.Since(start)))
+	}()
 	select {
 	case <-f.done:
 		return f.err
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// now reads the clock that range sizes follow: Options.Now for
+// BlockLifetime, the real clock for growth.
+func (b *Block) now() time.Time {
+	if b.lifetime {
+		return b.opts.Now()
+	}
+	return time.Now()
 }
 
 // prefetch starts the lease of the range after r, whose index i was just
@@ -261,14 +335,19 @@ func (b *Block) prefetch(s *blockSeq, r *blockRange, i int64) {
 	if s.next != nil || s.refill != nil || s.cur.Load() != r {
 		return
 	}
-	if b.adaptive() {
+	switch {
+	case b.lifetime:
 		s.size = b.nextSize(r, i+1)
+	case b.grow && i > 0: // i == 0: leased at once after a wait, sized by lease
+		// At the rate r is used, will its rest run out before a lease
+		// as slow as the last returns? Then a caller would wait: grow now.
+		rate := float64(i+1) / b.now().Sub(r.started).Seconds()
+		if float64(r.n-i-1)/rate < s.latency.Seconds() {
+			s.size = b.grownSize(s.size, rate, s.latency)
+		}
 	}
 	b.startLocked(s)
 }
-
-// adaptive reports whether range sizes follow the rate of consumption.
-func (b *Block) adaptive() bool { return b.minSize != b.maxSize }
 
 // nextSize returns the size of a range that lasts about BlockLifetime at
 // the rate at which the first used numbers of r were handed out.
@@ -279,6 +358,17 @@ func (b *Block) nextSize(r *blockRange, used int64) int64 {
 		want = float64(used) / elapsed.Seconds() * b.opts.BlockLifetime.Seconds()
 	}
 	return int64(math.Round(min(max(want, float64(b.minSize)), float64(b.maxSize))))
+}
+
+// grownSize returns the size of a range that lasts, at rate numbers a
+// second, two lease round trips of latency after its refill point: size at
+// least, MaxBlockSize at most.
+func (b *Block) grownSize(size int64, rate float64, latency time.Duration) int64 {
+	want := 2 * latency.Seconds() * rate / (1 - b.opts.RefillThreshold) // +Inf for a threshold of 1
+	if !(want <= float64(b.maxSize)) {
+		return b.maxSize // also for NaN
+	}
+	return max(int64(math.Ceil(want)), size)
 }
 
 // startLocked starts leasing the next range of s in the background and
@@ -302,7 +392,20 @@ func (b *Block) startLocked(s *blockSeq) *blockRefill {
 // it in s.next, or its error in f.err, before closing f.done.
 func (b *Block) lease(ctx context.Context, s *blockSeq, f *blockRefill, size int64) {
 	defer b.wg.Done()
+	start := time.Now()
+	tries := int64(1)
 	first, err := b.counter.NextN(ctx, s.name, size)
+	if errors.Is(err, ErrExhausted) && size > b.size {
+		// A grown range no longer fits below MaxValue; one of the first
+		// size may.
+		s.mu.Lock()
+		s.size, size = b.size, b.size
+		s.mu.Unlock()
+		tries++
+		first, err = b.counter.NextN(ctx, s.name, size)
+	}
+	took := time.Since(start)
+	b.stats.lease(size, took, tries, err)
 
 	b.mu.Lock()
 	b.refills[f]()
@@ -311,6 +414,7 @@ func (b *Block) lease(ctx context.Context, s *blockSeq, f *blockRefill, size int
 
 	s.mu.Lock()
 	s.refill = nil
+	s.latency = took
 	if err != nil {
 		f.err = b.leaseError(size, err)
 		if cur := s.cur.Load(); cur != nil {
@@ -323,6 +427,13 @@ func (b *Block) lease(ctx context.Context, s *blockSeq, f *blockRefill, size int
 	} else {
 		r := &blockRange{first: first, step: b.counter.stride, n: size}
 		r.refillAt.Store(min(int64(float64(size)*b.opts.RefillThreshold), size-1))
+		if s.rate > 0 {
+			// A caller waited for this range: lease the next one, larger,
+			// as soon as this one is used.
+			s.size = b.grownSize(s.size, s.rate, took)
+			s.rate = 0
+			r.refillAt.Store(0)
+		}
 		s.next = r
 	}
 	s.mu.Unlock()
@@ -355,21 +466,148 @@ func (e *blockLeaseError) Error() string {
 func (e *blockLeaseError) Unwrap() error { return e.err }
 
 func (b *Block) nextError(name string, err error) error {
+	b.stats.errors.count(err)
 	return &Error{Op: "Block.Next", Table: b.counter.table, Sequence: name, Err: err}
 }
 
 // Close stops the Block: leases in flight are cancelled and Close waits for
 // their goroutines to end, so none outlives it. Afterwards Next returns
-// ErrClosed, also to callers that were waiting for a lease. The numbers of
-// the ranges the Block holds are lost. Close is safe to call more than once
-// and from any goroutine; it always returns nil.
+// ErrClosed, also to callers that were waiting for a lease.
+//
+// Then Close hands back the numbers it holds unused, name by name: one
+// UpdateItem sets the counter to the last number handed out, on the
+// condition that it still holds the end of this Block's last lease. A
+// process that starts again after a clean Close so continues without a
+// gap. When another Block or Counter leased from the name since, the
+// condition fails and the numbers are lost, as they are when a process
+// stops without Close. The hand-backs take up to RefillTimeout in all.
+//
+// Close is safe to call more than once and from any goroutine; only the
+// first call hands back. It returns an error only when a hand-back failed
+// for another reason than another lease (the numbers of that name are then
+// lost); the Block is closed all the same.
 func (b *Block) Close() error {
 	b.mu.Lock()
-	b.closed.Store(true)
+	first := !b.closed.Swap(true)
 	for _, cancel := range b.refills {
 		cancel()
 	}
 	b.mu.Unlock()
 	b.wg.Wait()
-	return nil
+	if !first {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), b.opts.RefillTimeout)
+	defer cancel()
+	var errs []error
+	b.seqs.Range(func(_, v any) bool {
+		if err := b.handBack(ctx, v.(*blockSeq)); err != nil {
+			errs = append(errs, err)
+		}
+		return true
+	})
+	return errors.Join(errs...)
+}
+
+// handBack takes the ranges of s out of use and hands their unused numbers
+// back to the counter when no other lease came after this Block's last.
+func (b *Block) handBack(ctx context.Context, s *blockSeq) error {
+	end, back, unused := s.release()
+	if back == end {
+		b.stats.abandoned.Add(unused)
+		return nil
+	}
+	pk, err := b.counter.key(s.name)
+	if err == nil {
+		b.stats.roundTrips.Add(1)
+		_, err = b.counter.updateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                aws.String(b.counter.table),
+			Key:                      b.counter.itemKey(pk),
+			UpdateExpression:         aws.String("SET #v = :back"),
+			ConditionExpression:      aws.String("#v = :end"),
+			ExpressionAttributeNames: b.counter.names,
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":back": &types.AttributeValueMemberN{Value: strconv.FormatInt(back, 10)},
+				":end":  &types.AttributeValueMemberN{Value: strconv.FormatInt(end, 10)},
+			},
+		})
+	}
+	var ccf *types.ConditionalCheckFailedException
+	switch {
+	case err == nil:
+		returned := (end - back) / b.counter.stride
+		b.stats.handedBack.Add(returned)
+		b.stats.abandoned.Add(unused - returned)
+		return nil
+	case errors.As(err, &ccf): // another lease came after ours
+		b.stats.abandoned.Add(unused)
+		return nil
+	}
+	b.stats.abandoned.Add(unused)
+	return &Error{Op: "Block.Close", Table: b.counter.table, Sequence: s.name, Err: fmt.Errorf("hand-back of %d numbers: %w", unused, classify(err))}
+}
+
+// release takes the ranges of s out of use, for Close: later claims fall
+// past their end. It returns the last number this Block leased for s (end),
+// the number the counter can be set back to (back, end when none), and how
+// many numbers s holds that were not handed out.
+func (s *blockSeq) release() (end, back, unused int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur, next := s.cur.Load(), s.next
+	s.cur.Store(nil)
+	s.next = nil
+	if cur != nil {
+		used := min(cur.taken.Swap(sealed), cur.n)
+		s.handed += used
+		unused = cur.n - used
+		end, back = cur.last(), cur.first+(used-1)*cur.step
+	}
+	if next != nil {
+		unused += next.n
+		if cur == nil || cur.last()+cur.step != next.first {
+			back = next.first - next.step // another lease came between: only next goes back
+		}
+		end = next.last()
+	}
+	return end, back, unused
+}
+
+// handedOut returns how many numbers of s were handed out.
+func (s *blockSeq) handedOut() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.handed
+	if cur := s.cur.Load(); cur != nil {
+		n += min(cur.taken.Load(), cur.n)
+	}
+	return n
+}
+
+// Stats returns the Block's cumulative figures. It reads a few atomic
+// counters, and the ranges of every name under their locks: cheap enough
+// to call every second from any goroutine, and it does not slow Next down.
+// Figures read while calls are running may be a moment apart from each
+// other.
+func (b *Block) Stats() BlockStats {
+	st := &b.stats
+	out := BlockStats{
+		Errors:        st.errors.stats(),
+		RoundTrips:    st.roundTrips.Load(),
+		Leases:        st.leases.Load(),
+		LeasedNumbers: st.leasedNumbers.Load(),
+		FailedLeases:  st.failedLeases.Load(),
+		LeaseTime:     time.Duration(st.leaseNanos.Load()),
+		MaxLeaseTime:  st.maxLease.load(),
+		Waits:         st.waits.Load(),
+		WaitTime:      time.Duration(st.waitNanos.Load()),
+		HandedBack:    st.handedBack.Load(),
+		Abandoned:     st.abandoned.Load(),
+	}
+	b.seqs.Range(func(_, v any) bool {
+		out.Numbers += v.(*blockSeq).handedOut()
+		return true
+	})
+	out.Calls = out.Numbers + out.Errors.Total()
+	return out
 }

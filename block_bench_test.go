@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -40,9 +41,7 @@ func BenchmarkBlockNext(b *testing.B) {
 				require.NoError(b, err)
 				defer blk.Close()
 				benchNext(b, blk, goroutines)
-				last, err := c.Current(context.Background(), "bench")
-				require.NoError(b, err)
-				b.ReportMetric(float64(last/benchBlockSize), "leases")
+				b.ReportMetric(float64(blk.Stats().Leases), "leases")
 			})
 		})
 	}
@@ -140,4 +139,80 @@ func (h *latencies) quantile(q float64) time.Duration {
 		}
 	}
 	return 0
+}
+
+// BenchmarkBlockSteadyStream: one goroutine draws 5 million numbers flat out
+// from a Block of size 100,000 with the default options ("stream"), and, in
+// turn in the same loop, from a Block whose one range holds them all
+// ("inrange", the baseline: no lease during the draw). Each op is one
+// stream of each, on a new name whose first number is drawn untimed, and 5
+// million more numbers of one name that goes on from op to op ("warm": the
+// steady state, once the ranges have grown). It reports ns per number of
+// each, the streams' rates as percentages of the baseline's, the share of
+// the stream's time spent waiting for a lease (which does not depend on
+// how loaded the machine is, as the rates do), the mallocs per number
+// during the stream, and the stream's waits for a lease (the untimed first
+// call included).
+func BenchmarkBlockSteadyStream(b *testing.B) {
+	const numbers, size = 5_000_000, 100_000
+	client := dbtest.Client(b)
+	c, err := dynamoseq.NewCounter(client, dbtest.CounterTable(b, client))
+	require.NoError(b, err)
+	inRange, err := dynamoseq.NewBlock(c, 2*numbers, func(o *dynamoseq.Options) { o.MaxBlockSize = 2 * numbers })
+	require.NoError(b, err)
+	defer inRange.Close()
+	stream, err := dynamoseq.NewBlock(c, size)
+	require.NoError(b, err)
+	defer stream.Close()
+
+	ctx := context.Background()
+	warm, err := dynamoseq.NewBlock(c, size)
+	require.NoError(b, err)
+	defer warm.Close()
+	if _, err := warm.Next(ctx, "warm"); err != nil {
+		b.Fatal(err)
+	}
+
+	// draw times numbers calls of blk.Next on name, after one untimed call,
+	// and returns how long they took, how long of it they waited for
+	// leases, and how many mallocs they made.
+	draw := func(blk *dynamoseq.Block, name string) (took, waited time.Duration, mallocs uint64) {
+		if _, err := blk.Next(ctx, name); err != nil {
+			b.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		waitedBefore := blk.Stats().WaitTime
+		start := time.Now()
+		for range numbers {
+			if _, err := blk.Next(ctx, name); err != nil {
+				b.Fatal(err)
+			}
+		}
+		took = time.Since(start)
+		runtime.ReadMemStats(&after)
+		return took, blk.Stats().WaitTime - waitedBefore, after.Mallocs - before.Mallocs
+	}
+	var inTime, streamTime, streamWait, warmTime time.Duration
+	var streamMallocs uint64
+	b.ResetTimer()
+	for i := range b.N {
+		d, _, _ := draw(inRange, fmt.Sprintf("inrange-%d", i))
+		inTime += d
+		d, w, m := draw(stream, fmt.Sprintf("stream-%d", i))
+		streamTime += d
+		streamWait += w
+		streamMallocs += m
+		d, _, _ = draw(warm, "warm")
+		warmTime += d
+	}
+	b.StopTimer()
+	total := float64(b.N * numbers)
+	b.ReportMetric(float64(inTime.Nanoseconds())/total, "inrange-ns/id")
+	b.ReportMetric(float64(streamTime.Nanoseconds())/total, "stream-ns/id")
+	b.ReportMetric(100*inTime.Seconds()/streamTime.Seconds(), "stream-%-of-inrange")
+	b.ReportMetric(100*inTime.Seconds()/warmTime.Seconds(), "warm-%-of-inrange")
+	b.ReportMetric(100*streamWait.Seconds()/streamTime.Seconds(), "stream-%-waiting")
+	b.ReportMetric(float64(streamMallocs)/total, "stream-mallocs/id")
+	b.ReportMetric(float64(stream.Stats().Waits)/float64(b.N), "stream-waits/op")
 }

@@ -251,7 +251,7 @@ func TestBlockRefillFailure(t *testing.T) {
 	faulty := &faultyClient{Client: client}
 	c, err := dynamoseq.NewCounter(faulty, table)
 	require.NoError(t, err)
-	b := newBlock(t, c, 10)
+	b := newBlock(t, c, 10, func(o *dynamoseq.Options) { o.MaxBlockSize = 10 }) // fixed size
 	ctx := context.Background()
 
 	var got []int64
@@ -311,7 +311,7 @@ func TestBlockMergesLeases(t *testing.T) {
 	counting := &faultyClient{Client: client}
 	c, err := dynamoseq.NewCounter(counting, table)
 	require.NoError(t, err)
-	b := newBlock(t, c, 10)
+	b := newBlock(t, c, 10, func(o *dynamoseq.Options) { o.MaxBlockSize = 10 }) // fixed size
 	got := slices.Concat(drawBlock(t, b, "s", 16, 50)...)
 	requireDistinct(t, got)
 	assert.Equal(t, []int64{1, 800}, []int64{got[0], got[len(got)-1]}, "smallest and largest value")
@@ -458,9 +458,10 @@ func TestBlockCloseUnderLoad(t *testing.T) {
 	before := runtime.NumGoroutine()
 
 	slow := &slowClient{Client: client, delay: time.Millisecond}
+	const refillTimeout = 2 * time.Second // bounds the hand-backs at Close too
 	c, err := dynamoseq.NewCounter(slow, table)
 	require.NoError(t, err)
-	b, err := dynamoseq.NewBlock(c, 100)
+	b, err := dynamoseq.NewBlock(c, 100, func(o *dynamoseq.Options) { o.RefillTimeout = refillTimeout })
 	require.NoError(t, err)
 
 	const goroutines = 8
@@ -490,8 +491,12 @@ func TestBlockCloseUnderLoad(t *testing.T) {
 	slow.stall.Store(true) // leases in flight at Close never answer
 	time.Sleep(20 * time.Millisecond)
 	start := time.Now()
-	require.NoError(t, b.Close())
-	assert.Less(t, time.Since(start), time.Second, "Close with a lease in flight")
+	err = b.Close()
+	assert.Less(t, time.Since(start), refillTimeout+time.Second, "Close with a lease in flight and hand-backs that never get an answer")
+	if err != nil { // numbers were left to hand back, and the stalled network never answered
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Contains(t, err.Error(), "Block.Close")
+	}
 	wg.Wait()
 	require.NoError(t, b.Close(), "second Close")
 	assert.Zero(t, blockGoroutines(), "goroutines of the Block right after Close")
@@ -604,4 +609,176 @@ func TestBlockCancelledWait(t *testing.T) {
 	v, err := b.Next(context.Background(), "orders")
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), v, "Next() after the stalled lease")
+}
+
+// TestBlockCloseHandsBack: after a clean Close, a new Block continues where
+// the last number handed out left off, also when a range leased in advance
+// was waiting.
+func TestBlockCloseHandsBack(t *testing.T) {
+	t.Parallel()
+	startAndStep := func(o *dynamoseq.Options) { o.Start, o.Step = 1000, 10 }
+	tests := []struct {
+		name        string
+		opt         func(*dynamoseq.Options) // the Counter's
+		start, step int64                    // of the numbers handed out
+		draw        int64                    // numbers handed out before Close
+		leased      int64                    // numbers leased by then
+	}{
+		{"part of one range", nil, 1, 1, 10, 100},
+		{"range leased in advance", nil, 1, 1, 60, 200},
+		{"start and step", startAndStep, 1000, 10, 60, 200},
+		{"nothing left", nil, 1, 1, 100, 200},
+		{"Region slice", inRegion([]string{"us-east-1", "eu-west-1", "ap-south-1"}, 1), 2, 3, 60, 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			c, _, _ := newCounter(t, optList(tt.opt)...)
+			b, err := dynamoseq.NewBlock(c, 100, func(o *dynamoseq.Options) { o.MaxBlockSize = 100 }) // fixed size
+			require.NoError(t, err)
+			for range tt.draw {
+				_, err := b.Next(ctx, "orders")
+				require.NoError(t, err)
+			}
+			waitFor(t, func() bool { return b.Stats().LeasedNumbers == tt.leased })
+			require.NoError(t, b.Close())
+			st := b.Stats()
+			assert.Equal(t, tt.leased-tt.draw, st.HandedBack, "HandedBack")
+			assert.Zero(t, st.Abandoned, "Abandoned")
+
+			cur, err := c.Current(ctx, "orders")
+			require.NoError(t, err)
+			assert.Equal(t, tt.start+(tt.draw-1)*tt.step, cur, "Current() after Close")
+			again := newBlock(t, c, 100)
+			v, err := again.Next(ctx, "orders")
+			require.NoError(t, err)
+			assert.Equal(t, tt.start+tt.draw*tt.step, v, "Next() of a new Block after Close")
+		})
+	}
+}
+
+// TestBlockCloseAfterOtherLease: when another process leased from the name
+// after this Block, Close leaves the counter where it is.
+func TestBlockCloseAfterOtherLease(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, client, table := newCounter(t)
+	other, err := dynamoseq.NewCounter(client, table)
+	require.NoError(t, err)
+	b, err := dynamoseq.NewBlock(c, 100)
+	require.NoError(t, err)
+	for range 10 {
+		_, err := b.Next(ctx, "orders")
+		require.NoError(t, err)
+	}
+	v, err := other.Next(ctx, "orders")
+	require.NoError(t, err)
+	require.Equal(t, int64(101), v, "another process's Next()")
+	require.NoError(t, b.Close())
+	st := b.Stats()
+	assert.Zero(t, st.HandedBack, "HandedBack")
+	assert.Equal(t, int64(90), st.Abandoned, "Abandoned")
+	assert.Equal(t, int64(2), st.RoundTrips, "RoundTrips: the lease and the refused hand-back")
+	cur, err := c.Current(ctx, "orders")
+	require.NoError(t, err)
+	assert.Equal(t, int64(101), cur, "Current() after Close")
+}
+
+// TestBlockCloseHandsBackUnderLoad closes a Block while goroutines draw
+// from it flat out: no number handed out is handed back, so the next Block
+// continues above every one of them.
+func TestBlockCloseHandsBackUnderLoad(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, _, _ := newCounter(t)
+	b, err := dynamoseq.NewBlock(c, 1000)
+	require.NoError(t, err)
+	got := make([][]int64, 4)
+	var wg sync.WaitGroup
+	for g := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				v, err := b.Next(ctx, "events")
+				if err != nil {
+					assert.ErrorIs(t, err, dynamoseq.ErrClosed)
+					return
+				}
+				got[g] = append(got[g], v)
+			}
+		}()
+	}
+	waitFor(t, func() bool { return b.Stats().Leases >= 5 })
+	require.NoError(t, b.Close())
+	wg.Wait()
+	all := slices.Concat(got...)
+	requireDistinct(t, all) // sorts all
+	st := b.Stats()
+	assert.Equal(t, int64(len(all)), st.Numbers, "Numbers")
+	assert.Equal(t, st.LeasedNumbers, st.Numbers+st.HandedBack+st.Abandoned, "LeasedNumbers against the numbers handed out, back and abandoned")
+	again := newBlock(t, c, 1000)
+	v, err := again.Next(ctx, "events")
+	require.NoError(t, err)
+	assert.Greater(t, v, all[len(all)-1], "Next() of a new Block after Close, against the largest number handed out")
+	if st.Abandoned == 0 { // else a lease cancelled by Close was applied, or another came between ours
+		assert.Equal(t, all[len(all)-1]+1, v, "no gap: Close handed the rest back")
+	}
+	t.Logf("%d numbers handed out, %d handed back, %d abandoned", st.Numbers, st.HandedBack, st.Abandoned)
+}
+
+// TestBlockGrows: a stream that outruns the leases makes the ranges grow
+// until it stops waiting. Leases take 10ms more than DynamoDB Local's
+// answer; the stream asks for about 100,000 numbers a second, so ranges of
+// 100 last 1ms.
+func TestBlockGrows(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	table := dbtest.CounterTable(t, client)
+	sizes := &faultyClient{Client: client}
+	c, err := dynamoseq.NewCounter(&slowClient{Client: sizes, delay: 10 * time.Millisecond}, table)
+	require.NoError(t, err)
+	b := newBlock(t, c, 100, func(o *dynamoseq.Options) { o.MaxBlockSize = 1_000_000 })
+	var got []int64
+	for len(got) < 30_000 {
+		for range 100 {
+			v, err := b.Next(context.Background(), "events")
+			require.NoError(t, err)
+			got = append(got, v)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	requireExactly(t, got, 1, 30_000)
+	leased := sizes.leaseSizes()
+	st := b.Stats()
+	t.Logf("lease sizes %v; %d waits for %v", leased, st.Waits, st.WaitTime)
+	assert.Equal(t, int64(100), leased[0], "first lease")
+	assert.True(t, slices.IsSorted(leased), "lease sizes never shrink: %v", leased)
+	assert.Greater(t, leased[len(leased)-1], int64(100), "last lease size")
+	assert.LessOrEqual(t, st.Waits, int64(6), "waits for a lease, of 300 with ranges of a fixed size")
+}
+
+// TestBlockGrownRangeNearMaxValue: a grown range that no longer fits below
+// MaxValue is asked for again at the first size, so no number is lost to
+// growth.
+func TestBlockGrownRangeNearMaxValue(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	table := dbtest.CounterTable(t, client)
+	c, err := dynamoseq.NewCounter(&slowClient{Client: client, delay: 5 * time.Millisecond}, table,
+		func(o *dynamoseq.Options) { o.MaxValue = 1000 })
+	require.NoError(t, err)
+	b := newBlock(t, c, 10)
+	var got []int64
+	for {
+		v, err := b.Next(context.Background(), "tickets")
+		if err != nil {
+			require.ErrorIs(t, err, dynamoseq.ErrExhausted)
+			break
+		}
+		got = append(got, v)
+	}
+	requireExactly(t, got, 1, 1000)
+	assert.Greater(t, b.Stats().RoundTrips, b.Stats().Leases+b.Stats().FailedLeases, "RoundTrips: leases asked for again at the first size")
 }

@@ -17,7 +17,10 @@ import (
 
 // Counter hands out numbers from an atomic counter: one item per sequence,
 // {PartitionKey: KeyPrefix+name, ValueAttribute: N}, where N is the last
-// value handed out. Many sequences share one table.
+// value handed out. Many sequences share one table. With
+// Options.CounterSortKeyValue set, the item also has the sort key
+// {SortKey: CounterSortKeyValue}, so that it can live in a single-table
+// design beside other entities of the same partition.
 //
 // Guarantees: every value is handed out at most once, across all processes
 // sharing the table, and values of one sequence increase in the order the
@@ -40,11 +43,12 @@ type Counter struct {
 	first  int64                // the first value of a new sequence: Start, or this Region's first
 	stride int64                // the distance between values: Step, or Step times the Regions
 	slice  *regionSlice         // this Region's numbers with GlobalTableMREC; nil otherwise
+	stats  counterStats
 }
 
 // NewCounter returns a Counter over table. It reads PartitionKey,
-// ValueAttribute, KeyPrefix, Start, Step, MaxValue, GlobalTable, Region
-// and Regions from the options.
+// ValueAttribute, KeyPrefix, CounterSortKeyValue (and SortKey with it),
+// Start, Step, MaxValue, GlobalTable, Region and Regions from the options.
 //
 // With GlobalTableMREC each Region hands out its own slice of every
 // sequence, from its own counter item (KeyPrefix+name+"#"+Region): with
@@ -74,8 +78,9 @@ func NewCounter(client Client, table string, optFns ...func(*Options)) (*Counter
 	if err != nil {
 		return fail(err)
 	}
-	c := &Counter{client: client, table: table, opts: o, names: map[string]string{"#v": o.ValueAttribute},
+	c := &Counter{table: table, opts: o, names: map[string]string{"#v": o.ValueAttribute},
 		first: o.Start, stride: o.Step, slice: slice}
+	c.client = countingClient{Client: client, n: &c.stats.roundTrips}
 	if slice != nil {
 		c.first, c.stride = slice.first, slice.stride
 	}
@@ -125,7 +130,8 @@ type expiry struct {
 // reserve is NextN for the operation op. With exp not nil, the same
 // UpdateItem also sets the TTL attribute exp.attr to exp.unix, so that
 // DynamoDB deletes the counter item after that instant (IDMinter does this).
-func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *expiry) (int64, error) {
+func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *expiry) (first int64, err error) {
+	defer func() { c.stats.record(n, err) }()
 	fail := func(err error) (int64, error) {
 		return 0, &Error{Op: op, Table: c.table, Sequence: name, Err: err}
 	}
@@ -162,7 +168,7 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(c.table),
-		Key:                       map[string]types.AttributeValue{o.PartitionKey: &types.AttributeValueMemberS{Value: pk}},
+		Key:                       c.itemKey(pk),
 		UpdateExpression:          aws.String(update),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
@@ -214,6 +220,16 @@ func (c *Counter) key(name string) (string, error) {
 	return pk, nil
 }
 
+// itemKey returns the key of the counter item whose partition key value is
+// pk: with CounterSortKeyValue set, also {SortKey: CounterSortKeyValue}.
+func (c *Counter) itemKey(pk string) map[string]types.AttributeValue {
+	key := map[string]types.AttributeValue{c.opts.PartitionKey: &types.AttributeValueMemberS{Value: pk}}
+	if c.opts.CounterSortKeyValue != "" {
+		key[c.opts.SortKey] = &types.AttributeValueMemberS{Value: c.opts.CounterSortKeyValue}
+	}
+	return key
+}
+
 func (c *Counter) values(span int64) map[string]types.AttributeValue {
 	v := map[string]types.AttributeValue{
 		":n": &types.AttributeValueMemberN{Value: strconv.FormatInt(span, 10)},
@@ -255,10 +271,17 @@ func (c *Counter) updateError(ctx context.Context, key map[string]types.Attribut
 				}
 			}
 		}
-		return fmt.Errorf("%w: want partition key %q of type S and Number attribute %q: %w",
-			ErrTableMismatch, c.opts.PartitionKey, c.opts.ValueAttribute, err)
+		return fmt.Errorf("%w: want %s and Number attribute %q: %w", ErrTableMismatch, c.keySchema(), c.opts.ValueAttribute, err)
 	}
 	return classify(err)
+}
+
+// keySchema describes the key schema the options call for, for messages.
+func (c *Counter) keySchema() string {
+	if c.opts.CounterSortKeyValue == "" {
+		return fmt.Sprintf("partition key %q of type S and no sort key", c.opts.PartitionKey)
+	}
+	return fmt.Sprintf("partition key %q and sort key %q, both of type S", c.opts.PartitionKey, c.opts.SortKey)
 }
 
 // number reads the value attribute of a returned item.
@@ -288,7 +311,8 @@ func (c *Counter) number(item map[string]types.AttributeValue) (int64, error) {
 // any Region, as far as replication has brought its item here, is above
 // it. Once writers have stopped and replication has settled, that is the
 // largest number handed out anywhere.
-func (c *Counter) Current(ctx context.Context, name string) (int64, error) {
+func (c *Counter) Current(ctx context.Context, name string) (_ int64, err error) {
+	defer func() { c.stats.record(0, err) }()
 	fail := func(err error) (int64, error) {
 		return 0, &Error{Op: "Counter.Current", Table: c.table, Sequence: name, Err: err}
 	}
@@ -330,7 +354,7 @@ func (c *Counter) Current(ctx context.Context, name string) (int64, error) {
 func (c *Counter) read(ctx context.Context, pk string) (int64, error) {
 	out, err := c.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:                aws.String(c.table),
-		Key:                      map[string]types.AttributeValue{c.opts.PartitionKey: &types.AttributeValueMemberS{Value: pk}},
+		Key:                      c.itemKey(pk),
 		ConsistentRead:           aws.Bool(true),
 		ProjectionExpression:     aws.String("#v"),
 		ExpressionAttributeNames: c.names,
@@ -355,7 +379,8 @@ func (c *Counter) read(ctx context.Context, pk string) (int64, error) {
 // value this Region hands out is the first of its slice above last, and
 // the value returned is the watermark (see Current). To move a sequence in
 // every Region, call it in each.
-func (c *Counter) AdvanceTo(ctx context.Context, name string, last int64) (int64, error) {
+func (c *Counter) AdvanceTo(ctx context.Context, name string, last int64) (_ int64, err error) {
+	defer func() { c.stats.record(0, err) }()
 	fail := func(err error) (int64, error) {
 		return 0, &Error{Op: "Counter.AdvanceTo", Table: c.table, Sequence: name, Err: err}
 	}
@@ -371,7 +396,7 @@ func (c *Counter) AdvanceTo(ctx context.Context, name string, last int64) (int64
 	}
 	_, err = c.updateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(c.table),
-		Key:                                 map[string]types.AttributeValue{c.opts.PartitionKey: &types.AttributeValueMemberS{Value: pk}},
+		Key:                                 c.itemKey(pk),
 		UpdateExpression:                    aws.String("SET #v = :last"),
 		ConditionExpression:                 aws.String("attribute_not_exists(#v) OR #v < :last"),
 		ExpressionAttributeNames:            c.names,
@@ -391,6 +416,18 @@ func (c *Counter) AdvanceTo(ctx context.Context, name string, last int64) (int64
 		return fail(c.updateError(ctx, nil, err))
 	}
 	return last, nil
+}
+
+// Stats returns the Counter's cumulative figures. It reads a few atomic
+// counters: cheap enough to call at any rate, from any goroutine. Figures
+// read while calls are running may be a moment apart from each other.
+func (c *Counter) Stats() CounterStats {
+	return CounterStats{
+		Calls:      c.stats.calls.Load(),
+		Numbers:    c.stats.numbers.Load(),
+		RoundTrips: c.stats.roundTrips.Load(),
+		Errors:     c.stats.errors.stats(),
+	}
 }
 
 // typeName names the DynamoDB type of an attribute value for messages.

@@ -11,7 +11,8 @@
 //     roughly increasing, up to about 1,000 numbers a second per sequence.
 //   - Block: numbers leased from a Counter in ranges and handed out from
 //     memory. Event ids, log lines, order lines: millions a second, no
-//     network call on the request path, gaps when a process stops.
+//     network call on the request path, gaps when a process stops without
+//     Close (Close hands the unused numbers back).
 //   - SortKey: numbers are the sort keys of an item collection, stored
 //     together with the item they number. Per-project ticket numbers,
 //     invoice numbers that an auditor wants without gaps.

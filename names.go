@@ -7,6 +7,9 @@ import (
 // maxKeyBytes is DynamoDB's limit on a partition key value: 2048 bytes.
 const maxKeyBytes = 2048
 
+// maxSortKeyBytes is DynamoDB's limit on a sort key value: 1024 bytes.
+const maxSortKeyBytes = 1024
+
 // partitionValue returns KeyPrefix+name, the partition key value of a
 // sequence, after checking that DynamoDB will accept it.
 func partitionValue(prefix, name string) (string, error) {

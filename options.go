@@ -3,6 +3,7 @@ package dynamoseq
 import (
 	"math"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -24,8 +25,17 @@ type Options struct {
 	PartitionKey string
 
 	// SortKey is the name of the table's sort key attribute. Default "sk".
-	// SortKey and Latest (with a sort key table).
+	// SortKey and Latest (with a sort key table); Counter with
+	// CounterSortKeyValue.
 	SortKey string
+
+	// CounterSortKeyValue puts every counter item at this String value of
+	// the sort key SortKey, {PartitionKey: KeyPrefix+name, SortKey:
+	// CounterSortKeyValue}, for a single-table design whose table has a
+	// String sort key ("COUNTER" beside a user's other items). Default "":
+	// the counter table has a partition key only. At most 1,024 bytes of
+	// UTF-8. Counter, and so Block and IDMinter over it.
+	CounterSortKeyValue string
 
 	// ValueAttribute is the Number attribute that holds a counter's last
 	// value handed out. Default "value". Counter.
@@ -93,17 +103,25 @@ type Options struct {
 	// leaves fewer numbers unused when the process stops. NewBlock.
 	RefillThreshold float64
 
-	// MinBlockSize and MaxBlockSize bound the range size of a Block that
-	// adapts to the rate of consumption. Defaults: the size given to
-	// NewBlock, so that a Block whose bounds are both left at zero leases
-	// ranges of a fixed size. 1 <= MinBlockSize <= size <= MaxBlockSize.
-	// NewBlock.
-	MinBlockSize int64
+	// MaxBlockSize bounds the range size of a Block. Default 64 times the
+	// size given to NewBlock. Ranges start at size and grow after a caller
+	// had to wait for a lease (a range ran out before the next arrived), so
+	// that a steady stream stops waiting; the larger they are, the more
+	// numbers a process that stops without Close loses. MaxBlockSize equal
+	// to size makes the size fixed. NewBlock.
 	MaxBlockSize int64
 
-	// BlockLifetime is how long an adaptive Block's range should last: each
-	// lease is sized to last about this long at the rate the previous range
-	// was used. Default 10s. NewBlock, with MinBlockSize or MaxBlockSize.
+	// MinBlockSize, when below the size given to NewBlock, makes a Block's
+	// range sizes follow the rate of consumption instead of growing: each
+	// range is sized to last about BlockLifetime, between MinBlockSize and
+	// MaxBlockSize, so that an idle name leases small ranges. Default: the
+	// size. 1 <= MinBlockSize <= size <= MaxBlockSize. NewBlock.
+	MinBlockSize int64
+
+	// BlockLifetime is how long a range should last when a Block's sizes
+	// follow the rate: each lease is sized to last about this long at the
+	// rate the previous range was used. Default 10s. NewBlock, with
+	// MinBlockSize.
 	BlockLifetime time.Duration
 
 	// RefillTimeout bounds one lease of a Block (one Counter.NextN, with
@@ -257,6 +275,12 @@ func (o *Options) validate() error {
 		return invalidf("PartitionKey and SortKey are both %q", o.PartitionKey)
 	case o.ValueAttribute == o.PartitionKey:
 		return invalidf("ValueAttribute and PartitionKey are both %q", o.PartitionKey)
+	case len(o.CounterSortKeyValue) > maxSortKeyBytes:
+		return invalidf("CounterSortKeyValue is %d bytes, DynamoDB's limit for a sort key is %d", len(o.CounterSortKeyValue), maxSortKeyBytes)
+	case !utf8.ValidString(o.CounterSortKeyValue):
+		return invalidf("CounterSortKeyValue is not valid UTF-8")
+	case o.CounterSortKeyValue != "" && o.ValueAttribute == o.SortKey:
+		return invalidf("ValueAttribute and SortKey are both %q, and CounterSortKeyValue is set", o.SortKey)
 	case len(o.KeyPrefix) > maxKeyBytes-1:
 		return invalidf("KeyPrefix is %d bytes, the limit is %d", len(o.KeyPrefix), maxKeyBytes-1)
 	case o.Start < 1:

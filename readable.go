@@ -73,8 +73,9 @@ type IDMinter struct {
 //   - period is a PeriodFunc whose answers are not consecutive periods
 //     holding the instant asked about;
 //   - TTLAttribute is set and seq is not a *Counter (the TTL is written in
-//     the Counter's UpdateItem), or it names the Counter's partition key or
-//     value attribute, or the Counter is on GlobalTableMRSC (no TTL there);
+//     the Counter's UpdateItem), or it names the Counter's partition key,
+//     value attribute, or sort key (with CounterSortKeyValue), or the
+//     Counter is on GlobalTableMRSC (no TTL there);
 //   - an option is out of range.
 func NewIDMinter(seq Sequencer, format Format, period Period, optFns ...func(*Options)) (*IDMinter, error) {
 	m := &IDMinter{seq: seq, format: format, period: period}
@@ -105,8 +106,9 @@ func NewIDMinter(seq Sequencer, format Format, period Period, optFns ...func(*Op
 		if m.counter == nil {
 			return fail(invalidf("TTLAttribute %q needs a *Counter, which writes it in the same UpdateItem; the Sequencer is a %T", m.ttlAttr, seq))
 		}
-		if co := m.counter.opts; m.ttlAttr == co.PartitionKey || m.ttlAttr == co.ValueAttribute {
-			return fail(invalidf("TTLAttribute %q is also the Counter's partition key or value attribute", m.ttlAttr))
+		co := m.counter.opts
+		if m.ttlAttr == co.PartitionKey || m.ttlAttr == co.ValueAttribute || co.CounterSortKeyValue != "" && m.ttlAttr == co.SortKey {
+			return fail(invalidf("TTLAttribute %q is also the Counter's partition key, sort key or value attribute", m.ttlAttr))
 		}
 		if m.counter.opts.GlobalTable == GlobalTableMRSC {
 			return fail(invalidf("TTLAttribute %q with a Counter on GlobalTableMRSC: multi-Region strongly consistent tables do not support Time to Live", m.ttlAttr))

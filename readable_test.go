@@ -418,7 +418,7 @@ func TestNewIDMinterInvalid(t *testing.T) {
 		{"negative retention", c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.Retention = -time.Hour }, "Retention is -1h0m0s"},
 		{"TTL on the partition key", c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.TTLAttribute = "pk" }, `TTLAttribute "pk"`},
 		{"TTL on the value", c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.TTLAttribute = "value" }, `TTLAttribute "value"`},
-		{"TTL on the counter's custom value", custom, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.TTLAttribute = "n" }, `Counter's partition key or value`},
+		{"TTL on the counter's custom value", custom, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.TTLAttribute = "n" }, `Counter's partition key, sort key or value`},
 		{"TTL without a counter", nextOnly{c}, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.TTLAttribute = "ttl" }, "needs a *Counter"},
 	}
 	for _, tt := range tests {

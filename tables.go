@@ -27,13 +27,16 @@ var _ TableClient = (*dynamodb.Client)(nil)
 
 // CounterTable returns the definition of a table named name for a Counter
 // (and so a Block or an IDMinter) under the options: a String partition key
-// named Options.PartitionKey, on-demand billing. Pass it to EnsureTable, or
+// named Options.PartitionKey, and with Options.CounterSortKeyValue set a
+// String sort key named Options.SortKey; on-demand billing. Pass it to EnsureTable, or
 // to CreateTable after adding what the application needs (tags, streams).
 // The options are not validated here: the strategy's constructor reports
 // a bad one.
 func CounterTable(name string, optFns ...func(*Options)) *dynamodb.CreateTableInput {
 	o, _ := resolveOptions(optFns)
-	// A Counter with a sort key (issue 12) passes its sort key here.
+	if o.CounterSortKeyValue != "" {
+		return tableInput(name, o.PartitionKey, o.SortKey, types.ScalarAttributeTypeS)
+	}
 	return tableInput(name, o.PartitionKey, "", "")
 }
 

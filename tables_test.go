@@ -123,6 +123,7 @@ func TestTableDefinitionsFitStrategies(t *testing.T) {
 	}{
 		{"Counter", dynamoseq.CounterTable, counter, func(*dynamoseq.Options) {}},
 		{"Counter NextId", dynamoseq.CounterTable, counter, nextID},
+		{"Counter sort key", dynamoseq.CounterTable, counter, func(o *dynamoseq.Options) { o.CounterSortKeyValue = "COUNTER" }},
 		{"SortKey", dynamoseq.SortKeyTable, sortKey, func(*dynamoseq.Options) {}},
 		{"SortKey String", dynamoseq.SortKeyTable, sortKey, stringSK},
 		{"SortKey names", dynamoseq.SortKeyTable, sortKey, names},

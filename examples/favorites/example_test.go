@@ -17,11 +17,10 @@ import (
 func Example() {
 	ctx := context.Background()
 	client, base := dbtest.ExampleTable("")
-	table, seq := base+"_Favorites", base+"_Sequences"
+	table := base + "_Favorites"
 	createFromFile(client, "testdata/table.json", table)
-	createFromFile(client, "testdata/sequences.json", seq)
 
-	svc, err := favorites.New(client, table, seq)
+	svc, err := favorites.New(client, table)
 	if err != nil {
 		panic(err)
 	}

@@ -2,9 +2,9 @@
 // table: a user saves things of many kinds (images, videos, links, files,
 // music, chat records, voice, notes, locations) and organises them with
 // tags. Saved items, tags, tag names and the links between items and tags
-// share the table (pk, sk, two global and three local secondary indexes);
-// tag ids and item ids are minted per user by dynamoseq Counters in a small
-// sequences table.
+// share the table (pk, sk, two global and three local secondary indexes),
+// and so do the dynamoseq Counter items that mint item ids and tag ids per
+// user.
 //
 // The layout, one line per entity (every key built with Key, so user ids
 // and names may hold any character):
@@ -18,6 +18,8 @@
 //	tag         pk Tag#<user>                   sk <tag>
 //	            lsiOneSk <lower-case name>  lsiTwoSk <created>#<tag>  lsiThreeSk <accessed>#<tag>
 //	tag name    pk TagName#<user>               sk <name>              unique names
+//	item ids    pk FavoriteData#<user>          sk COUNTER             a dynamoseq Counter
+//	tag ids     pk Tag#<user>                   sk COUNTER             a dynamoseq Counter
 //
 // <id> and <tag> are zero-padded to 19 digits and times are fixed-width UTC
 // strings (see IDKey and TimeKey), so that string order is numeric and time
@@ -180,24 +182,23 @@ type Options struct {
 
 // Service is the favorites service. It is safe for concurrent use.
 type Service struct {
-	client  Client
-	table   string
-	itemIDs *dynamoseq.Counter // "FavoriteDataId#<user>"
-	tagIDs  *dynamoseq.Counter // "TagId#<user>"
-	now     func() time.Time
+	client Client
+	table  string
+	ids    *dynamoseq.Counter // at sk CounterSK of the user's items and tags partitions
+	now    func() time.Time
 }
 
-// Sequence key prefixes in the sequences table: a user's item ids are the
-// Counter "FavoriteDataId#<user>", their tag ids "TagId#<user>".
-const (
-	ItemIDPrefix = "FavoriteDataId#"
-	TagIDPrefix  = "TagId#"
-)
+// CounterSK is the sort key of the Counter items that mint a user's ids: a
+// user's item ids at {pk: FavoriteData#<user>, sk: COUNTER}, beside the
+// items, and their tag ids at {pk: Tag#<user>, sk: COUNTER}, beside the
+// tags. No other entity has this sort key (item sort keys start with
+// "Data#", tag sort keys are digits), and the Counter items set no index
+// attribute, so no index and no Query of the service sees them.
+const CounterSK = "COUNTER"
 
-// New returns a Service over table (testdata/table.json) with ids minted in
-// sequenceTable (hash key pk, a String: testdata/sequences.json). It makes no
-// call to DynamoDB.
-func New(client Client, table, sequenceTable string, optFns ...func(*Options)) (*Service, error) {
+// New returns a Service over table (testdata/table.json), which also holds
+// the Counters of the ids. It makes no call to DynamoDB.
+func New(client Client, table string, optFns ...func(*Options)) (*Service, error) {
 	var o Options
 	for _, fn := range optFns {
 		fn(&o)
@@ -208,18 +209,13 @@ func New(client Client, table, sequenceTable string, optFns ...func(*Options)) (
 	if client == nil || table == "" {
 		return nil, &Error{Op: "New", Err: invalidf("nil client or empty table name")}
 	}
-	counter := func(prefix string) (*dynamoseq.Counter, error) {
-		return dynamoseq.NewCounter(client, sequenceTable, func(o *dynamoseq.Options) { o.KeyPrefix = prefix })
-	}
-	itemIDs, err := counter(ItemIDPrefix)
+	// The sequence name is the whole partition key value (Key escapes the
+	// user id), so the Counter has no KeyPrefix.
+	ids, err := dynamoseq.NewCounter(client, table, func(o *dynamoseq.Options) { o.CounterSortKeyValue = CounterSK })
 	if err != nil {
 		return nil, &Error{Op: "New", Err: err}
 	}
-	tagIDs, err := counter(TagIDPrefix)
-	if err != nil {
-		return nil, &Error{Op: "New", Err: err}
-	}
-	return &Service{client: client, table: table, itemIDs: itemIDs, tagIDs: tagIDs, now: o.Now}, nil
+	return &Service{client: client, table: table, ids: ids, now: o.Now}, nil
 }
 
 // checkUser validates a user id: the service keys everything by it.

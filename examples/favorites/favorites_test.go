@@ -55,9 +55,8 @@ func newService(t *testing.T) fixture {
 	t.Helper()
 	client := dbtest.Client(t)
 	table := createTable(t, client, "testdata/table.json", "")
-	seq := createTable(t, client, "testdata/sequences.json", "_seq")
 	c := &clock{}
-	svc, err := favorites.New(client, table, seq, func(o *favorites.Options) { o.Now = c.now })
+	svc, err := favorites.New(client, table, func(o *favorites.Options) { o.Now = c.now })
 	require.NoError(t, err)
 	return fixture{svc, client, table}
 }
@@ -165,6 +164,30 @@ func TestSave(t *testing.T) {
 	}
 }
 
+// TestIDsInTheTable: the Counters of a user's ids live in the service's
+// table, at sk COUNTER of the user's items and tags partitions, and no list
+// returns them.
+func TestIDsInTheTable(t *testing.T) {
+	t.Parallel()
+	f := newService(t)
+	f.save(t, "al#ice", favorites.KindNote, "one", clip(0))
+	f.save(t, "al#ice", favorites.KindNote, "two", clip(1))
+	f.tag(t, "al#ice", "trip")
+	for pk, want := range map[string]string{favorites.Key("FavoriteData", "al#ice"): "2", favorites.Key("Tag", "al#ice"): "1"} {
+		out, err := f.client.GetItem(ctx, &dynamodb.GetItemInput{
+			TableName: aws.String(f.table), ConsistentRead: aws.Bool(true),
+			Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}, "sk": &types.AttributeValueMemberS{Value: favorites.CounterSK}},
+		})
+		require.NoError(t, err)
+		assert.Equal(t, &types.AttributeValueMemberN{Value: want}, out.Item["value"], "counter item of %s", pk)
+	}
+	items := all(t, 10, func(r favorites.PageRequest) (favorites.Page, error) { return f.svc.List(ctx, "al#ice", r) })
+	assert.Len(t, items, 2, "List")
+	tags, err := f.svc.ListTags(ctx, "al#ice", favorites.TagsByName)
+	require.NoError(t, err)
+	assert.Len(t, tags, 1, "ListTags")
+}
+
 // 2. Remove an item and its tag links, atomically.
 func TestRemove(t *testing.T) {
 	t.Parallel()
@@ -240,7 +263,11 @@ func (f fixture) orphanLinks(t *testing.T, user string) int {
 	items := map[string]bool{}
 	var links []string
 	for _, m := range out.Items {
-		parts, err := favorites.SplitKey(m["sk"].(*types.AttributeValueMemberS).Value)
+		sk := m["sk"].(*types.AttributeValueMemberS).Value
+		if sk == favorites.CounterSK { // the Counter of the user's item ids
+			continue
+		}
+		parts, err := favorites.SplitKey(sk)
 		require.NoError(t, err)
 		if len(parts) == 2 {
 			items[parts[1]] = true
@@ -584,8 +611,8 @@ func nilIfEmpty(s []int64) []int64 {
 func TestNewErrors(t *testing.T) {
 	t.Parallel()
 	client := dbtest.Client(t)
-	_, err := favorites.New(nil, "Favorites", "Sequences")
+	_, err := favorites.New(nil, "Favorites")
 	assert.ErrorIs(t, err, favorites.ErrInvalidArgument)
-	_, err = favorites.New(client, "Favorites", "no")
-	assert.Error(t, err, "a sequences table name DynamoDB refuses")
+	_, err = favorites.New(client, "no")
+	assert.Error(t, err, "a table name DynamoDB refuses")
 }

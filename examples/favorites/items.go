@@ -31,7 +31,8 @@ const (
 )
 
 // Save stores a new saved item of user. It takes the next item id of the
-// user from the Counter "FavoriteDataId#<user>" (one UpdateItem) and sets
+// user from the Counter at {pk: FavoriteData#<user>, sk: COUNTER} (one
+// UpdateItem) and sets
 // it.ID, then writes the item with one PutItem. The id is unique per user;
 // ids increase in the order they were taken. If the PutItem fails, it.ID
 // keeps the id taken, which no other item will get (after a timeout the
@@ -59,7 +60,7 @@ func (s *Service) Save(ctx context.Context, user string, it *Item) error {
 	if err != nil {
 		return fail(err)
 	}
-	id, err := s.itemIDs.Next(ctx, user)
+	id, err := s.ids.Next(ctx, itemsPK(user))
 	if err != nil {
 		return fail(err)
 	}

@@ -20,7 +20,8 @@ const (
 )
 
 // CreateTag creates a tag called name for user and returns it. The tag id
-// is the next of the user's Counter "TagId#<user>" (one UpdateItem); the
+// is the next of the user's Counter at {pk: Tag#<user>, sk: COUNTER} (one
+// UpdateItem); the
 // tag and a TagName#<user> item that reserves its name are then written in
 // one TransactWriteItems, which fails with ErrTagExists when the user has a
 // tag of that name already (names are unique per user, case-sensitively).
@@ -41,7 +42,7 @@ func (s *Service) CreateTag(ctx context.Context, user, name string) (Tag, error)
 	if err != nil {
 		return fail(err)
 	}
-	id, err := s.tagIDs.Next(ctx, user)
+	id, err := s.ids.Next(ctx, tagsPK(user))
 	if err != nil {
 		return fail(err)
 	}

@@ -22,9 +22,13 @@ import (
 // rawCounter is UpdateItem ADD 1 with ReturnValues UPDATED_NEW, the
 // baseline of Counter and Block.
 func (e *env) rawCounter(client *dynamodb.Client, name string) func(context.Context) error {
+	key := map[string]types.AttributeValue{or(e.partitionKey, "pk"): &types.AttributeValueMemberS{Value: e.keyPrefix + name}}
+	if e.counterSortKey != "" {
+		key[or(e.sortKey, "sk")] = &types.AttributeValueMemberS{Value: e.counterSortKey}
+	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(e.table),
-		Key:                       map[string]types.AttributeValue{or(e.partitionKey, "pk"): &types.AttributeValueMemberS{Value: e.keyPrefix + name}},
+		Key:                       key,
 		UpdateExpression:          aws.String("ADD #v :one"),
 		ExpressionAttributeNames:  map[string]string{"#v": or(e.valueAttribute, "value")},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "1"}},

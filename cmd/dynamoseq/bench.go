@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"slices"
 	"sync"
 	"time"
@@ -68,27 +69,49 @@ func (e *env) bench(ctx context.Context, name string, o benchOptions) error {
 	if err != nil {
 		return err
 	}
-	lib, closeLib, err := e.libraryMinter(client, name, o)
+	lib, err := e.strategy(client, o)
 	if err != nil {
 		return err
 	}
-	defer closeLib()
+	if c, ok := lib.(io.Closer); ok {
+		defer c.Close() // on an early return; Close may be called twice
+	}
 	sides := []*side{
-		{label: "dynamoseq", sequence: name, mint: lib},
+		{label: "dynamoseq", sequence: name, mint: sequencerMinter(lib, name)},
 		{label: "raw SDK", sequence: name + "-sdk", mint: e.rawMinter(client, name+"-sdk", o.kind)},
 	}
 	if !o.baseline {
 		sides = sides[:1]
 	}
-	// DynamoDB Local's JVM compiles its hot paths during the first
-	// thousands of requests: warm both sides up, uncounted.
+	if err := e.runSides(ctx, sides, o); err != nil {
+		return err
+	}
+	if c, ok := lib.(io.Closer); ok {
+		// Before Stats, so that they show what Close handed back.
+		if err := c.Close(); err != nil {
+			return e.fail("bench", name, err)
+		}
+	}
+	res := benchResult{Table: e.table, Kind: o.kind, Sequence: name, Concurrency: o.concurrency,
+		Seconds: o.duration.Seconds(), Rounds: o.rounds(), Dynamoseq: sides[0].hist.figures(o.duration),
+		Histogram: sides[0].hist.rows(), Stats: stats(lib)}
+	if o.baseline {
+		f := sides[1].hist.figures(o.duration)
+		res.Baseline = &f
+	}
+	return e.print(res.text(), res)
+}
+
+// runSides warms every side up, uncounted, for DynamoDB Local's JVM
+// compiles its hot paths during the first thousands of requests; then it
+// runs them in short rounds, each side first in every other round, so
+// that both see the same machine load.
+func (e *env) runSides(ctx context.Context, sides []*side, o benchOptions) error {
 	for _, s := range sides {
 		if err := e.runPhase(ctx, s.label+" warm-up", o.concurrency, min(time.Second, o.duration/5), s.mint, &histogram{}); err != nil {
 			return e.fail("bench", s.sequence, err)
 		}
 	}
-	// Alternate the sides in short rounds, each first in every other
-	// round, so that both see the same machine load.
 	rounds := o.rounds()
 	for r := range rounds {
 		order := sides
@@ -104,24 +127,11 @@ func (e *env) bench(ctx context.Context, name string, o benchOptions) error {
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return e.fail("bench", name, fmt.Errorf("interrupted: %w", err))
+		return e.fail("bench", sides[0].sequence, fmt.Errorf("interrupted: %w", err))
 	}
-	libHist, rawHist := &sides[0].hist, &histogram{}
-	if o.baseline {
-		rawHist = &sides[1].hist
-	}
-	res := benchResult{Table: e.table, Kind: o.kind, Sequence: name, Concurrency: o.concurrency,
-		Seconds: o.duration.Seconds(), Rounds: rounds, Dynamoseq: libHist.figures(o.duration)}
-	if o.baseline {
-		f := rawHist.figures(o.duration)
-		res.Baseline = &f
-	}
-	res.Histogram = libHist.rows()
-	return e.print(res.text(), res)
+	return nil
 }
 
-// libraryMinter builds the strategy and returns its minter and the function
-// that closes it.
 // rounds is how many rounds the sides alternate in: one per second of
 // duration, at most 60, so that a change in the machine's load falls on
 // both sides alike.
@@ -138,36 +148,41 @@ type side struct {
 	hist     histogram
 }
 
-func (e *env) libraryMinter(client *dynamodb.Client, name string, o benchOptions) (minter, func(), error) {
-	noop := func() {}
-	var s dynamoseq.Sequencer
-	var err error
+// strategy builds the strategy o.kind measures.
+func (e *env) strategy(client *dynamodb.Client, o benchOptions) (dynamoseq.Sequencer, error) {
 	switch o.kind {
 	case kindSortKey:
-		s, err = dynamoseq.NewSortKey(client, e.table, e.settings.options)
+		return dynamoseq.NewSortKey(client, e.table, e.settings.options)
 	case kindLatest:
-		s, err = dynamoseq.NewLatest(client, e.table, e.settings.options)
-	default:
-		var c *dynamoseq.Counter
-		c, err = dynamoseq.NewCounter(client, e.table, e.settings.options)
-		s = c
-		if err == nil && o.kind == kindBlock {
-			var b *dynamoseq.Block
-			b, err = dynamoseq.NewBlock(c, o.size, e.settings.options)
-			if err == nil {
-				s, noop = b, func() { _ = b.Close() }
-			}
-		}
+		return dynamoseq.NewLatest(client, e.table, e.settings.options)
 	}
-	if err != nil {
-		return nil, nil, err
+	c, err := dynamoseq.NewCounter(client, e.table, e.settings.options)
+	if err != nil || o.kind != kindBlock {
+		return c, err
 	}
+	return dynamoseq.NewBlock(c, o.size, e.settings.options)
+}
+
+// stats returns the strategy's own cumulative figures, for the strategies
+// that keep them, or nil.
+func stats(s dynamoseq.Sequencer) any {
+	switch s := s.(type) {
+	case *dynamoseq.Counter:
+		return s.Stats()
+	case *dynamoseq.Block:
+		return s.Stats()
+	}
+	return nil
+}
+
+// sequencerMinter mints with s.Next from every goroutine.
+func sequencerMinter(s dynamoseq.Sequencer, name string) minter {
 	return func(int) func(context.Context) error {
 		return func(ctx context.Context) error {
 			_, err := s.Next(ctx, name)
 			return err
 		}
-	}, noop, nil
+	}
 }
 
 func (e *env) rawMinter(client *dynamodb.Client, name, kind string) minter {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -37,6 +38,9 @@ type benchResult struct {
 	Dynamoseq   figures        `json:"dynamoseq"`
 	Baseline    *figures       `json:"raw_sdk,omitempty"`
 	Histogram   []histogramRow `json:"histogram"`
+	// Stats is the strategy's Stats(), for the whole run (warm-up
+	// included), when it keeps them.
+	Stats any `json:"stats,omitempty"`
 }
 
 func (h *histogram) figures(d time.Duration) figures {
@@ -136,10 +140,35 @@ func (r *benchResult) text() string {
 			fmt.Fprintf(&b, "first error of %s: %s\n", f.who, f.err)
 		}
 	}
+	if r.Stats != nil {
+		fmt.Fprintf(&b, "\nthe library's Stats() for the whole run, warm-up included (Errors.Canceled: calls cut off\nwhen a round ended):\n")
+		for _, line := range statsLines("", reflect.ValueOf(r.Stats)) {
+			fmt.Fprintf(&b, "  %s\n", line)
+		}
+	}
 	if r.Baseline != nil && s.PerSecond > 0 {
 		fmt.Fprintf(&b, "\ndynamoseq hands out %.2fx the numbers a second of the raw SDK call.\n", d.PerSecond/s.PerSecond)
 	}
 	return b.String()
+}
+
+// statsLines writes the non-zero fields of a Stats struct, one a line, the
+// fields of an inner struct (Errors) under its name: "Errors.Contention 3".
+func statsLines(prefix string, v reflect.Value) []string {
+	var lines []string
+	for i := range v.NumField() {
+		f, name := v.Field(i), prefix+v.Type().Field(i).Name
+		switch {
+		case f.Kind() == reflect.Struct:
+			lines = append(lines, statsLines(name+".", f)...)
+		case f.IsZero():
+		case f.Type() == reflect.TypeFor[time.Duration]():
+			lines = append(lines, fmt.Sprintf("%-16s %v", name, round(time.Duration(f.Int()))))
+		default:
+			lines = append(lines, fmt.Sprintf("%-16s %v", name, f.Interface()))
+		}
+	}
+	return lines
 }
 
 // progress shows a live line on stderr, when it is a terminal, with the

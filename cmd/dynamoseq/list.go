@@ -57,19 +57,22 @@ func (e *env) scanCounters(ctx context.Context, prefix string) ([]listed, error)
 	in := &dynamodb.ScanInput{
 		TableName:                aws.String(e.table),
 		ProjectionExpression:     aws.String("#pk, #v"),
-		FilterExpression:         aws.String("begins_with(#pk, :p) AND attribute_type(#v, :n)"),
 		ExpressionAttributeNames: map[string]string{"#pk": pkName, "#v": valueName},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":n": &types.AttributeValueMemberS{Value: "N"},
 		},
 	}
-	start := e.keyPrefix + prefix
-	if start == "" {
-		// begins_with needs a non-empty string; every key passes this.
-		in.FilterExpression = aws.String("attribute_type(#v, :n)")
-	} else {
+	filters := []string{"attribute_type(#v, :n)"}
+	if start := e.keyPrefix + prefix; start != "" { // begins_with needs a non-empty string
+		filters = append(filters, "begins_with(#pk, :p)")
 		in.ExpressionAttributeValues[":p"] = &types.AttributeValueMemberS{Value: start}
 	}
+	if e.counterSortKey != "" { // counters beside other items of a single-table design
+		filters = append(filters, "#sk = :sk")
+		in.ExpressionAttributeNames["#sk"] = or(e.sortKey, "sk")
+		in.ExpressionAttributeValues[":sk"] = &types.AttributeValueMemberS{Value: e.counterSortKey}
+	}
+	in.FilterExpression = aws.String(strings.Join(filters, " AND "))
 	found := []listed{}
 	pages, scanned := 0, int32(0)
 	for p := dynamodb.NewScanPaginator(client, in); p.HasMorePages(); {

@@ -42,6 +42,7 @@ func TestCommand(t *testing.T) {
 	})
 	t.Run("counter", func(t *testing.T) { testCounter(t, run, client) })
 	t.Run("check", func(t *testing.T) { testCheck(t, run, client) })
+	t.Run("single-table", func(t *testing.T) { testSingleTable(t, run, client) })
 	t.Run("latest", func(t *testing.T) { testLatest(t, run, client) })
 	t.Run("sortkey", func(t *testing.T) { testSortKey(t, run, client) })
 	t.Run("bench", func(t *testing.T) { testBench(t, run, client) })
@@ -214,6 +215,20 @@ func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
 	assert.Contains(t, r.stderr, `table "no_such_table", sequence "orders"`)
 }
 
+// testSingleTable keeps counters beside other items of a table with a
+// String sort key, at the sort key value COUNTER.
+func testSingleTable(t *testing.T, run runFunc, client *dynamodb.Client) {
+	table := newTable(t, client)
+	single := []string{"--table", table, "--counter-sort-key-value", "COUNTER", "--key-prefix", "SEQ#"}
+	assert.Equal(t, "table "+table+" is ready: pk (S, HASH), sk (S, RANGE)\n", run(t, append([]string{"create-table", "--kind", "counter"}, single...)...).ok(t))
+	assert.Contains(t, run(t, append([]string{"check"}, single...)...).ok(t), "as counter expects")
+	assert.Equal(t, "1\n", run(t, append([]string{"next", "orders"}, single...)...).ok(t))
+	// An item of the same partition that is not the counter.
+	run(t, "next", "orders", "--kind", "sortkey", "--sort-key-type", "S", "--table", table, "--key-prefix", "SEQ#").ok(t)
+	assert.Equal(t, "orders\t1\n", run(t, append([]string{"list"}, single...)...).ok(t))
+	assert.Equal(t, "2\n", run(t, append([]string{"next", "orders"}, single...)...).ok(t))
+}
+
 func testCheck(t *testing.T, run runFunc, client *dynamodb.Client) {
 	counters, docs := newTable(t, client), newTable(t, client)
 	run(t, "create-table", "--kind", "counter", "--table", counters).ok(t)
@@ -278,7 +293,7 @@ func testBench(t *testing.T, run runFunc, client *dynamodb.Client) {
 	table := newTable(t, client)
 	run(t, "create-table", "--kind", "counter", "--table", table).ok(t)
 	out := run(t, "bench", "--kind", "block", "-c", "4", "-d", "1s", "--table", table).ok(t)
-	for _, want := range []string{"latency of dynamoseq:", "numbers/s", "p99", "raw SDK"} {
+	for _, want := range []string{"latency of dynamoseq:", "numbers/s", "p99", "raw SDK", "Stats()", "Leases"} {
 		assert.Contains(t, out, want)
 	}
 }
@@ -295,4 +310,7 @@ func TestBenchInProcess(t *testing.T) {
 	assert.Positive(t, res.Baseline.Calls)
 	assert.Zero(t, res.Dynamoseq.Errors+res.Baseline.Errors)
 	assert.NotEmpty(t, res.Histogram)
+	stats, ok := res.Stats.(map[string]any)
+	require.True(t, ok, "stats: %v", res.Stats)
+	assert.Positive(t, stats["Numbers"])
 }

@@ -23,6 +23,7 @@ type settings struct {
 	sortKey          string
 	sortKeyType      string
 	sortKeyWidth     int
+	counterSortKey   string
 	valueAttribute   string
 	keyPrefix        string
 	start            int64
@@ -53,6 +54,7 @@ func (s *settings) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.sortKey, "sort-key", "", `the sort key attribute (default "sk"); SortKey and Latest`)
 	fs.StringVar(&s.sortKeyType, "sort-key-type", "", "the sort key's type, N or S (default N); SortKey and Latest")
 	fs.IntVar(&s.sortKeyWidth, "sort-key-width", 0, "digits of a String sort key (default 19)")
+	fs.StringVar(&s.counterSortKey, "counter-sort-key-value", "", `the String sort key value of every counter item, in a single-table design with a String sort key ("COUNTER")`)
 	fs.StringVar(&s.valueAttribute, "value-attribute", "", `the Number attribute of a counter (default "value")`)
 	fs.StringVar(&s.keyPrefix, "key-prefix", "", `prepended to every sequence name in the partition key ("SEQ#")`)
 	fs.Int64Var(&s.start, "start", 0, "the first value of a new counter (default 1)")
@@ -120,6 +122,7 @@ func (s *settings) options(o *dynamoseq.Options) {
 	o.SortKey = s.sortKey
 	o.SortKeyType = types.ScalarAttributeType(s.sortKeyType)
 	o.SortKeyWidth = s.sortKeyWidth
+	o.CounterSortKeyValue = s.counterSortKey
 	o.ValueAttribute = s.valueAttribute
 	o.KeyPrefix = s.keyPrefix
 	o.Start = s.start

@@ -26,6 +26,16 @@ type benchOptions struct {
 	duration    time.Duration
 	size        int64
 	baseline    bool
+	tuning      dynamoseq.Options // the runtime options bench's flags set
+}
+
+// tune copies the runtime options set by bench's flags into o.
+func (b *benchOptions) tune(o *dynamoseq.Options) {
+	o.MaxAttempts = b.tuning.MaxAttempts
+	o.RefillThreshold = b.tuning.RefillThreshold
+	o.MinBlockSize = b.tuning.MinBlockSize
+	o.MaxBlockSize = b.tuning.MaxBlockSize
+	o.BlockLifetime = b.tuning.BlockLifetime
 }
 
 func benchCommand() *command {
@@ -49,6 +59,12 @@ func benchCommand() *command {
 			fs.DurationVar(&o.duration, "d", 30*time.Second, "how long each side (library, raw SDK) is measured")
 			fs.Int64Var(&o.size, "size", 1000, "the range size of a Block")
 			fs.BoolVar(&o.baseline, "baseline", true, "also run the raw SDK call")
+			t := &o.tuning
+			fs.IntVar(&t.MaxAttempts, "max-attempts", 0, "SortKey and Latest: tries of a write that lost a race (default 25)")
+			fs.Float64Var(&t.RefillThreshold, "refill-threshold", 0, "Block: the used share of a range after which the next is leased (default 0.5)")
+			fs.Int64Var(&t.MinBlockSize, "min-block-size", 0, "Block: below --size, ranges follow the rate of use instead (default --size)")
+			fs.Int64Var(&t.MaxBlockSize, "max-block-size", 0, "Block: the largest range it grows to after callers waited (default 64 times --size)")
+			fs.DurationVar(&t.BlockLifetime, "block-lifetime", 0, "Block: how long an adaptive range should last (default 10s)")
 			return func(ctx context.Context, e *env, args []string) error {
 				name := "dynamoseq-bench"
 				if len(args) == 1 {
@@ -152,15 +168,15 @@ type side struct {
 func (e *env) strategy(client *dynamodb.Client, o benchOptions) (dynamoseq.Sequencer, error) {
 	switch o.kind {
 	case kindSortKey:
-		return dynamoseq.NewSortKey(client, e.table, e.settings.options)
+		return dynamoseq.NewSortKey(client, e.table, e.settings.options, o.tune)
 	case kindLatest:
-		return dynamoseq.NewLatest(client, e.table, e.settings.options)
+		return dynamoseq.NewLatest(client, e.table, e.settings.options, o.tune)
 	}
-	c, err := dynamoseq.NewCounter(client, e.table, e.settings.options)
+	c, err := dynamoseq.NewCounter(client, e.table, e.settings.options, o.tune)
 	if err != nil || o.kind != kindBlock {
 		return c, err
 	}
-	return dynamoseq.NewBlock(c, o.size, e.settings.options)
+	return dynamoseq.NewBlock(c, o.size, e.settings.options, o.tune)
 }
 
 // stats returns the strategy's own cumulative figures, for the strategies

@@ -147,7 +147,8 @@ func prefixed(err error) string {
 }
 
 func usageFailed(w io.Writer, c *command, err error) int {
-	fmt.Fprintf(w, "dynamoseq %s: %v\nusage: %s\nRun 'dynamoseq %s --help' for the flags.\n", c.name, err, synopsis(c), c.name)
+	msg := strings.TrimPrefix(err.Error(), "dynamoseq: ") // the library's errors carry it
+	fmt.Fprintf(w, "dynamoseq %s: %s\nusage: %s\nRun 'dynamoseq %s --help' for the flags.\n", c.name, msg, synopsis(c), c.name)
 	return 2
 }
 

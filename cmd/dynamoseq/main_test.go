@@ -33,7 +33,7 @@ func TestCommand(t *testing.T) {
 	endpoint, client := srv.Endpoint(), srv.Client()
 	run := func(t *testing.T, args ...string) result {
 		t.Helper()
-		return runBinary(t, bin, endpoint, args...)
+		return runBinary(t, bin, endpoint, nil, args...)
 	}
 	t.Run("usage", func(t *testing.T) {
 		// The exit statuses of the process; TestUsage checks the messages.
@@ -46,6 +46,7 @@ func TestCommand(t *testing.T) {
 	t.Run("latest", func(t *testing.T) { testLatest(t, run, client) })
 	t.Run("sortkey", func(t *testing.T) { testSortKey(t, run, client) })
 	t.Run("bench", func(t *testing.T) { testBench(t, run, client) })
+	t.Run("profile", func(t *testing.T) { testProfile(t, bin, endpoint, client) })
 }
 
 // result is what one run of the command printed and its exit status.
@@ -70,9 +71,9 @@ func build(t *testing.T) string {
 
 // runBinary runs the built command with credentials and Region for
 // DynamoDB Local in its environment and no shared AWS files, so that the
-// machine's own AWS settings play no part. --endpoint-url is added after
-// the arguments, as a user may write it.
-func runBinary(t *testing.T, bin, endpoint string, args ...string) result {
+// machine's own AWS settings play no part; env overrides these. --endpoint-url
+// is added after the arguments, as a user may write it.
+func runBinary(t *testing.T, bin, endpoint string, env []string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -81,6 +82,7 @@ func runBinary(t *testing.T, bin, endpoint string, args ...string) result {
 		"AWS_ACCESS_KEY_ID=dynamoseq", "AWS_SECRET_ACCESS_KEY=dynamoseq", "AWS_REGION=us-east-1",
 		"AWS_CONFIG_FILE="+filepath.Join(t.TempDir(), "none"), "AWS_SHARED_CREDENTIALS_FILE="+filepath.Join(t.TempDir(), "none"),
 		"AWS_EC2_METADATA_DISABLED=true", "AWS_PROFILE=", "AWS_DEFAULT_PROFILE=")
+	cmd.Env = append(cmd.Env, env...) // os/exec keeps the last value of a variable
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -287,6 +289,25 @@ func testSortKey(t *testing.T, run runFunc, client *dynamodb.Client) {
 	r := run(t, append([]string{"get", "projectA", "3"}, sk...)...)
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, `sequence "projectA": not found`)
+}
+
+// testProfile takes the credentials and the Region from a named profile of
+// the shared files, as the aws CLI does.
+func testProfile(t *testing.T, bin, endpoint string, client *dynamodb.Client) {
+	dir := t.TempDir()
+	config, credentials := filepath.Join(dir, "config"), filepath.Join(dir, "credentials")
+	require.NoError(t, os.WriteFile(config, []byte("[profile ops]\nregion = eu-west-1\n"), 0o600))
+	require.NoError(t, os.WriteFile(credentials, []byte("[ops]\naws_access_key_id = ops\naws_secret_access_key = ops\n"), 0o600))
+	env := []string{"AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=", "AWS_REGION=", "AWS_CONFIG_FILE=" + config, "AWS_SHARED_CREDENTIALS_FILE=" + credentials}
+	table := newTable(t, client)
+	runBinary(t, bin, endpoint, env, "create-table", "--kind", "counter", "--table", table, "--profile", "ops").ok(t)
+	assert.Equal(t, "1\n", runBinary(t, bin, endpoint, env, "next", "orders", "--table", table, "--profile", "ops").ok(t))
+	r := runBinary(t, bin, endpoint, env, "next", "orders", "--table", table)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "no AWS Region")
+	r = runBinary(t, bin, endpoint, env, "next", "orders", "--table", table, "--profile", "nosuch")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "nosuch")
 }
 
 func testBench(t *testing.T, run runFunc, client *dynamodb.Client) {

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq"
+)
+
+// minter returns the function goroutine g calls to mint one number.
+type minter func(g int) func(context.Context) error
+
+// benchOptions are bench's own flags.
+type benchOptions struct {
+	kind        string
+	concurrency int
+	duration    time.Duration
+	size        int64
+	baseline    bool
+	tuning      dynamoseq.Options // the runtime options bench's flags set
+}
+
+// tune copies the runtime options set by bench's flags into o.
+func (b *benchOptions) tune(o *dynamoseq.Options) {
+	o.MaxAttempts = b.tuning.MaxAttempts
+	o.RefillThreshold = b.tuning.RefillThreshold
+	o.MinBlockSize = b.tuning.MinBlockSize
+	o.MaxBlockSize = b.tuning.MaxBlockSize
+	o.BlockLifetime = b.tuning.BlockLifetime
+}
+
+func benchCommand() *command {
+	return &command{
+		name:     "bench",
+		synopsis: "[NAME]",
+		summary:  "Measure a strategy against the raw SDK call",
+		doc: "Mints numbers of sequence NAME (default dynamoseq-bench) flat out from -c\n" +
+			"goroutines for -d, with a live progress line when stderr is a terminal (rate,\n" +
+			"p50, p99 of the last half second, errors so far). Then it prints a latency\n" +
+			"histogram and the same figures for the raw SDK call that the library's own\n" +
+			"benchmarks compare with (on sequence NAME-sdk), the two sides run in\n" +
+			"alternating rounds of about 1s, after an uncounted warm-up of both, so that\n" +
+			"they share the machine's load. It writes to the table: give it a sequence\n" +
+			"of its own.\n",
+		minArgs: 0, maxArgs: 1,
+		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			var o benchOptions
+			kind := kindFlag(fs, kindCounter, kindCounter, kindBlock, kindSortKey, kindLatest)
+			fs.IntVar(&o.concurrency, "c", 16, "goroutines minting at once")
+			fs.DurationVar(&o.duration, "d", 30*time.Second, "how long each side (library, raw SDK) is measured")
+			fs.Int64Var(&o.size, "size", 1000, "the range size of a Block")
+			fs.BoolVar(&o.baseline, "baseline", true, "also run the raw SDK call")
+			t := &o.tuning
+			fs.IntVar(&t.MaxAttempts, "max-attempts", 0, "SortKey and Latest: tries of a write that lost a race (default 25)")
+			fs.Float64Var(&t.RefillThreshold, "refill-threshold", 0, "Block: the used share of a range after which the next is leased (default 0.5)")
+			fs.Int64Var(&t.MinBlockSize, "min-block-size", 0, "Block: below --size, ranges follow the rate of use instead (default --size)")
+			fs.Int64Var(&t.MaxBlockSize, "max-block-size", 0, "Block: the largest range it grows to after callers waited (default 64 times --size)")
+			fs.DurationVar(&t.BlockLifetime, "block-lifetime", 0, "Block: how long an adaptive range should last (default 10s)")
+			return func(ctx context.Context, e *env, args []string) error {
+				name := "dynamoseq-bench"
+				if len(args) == 1 {
+					name = args[0]
+				}
+				if o.concurrency < 1 || o.duration <= 0 {
+					return usageErrorf("-c %d -d %v: want at least one goroutine and a positive duration", o.concurrency, o.duration)
+				}
+				o.kind = *kind
+				return e.bench(ctx, name, o)
+			}
+		},
+	}
+}
+
+func (e *env) bench(ctx context.Context, name string, o benchOptions) error {
+	client, err := e.client(ctx)
+	if err != nil {
+		return err
+	}
+	lib, err := e.strategy(client, o)
+	if err != nil {
+		return err
+	}
+	if c, ok := lib.(io.Closer); ok {
+		defer c.Close() // on an early return; Close may be called twice
+	}
+	sides := []*side{
+		{label: "dynamoseq", sequence: name, mint: sequencerMinter(lib, name)},
+		{label: "raw SDK", sequence: name + "-sdk", mint: e.rawMinter(client, name+"-sdk", o.kind)},
+	}
+	if !o.baseline {
+		sides = sides[:1]
+	}
+	if err := e.runSides(ctx, sides, o); err != nil {
+		return err
+	}
+	if c, ok := lib.(io.Closer); ok {
+		// Before Stats, so that they show what Close handed back.
+		if err := c.Close(); err != nil {
+			return e.fail("bench", name, err)
+		}
+	}
+	res := benchResult{Table: e.table, Kind: o.kind, Sequence: name, Concurrency: o.concurrency,
+		Seconds: o.duration.Seconds(), Rounds: o.rounds(), Dynamoseq: sides[0].hist.figures(o.duration),
+		Histogram: sides[0].hist.rows(), Stats: stats(lib)}
+	if o.baseline {
+		f := sides[1].hist.figures(o.duration)
+		res.Baseline = &f
+	}
+	return e.print(res.text(), res)
+}
+
+// runSides warms every side up, uncounted, for DynamoDB Local's JVM
+// compiles its hot paths during the first thousands of requests; then it
+// runs them in short rounds, each side first in every other round, so
+// that both see the same machine load.
+func (e *env) runSides(ctx context.Context, sides []*side, o benchOptions) error {
+	for _, s := range sides {
+		if err := e.runPhase(ctx, s.label+" warm-up", o.concurrency, min(time.Second, o.duration/5), s.mint, &histogram{}); err != nil {
+			return e.fail("bench", s.sequence, err)
+		}
+	}
+	rounds := o.rounds()
+	for r := range rounds {
+		order := sides
+		if r%2 == 1 {
+			order = slices.Clone(sides)
+			slices.Reverse(order)
+		}
+		for _, s := range order {
+			label := fmt.Sprintf("%s %d/%d", s.label, r+1, rounds)
+			if err := e.runPhase(ctx, label, o.concurrency, o.duration/time.Duration(rounds), s.mint, &s.hist); err != nil {
+				return e.fail("bench", s.sequence, err)
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return e.fail("bench", sides[0].sequence, fmt.Errorf("interrupted: %w", err))
+	}
+	return nil
+}
+
+// rounds is how many rounds the sides alternate in: one per second of
+// duration, at most 60, so that a change in the machine's load falls on
+// both sides alike.
+func (o benchOptions) rounds() int {
+	return int(min(max(o.duration/time.Second, 1), 60))
+}
+
+// side is one of the two things bench measures: the library or the raw
+// SDK call.
+type side struct {
+	label    string
+	sequence string
+	mint     minter
+	hist     histogram
+}
+
+// strategy builds the strategy o.kind measures.
+func (e *env) strategy(client *dynamodb.Client, o benchOptions) (dynamoseq.Sequencer, error) {
+	switch o.kind {
+	case kindSortKey:
+		return dynamoseq.NewSortKey(client, e.table, e.settings.options, o.tune)
+	case kindLatest:
+		return dynamoseq.NewLatest(client, e.table, e.settings.options, o.tune)
+	}
+	c, err := dynamoseq.NewCounter(client, e.table, e.settings.options, o.tune)
+	if err != nil || o.kind != kindBlock {
+		return c, err
+	}
+	return dynamoseq.NewBlock(c, o.size, e.settings.options, o.tune)
+}
+
+// stats returns the strategy's own cumulative figures, for the strategies
+// that keep them, or nil.
+func stats(s dynamoseq.Sequencer) any {
+	switch s := s.(type) {
+	case *dynamoseq.Counter:
+		return s.Stats()
+	case *dynamoseq.Block:
+		return s.Stats()
+	}
+	return nil
+}
+
+// sequencerMinter mints with s.Next from every goroutine.
+func sequencerMinter(s dynamoseq.Sequencer, name string) minter {
+	return func(int) func(context.Context) error {
+		return func(ctx context.Context) error {
+			_, err := s.Next(ctx, name)
+			return err
+		}
+	}
+}
+
+func (e *env) rawMinter(client *dynamodb.Client, name, kind string) minter {
+	return func(int) func(context.Context) error {
+		switch kind {
+		case kindSortKey:
+			return e.rawSortKey(client, name)
+		case kindLatest:
+			return e.rawLatest(client, name)
+		}
+		return e.rawCounter(client, name)
+	}
+}
+
+// worker is one goroutine's figures; the progress line reads them while it
+// runs.
+type worker struct {
+	mu sync.Mutex // protects h
+	h  histogram
+}
+
+// runPhase mints with concurrency goroutines for d, adding the figures to
+// total. It stops at the first error
+// that no retry can cure (a missing table, an invalid option or a table of
+// the wrong shape) and returns it.
+func (e *env) runPhase(ctx context.Context, label string, concurrency int, d time.Duration, mint minter, total *histogram) error {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	workers := make([]*worker, concurrency)
+	var fatal error
+	var fatalOnce sync.Once
+	var wg sync.WaitGroup
+	for g := range workers {
+		w := &worker{}
+		workers[g] = w
+		call := mint(g)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				start := time.Now()
+				err := call(ctx)
+				d := time.Since(start)
+				if err != nil && ctx.Err() != nil {
+					return // the phase ended during the call
+				}
+				if isFatal(err) {
+					fatalOnce.Do(func() { fatal = err; cancel() })
+					return
+				}
+				w.mu.Lock()
+				w.h.add(d, err)
+				w.mu.Unlock()
+			}
+		}()
+	}
+	stopProgress := e.progress(label, workers)
+	wg.Wait()
+	stopProgress()
+	for _, w := range workers {
+		total.merge(&w.h)
+	}
+	return fatal
+}
+
+// isFatal reports whether err means that further calls would fail too.
+func isFatal(err error) bool {
+	var notFound *types.ResourceNotFoundException
+	return errors.As(err, &notFound) || errors.Is(err, dynamoseq.ErrTableNotFound) || errors.Is(err, dynamoseq.ErrInvalidArgument) ||
+		errors.Is(err, dynamoseq.ErrTableMismatch) || errors.Is(err, dynamoseq.ErrExhausted)
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/dynamoseq/dynamoseq"
+)
+
+func createTableCommand() *command {
+	return &command{
+		name:     "create-table",
+		synopsis: "--kind counter|block|sortkey|latest",
+		summary:  "Create the table a strategy needs",
+		doc: "Creates the table a strategy needs with these options (on-demand capacity)\n" +
+			"unless it exists, waits until it is active, and enables Time to Live on\n" +
+			"--ttl (dynamoseq.EnsureTable). An existing table whose key schema or TTL\n" +
+			"attribute differs is refused, exit status 1, and left as it is. With --print\n" +
+			"it writes the definition instead, as a CloudFormation resource or as aws CLI\n" +
+			"commands.\n",
+		minArgs: 0, maxArgs: 0,
+		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			kind := kindFlag(fs, "", kindCounter, kindBlock, kindSortKey, kindLatest)
+			ttl := fs.String("ttl", "", "enable Time to Live on this attribute (IDMinter's TTLAttribute)")
+			printAs := fs.String("print", "", "write the definition instead of creating the table: cloudformation or cli")
+			return func(ctx context.Context, e *env, _ []string) error {
+				if *kind == "" {
+					return usageErrorf("--kind is required")
+				}
+				in := e.tableDefinition(*kind)
+				switch *printAs {
+				case "cloudformation":
+					return e.write(cloudFormation(in, *ttl))
+				case "cli":
+					return e.write(awsCLI(in, *ttl))
+				case "":
+				default:
+					return usageErrorf("--print is %q, want cloudformation or cli", *printAs)
+				}
+				if err := e.createTable(ctx, in, *ttl); err != nil {
+					return err
+				}
+				key := describeKey(in.KeySchema, in.AttributeDefinitions)
+				return e.print(fmt.Sprintf("table %s is ready: %s\n", e.table, key), map[string]string{"table": e.table, "key": key})
+			}
+		},
+	}
+}
+
+// createTable creates the table unless it exists, waits until it is
+// active and enables TTL (dynamoseq.EnsureTable). An existing table with
+// another key schema or TTL attribute is refused and left as it is.
+func (e *env) createTable(ctx context.Context, in *dynamodb.CreateTableInput, ttl string) error {
+	client, err := e.client(ctx)
+	if err != nil {
+		return err
+	}
+	return dynamoseq.EnsureTable(ctx, client, in, ttl)
+}
+
+// cloudFormation writes the definition as a CloudFormation template in YAML.
+func cloudFormation(in *dynamodb.CreateTableInput, ttl string) string {
+	var b strings.Builder
+	b.WriteString("Resources:\n  SequenceTable:\n    Type: AWS::DynamoDB::Table\n    Properties:\n")
+	fmt.Fprintf(&b, "      TableName: %s\n      BillingMode: %s\n      AttributeDefinitions:\n", aws.ToString(in.TableName), in.BillingMode)
+	for _, d := range in.AttributeDefinitions {
+		fmt.Fprintf(&b, "        - AttributeName: %s\n          AttributeType: %s\n", aws.ToString(d.AttributeName), d.AttributeType)
+	}
+	b.WriteString("      KeySchema:\n")
+	for _, k := range in.KeySchema {
+		fmt.Fprintf(&b, "        - AttributeName: %s\n          KeyType: %s\n", aws.ToString(k.AttributeName), k.KeyType)
+	}
+	if ttl != "" {
+		fmt.Fprintf(&b, "      TimeToLiveSpecification:\n        AttributeName: %s\n        Enabled: true\n", ttl)
+	}
+	return b.String()
+}
+
+// awsCLI writes the definition as aws CLI commands.
+func awsCLI(in *dynamodb.CreateTableInput, ttl string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "aws dynamodb create-table --table-name %s --billing-mode %s \\\n    --attribute-definitions", aws.ToString(in.TableName), in.BillingMode)
+	for _, d := range in.AttributeDefinitions {
+		fmt.Fprintf(&b, " AttributeName=%s,AttributeType=%s", aws.ToString(d.AttributeName), d.AttributeType)
+	}
+	b.WriteString(" \\\n    --key-schema")
+	for _, k := range in.KeySchema {
+		fmt.Fprintf(&b, " AttributeName=%s,KeyType=%s", aws.ToString(k.AttributeName), k.KeyType)
+	}
+	fmt.Fprintf(&b, "\naws dynamodb wait table-exists --table-name %s\n", aws.ToString(in.TableName))
+	if ttl != "" {
+		fmt.Fprintf(&b, "aws dynamodb update-time-to-live --table-name %s --time-to-live-specification Enabled=true,AttributeName=%s\n", aws.ToString(in.TableName), ttl)
+	}
+	return b.String()
+}

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq"
+)
+
+// document is one version of a Latest document, or one numbered item of a
+// SortKey sequence, in the JSON answers of versions and get.
+type document struct {
+	Version int64          `json:"version"`
+	Item    map[string]any `json:"item"`
+}
+
+func versionsCommand() *command {
+	return &command{
+		name:     "versions",
+		synopsis: "NAME",
+		summary:  "List the versions of a Latest document, or a SortKey sequence's items",
+		doc: "Newest first, each with its attributes: Latest.Versions, one strongly\n" +
+			"consistent Query per page of --page-size (with --layout partitionkey one\n" +
+			"GetItem per version); with --kind sortkey, SortKey.Items, one Query a page.\n",
+		minArgs: 1, maxArgs: 1,
+		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			kind := kindFlag(fs, kindLatest, kindLatest, kindSortKey)
+			pageSize := fs.Int("page-size", 100, "versions read per request, 1 to 1000")
+			limit := fs.Int("max-items", 0, "stop after this many versions (default: all)")
+			return func(ctx context.Context, e *env, args []string) error {
+				if *pageSize < 1 || *pageSize > 1000 {
+					return usageErrorf("--page-size is %d, want 1 to 1000", *pageSize)
+				}
+				docs, err := e.versions(ctx, *kind, args[0], *pageSize, *limit)
+				if err != nil {
+					return err
+				}
+				return e.print(documentsText(docs), docs)
+			}
+		},
+	}
+}
+
+// versions lists the versions of the document name (or the items of the
+// SortKey sequence name), newest first, at most limit of them when limit is
+// above 0.
+func (e *env) versions(ctx context.Context, kind, name string, pageSize, limit int) ([]document, error) {
+	var pages func(cursor int64) ([]dynamoseq.Version, int64, error)
+	if kind == kindSortKey {
+		s, err := e.newSortKey(ctx)
+		if err != nil {
+			return nil, err
+		}
+		pages = func(cursor int64) ([]dynamoseq.Version, int64, error) {
+			return s.Items(ctx, name, cursor, pageSize, dynamoseq.NewestFirst)
+		}
+	} else {
+		l, err := e.newLatest(ctx)
+		if err != nil {
+			return nil, err
+		}
+		pages = func(before int64) ([]dynamoseq.Version, int64, error) { return l.Versions(ctx, name, before, pageSize) }
+	}
+	docs := []document{}
+	for before := int64(0); ; {
+		page, next, err := pages(before)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range page {
+			if limit > 0 && len(docs) == limit {
+				return docs, nil
+			}
+			docs = append(docs, document{Version: v.Number, Item: plainMap(v.Item)})
+		}
+		if next == 0 {
+			return docs, nil
+		}
+		before = next
+	}
+}
+
+func getCommand() *command {
+	return &command{
+		name:     "get",
+		synopsis: "NAME [VERSION]",
+		summary:  "Print a Latest document, its latest version or VERSION",
+		doc: "Latest.GetLatest, or Latest.Get with VERSION: one strongly consistent\n" +
+			"GetItem. With --kind sortkey, the item under number VERSION of a SortKey\n" +
+			"sequence (SortKey.Get), or under its last number (SortKey.Last first, a\n" +
+			"Query). Text output: the number, a tab, the attributes as JSON.\n",
+		minArgs: 1, maxArgs: 2,
+		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			kind := kindFlag(fs, kindLatest, kindLatest, kindSortKey)
+			return func(ctx context.Context, e *env, args []string) error {
+				var version int64
+				if len(args) == 2 {
+					v, err := strconv.ParseInt(args[1], 10, 64)
+					if err != nil || v < 1 {
+						return usageErrorf("VERSION is %q, want a positive whole number", args[1])
+					}
+					version = v
+				}
+				doc, err := e.get(ctx, *kind, args[0], version)
+				if err != nil {
+					return err
+				}
+				return e.print(documentsText([]document{doc}), doc)
+			}
+		},
+	}
+}
+
+// get reads version of the document name, or its latest version when
+// version is 0; or, with kind sortkey, the item numbered version.
+func (e *env) get(ctx context.Context, kind, name string, version int64) (document, error) {
+	if kind == kindSortKey {
+		return e.getSortKey(ctx, name, version)
+	}
+	l, err := e.newLatest(ctx)
+	if err != nil {
+		return document{}, err
+	}
+	var item map[string]types.AttributeValue
+	if version == 0 {
+		version, err = l.GetLatest(ctx, name, &item)
+	} else {
+		err = l.Get(ctx, name, version, &item)
+	}
+	if err != nil {
+		return document{}, err
+	}
+	return document{Version: version, Item: plainMap(item)}, nil
+}
+
+func (e *env) getSortKey(ctx context.Context, name string, n int64) (document, error) {
+	s, err := e.newSortKey(ctx)
+	if err != nil {
+		return document{}, err
+	}
+	if n == 0 {
+		if n, err = s.Last(ctx, name); err != nil {
+			return document{}, err
+		}
+	}
+	var item map[string]types.AttributeValue
+	if err := s.Get(ctx, name, n, &item); err != nil {
+		return document{}, err
+	}
+	return document{Version: n, Item: plainMap(item)}, nil
+}
+
+// documentsText is the text output of versions and get: the version, a tab
+// and the attributes as one line of JSON.
+func documentsText(docs []document) string {
+	var b strings.Builder
+	for _, d := range docs {
+		item, _ := json.Marshal(d.Item) // plain values always marshal
+		fmt.Fprintf(&b, "%d\t%s\n", d.Version, item)
+	}
+	return b.String()
+}
+
+// plainMap turns DynamoDB attribute values into values that encoding/json
+// writes naturally: numbers stay numbers (json.Number, without rounding),
+// sets become arrays, binary becomes base64.
+func plainMap(m map[string]types.AttributeValue) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = plain(v)
+	}
+	return out
+}
+
+func plain(av types.AttributeValue) any {
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		return v.Value
+	case *types.AttributeValueMemberN:
+		return json.Number(v.Value)
+	case *types.AttributeValueMemberB:
+		return v.Value
+	case *types.AttributeValueMemberBOOL:
+		return v.Value
+	case *types.AttributeValueMemberM:
+		return plainMap(v.Value)
+	case *types.AttributeValueMemberL:
+		l := make([]any, len(v.Value))
+		for i, e := range v.Value {
+			l[i] = plain(e)
+		}
+		return l
+	case *types.AttributeValueMemberSS:
+		return v.Value
+	case *types.AttributeValueMemberNS:
+		l := make([]json.Number, len(v.Value))
+		for i, n := range v.Value {
+			l[i] = json.Number(n)
+		}
+		return l
+	case *types.AttributeValueMemberBS:
+		return v.Value
+	}
+	return nil // NULL
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// listed is one counter in list's JSON answer.
+type listed struct {
+	Sequence string `json:"sequence"`
+	Value    int64  `json:"value"`
+}
+
+func listCommand() *command {
+	return &command{
+		name:     "list",
+		synopsis: "",
+		summary:  "List the counters of a table and their values",
+		doc: "It is a paginated Scan of the whole table: it costs read units for every\n" +
+			"item, whatever --prefix leaves out, and says so on stderr. Items whose value\n" +
+			"attribute is not a Number are not counters and are left out.\n",
+		minArgs: 0, maxArgs: 0,
+		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			prefix := fs.String("prefix", "", "only the sequences whose name starts with this")
+			return func(ctx context.Context, e *env, _ []string) error {
+				found, err := e.scanCounters(ctx, *prefix)
+				if err != nil {
+					return e.fail("list", *prefix, err)
+				}
+				var text strings.Builder
+				for _, l := range found {
+					fmt.Fprintf(&text, "%s\t%d\n", l.Sequence, l.Value)
+				}
+				return e.print(text.String(), found)
+			}
+		},
+	}
+}
+
+// scanCounters reads every item of the table whose partition key starts
+// with the key prefix and prefix, and returns those that hold a Number
+// value attribute, sorted by name.
+func (e *env) scanCounters(ctx context.Context, prefix string) ([]listed, error) {
+	client, err := e.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pkName, valueName := or(e.partitionKey, "pk"), or(e.valueAttribute, "value")
+	in := &dynamodb.ScanInput{
+		TableName:                aws.String(e.table),
+		ProjectionExpression:     aws.String("#pk, #v"),
+		ExpressionAttributeNames: map[string]string{"#pk": pkName, "#v": valueName},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":n": &types.AttributeValueMemberS{Value: "N"},
+		},
+	}
+	filters := []string{"attribute_type(#v, :n)"}
+	if start := e.keyPrefix + prefix; start != "" { // begins_with needs a non-empty string
+		filters = append(filters, "begins_with(#pk, :p)")
+		in.ExpressionAttributeValues[":p"] = &types.AttributeValueMemberS{Value: start}
+	}
+	if e.counterSortKey != "" { // counters beside other items of a single-table design
+		filters = append(filters, "#sk = :sk")
+		in.ExpressionAttributeNames["#sk"] = or(e.sortKey, "sk")
+		in.ExpressionAttributeValues[":sk"] = &types.AttributeValueMemberS{Value: e.counterSortKey}
+	}
+	in.FilterExpression = aws.String(strings.Join(filters, " AND "))
+	found := []listed{}
+	pages, scanned := 0, int32(0)
+	for p := dynamodb.NewScanPaginator(client, in); p.HasMorePages(); {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		pages++
+		scanned += out.ScannedCount
+		for _, item := range out.Items {
+			pk, _ := item[pkName].(*types.AttributeValueMemberS)
+			v, _ := item[valueName].(*types.AttributeValueMemberN)
+			if pk == nil || v == nil {
+				continue
+			}
+			n, err := strconv.ParseInt(v.Value, 10, 64)
+			if err != nil {
+				continue // not a counter the library wrote
+			}
+			found = append(found, listed{Sequence: strings.TrimPrefix(pk.Value, e.keyPrefix), Value: n})
+		}
+	}
+	e.note("list read the whole table %q with a paginated Scan: %d items in %d pages", e.table, scanned, pages)
+	sort.Slice(found, func(i, j int) bool { return found[i].Sequence < found[j].Sequence })
+	return found, nil
+}
+
+// or returns s, or def when s is empty.
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

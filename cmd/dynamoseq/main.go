@@ -1,0 +1,210 @@
+// Command dynamoseq looks at and moves the sequences that the dynamoseq
+// library keeps in DynamoDB: create and check their tables, take and read
+// numbers, advance a counter, list sequences, read the versions of a Latest
+// document, and measure a strategy against the raw SDK call.
+//
+// Install it with
+//
+//	go install github.com/dynamoseq/dynamoseq/cmd/dynamoseq@latest
+//
+// It follows the aws CLI's habits: --table, --endpoint-url, --region,
+// --profile and --output text|json; flags before or after the positional
+// arguments; credentials and Region from the standard AWS chain
+// (environment, shared config and credentials files, the --profile named
+// there). Errors go to stderr, naming the table and the sequence. The exit
+// status is 0 on success, 1 on an error, 2 on a mistake in the command line.
+// Every subcommand takes --help.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+
+	"github.com/dynamoseq/dynamoseq"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// command is one subcommand. define registers its own flags on fs and
+// returns the function that runs it with the positional arguments.
+type command struct {
+	name     string
+	synopsis string // the positional arguments and own flags, for usage
+	summary  string // one line for the list of commands
+	doc      string // what it does underneath, for its --help
+	minArgs  int
+	maxArgs  int
+	define   func(fs *flag.FlagSet) func(ctx context.Context, e *env, args []string) error
+}
+
+// commands lists the subcommands in the order the usage shows them.
+func commands() []*command {
+	return []*command{
+		createTableCommand(),
+		checkCommand(),
+		nextCommand(),
+		currentCommand(),
+		advanceCommand(),
+		listCommand(),
+		versionsCommand(),
+		getCommand(),
+		benchCommand(),
+	}
+}
+
+// run runs the command line args and returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	_, positional := split(sharedFlags(), args)
+	if len(positional) == 0 {
+		if slices.ContainsFunc(args, isHelp) {
+			usage(stdout)
+			return 0
+		}
+		usage(stderr)
+		return 2
+	}
+	at := positional[0]
+	name := args[at]
+	if name == "help" { // "dynamoseq help next" is "dynamoseq next --help"
+		if len(positional) == 1 {
+			usage(stdout)
+			return 0
+		}
+		name = args[positional[1]]
+		args, at = []string{name, "--help"}, 0
+	}
+	i := slices.IndexFunc(commands(), func(c *command) bool { return c.name == name })
+	if i < 0 {
+		fmt.Fprintf(stderr, "dynamoseq: unknown command %q\n\n", name)
+		usage(stderr)
+		return 2
+	}
+	rest := slices.Concat(args[:at], args[at+1:])
+	return runCommand(ctx, commands()[i], rest, stdout, stderr)
+}
+
+func runCommand(ctx context.Context, c *command, args []string, stdout, stderr io.Writer) int {
+	e := &env{stdout: stdout, stderr: stderr}
+	fs := flag.NewFlagSet("dynamoseq "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // run prints the usage itself
+	e.register(fs)
+	runFn := c.define(fs)
+	err := fs.Parse(interspersed(fs, args))
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		commandUsage(stdout, c, fs)
+		return 0
+	case err != nil:
+		return usageFailed(stderr, c, err)
+	case fs.NArg() < c.minArgs || fs.NArg() > c.maxArgs:
+		return usageFailed(stderr, c, fmt.Errorf("want %s, got %d arguments", c.synopsis, fs.NArg()))
+	}
+	if err := e.validate(); err != nil {
+		return usageFailed(stderr, c, err)
+	}
+	err = runFn(ctx, e, fs.Args())
+	var ue *usageError
+	switch {
+	case errors.As(err, &ue):
+		return usageFailed(stderr, c, err)
+	case errors.Is(err, dynamoseq.ErrInvalidArgument):
+		// An option or a name the library refuses came from the command line.
+		return usageFailed(stderr, c, err)
+	case err != nil:
+		fmt.Fprintln(stderr, prefixed(err))
+		return 1
+	}
+	return 0
+}
+
+// sharedFlags is a flag set with only the flags every command takes.
+func sharedFlags() *flag.FlagSet {
+	fs := flag.NewFlagSet("dynamoseq", flag.ContinueOnError)
+	new(settings).register(fs)
+	return fs
+}
+
+// prefixed makes sure an error message starts with the program's name. The
+// library's errors already do.
+func prefixed(err error) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, "dynamoseq: ") {
+		return msg
+	}
+	return "dynamoseq: " + msg
+}
+
+func usageFailed(w io.Writer, c *command, err error) int {
+	msg := strings.TrimPrefix(err.Error(), "dynamoseq: ") // the library's errors carry it
+	fmt.Fprintf(w, "dynamoseq %s: %s\nusage: %s\nRun 'dynamoseq %s --help' for the flags.\n", c.name, msg, synopsis(c), c.name)
+	return 2
+}
+
+// synopsis is the command line of c, as usage messages show it.
+func synopsis(c *command) string {
+	return strings.Join(strings.Fields("dynamoseq "+c.name+" "+c.synopsis+" --table TABLE [flags]"), " ")
+}
+
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help" || arg == "help"
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `dynamoseq looks at and moves the sequences of the dynamoseq library in DynamoDB.
+
+usage: dynamoseq COMMAND [ARGS] --table TABLE [flags]
+
+Commands:
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-13s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Flags may come before or after the arguments. Credentials and Region come from
+the standard AWS chain (environment, shared config files, --profile).
+Exit status: 0 success, 1 error, 2 usage mistake.
+Run 'dynamoseq COMMAND --help' for a command's flags.
+`)
+}
+
+// commandUsage prints a subcommand's help: aws CLI style, with "--" before
+// long flag names.
+func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: %s\n\n%s.\n%s", synopsis(c), c.summary, c.doc)
+	shared := sharedFlags()
+	own := func(f *flag.Flag) bool { return shared.Lookup(f.Name) == nil }
+	fmt.Fprintf(w, "\nFlags of %s:\n", c.name)
+	printFlags(w, fs, own)
+	fmt.Fprintf(w, "\nFlags of every command:\n")
+	printFlags(w, fs, func(f *flag.Flag) bool { return !own(f) })
+}
+
+func printFlags(w io.Writer, fs *flag.FlagSet, which func(*flag.Flag) bool) {
+	fs.VisitAll(func(f *flag.Flag) {
+		if !which(f) {
+			return
+		}
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-"
+		}
+		name, help := flag.UnquoteUsage(f)
+		def := ""
+		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
+			def = fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "  %s%s %s\n    \t%s%s\n", dash, f.Name, name, help, def)
+	})
+}

@@ -1,0 +1,337 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
+	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+)
+
+func TestMain(m *testing.M) {
+	dynamoseqtest.Main(m)
+}
+
+// TestCommand builds the command once and runs it, as an operator would,
+// against DynamoDB Local.
+func TestCommand(t *testing.T) {
+	bin := build(t)
+	srv := dynamoseqtest.Start(t)
+	endpoint, client := srv.Endpoint(), srv.Client()
+	run := func(t *testing.T, args ...string) result {
+		t.Helper()
+		return runBinary(t, bin, endpoint, nil, args...)
+	}
+	t.Run("usage", func(t *testing.T) {
+		// The exit statuses of the process; TestUsage checks the messages.
+		assert.Equal(t, 2, run(t, "next", "orders", "--table", "Seq", "--bogus").code)
+		assert.Contains(t, run(t, "next", "--help").ok(t), "usage: dynamoseq next NAME")
+	})
+	t.Run("counter", func(t *testing.T) { testCounter(t, run, client) })
+	t.Run("check", func(t *testing.T) { testCheck(t, run, client) })
+	t.Run("single-table", func(t *testing.T) { testSingleTable(t, run, client) })
+	t.Run("latest", func(t *testing.T) { testLatest(t, run, client) })
+	t.Run("sortkey", func(t *testing.T) { testSortKey(t, run, client) })
+	t.Run("bench", func(t *testing.T) { testBench(t, run, client) })
+	t.Run("profile", func(t *testing.T) { testProfile(t, bin, endpoint, client) })
+}
+
+// result is what one run of the command printed and its exit status.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+type runFunc func(t *testing.T, args ...string) result
+
+// build compiles the command into a temporary directory. It is built
+// without the race detector, which makes each run start several times
+// slower; TestUsage and TestBenchInProcess run the same code in the test
+// binary, under the race detector when the tests run with it.
+func build(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "dynamoseq")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+	return bin
+}
+
+// runBinary runs the built command with credentials and Region for
+// DynamoDB Local in its environment and no shared AWS files, so that the
+// machine's own AWS settings play no part; env overrides these. --endpoint-url
+// is added after the arguments, as a user may write it.
+func runBinary(t *testing.T, bin, endpoint string, env []string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append(args, "--endpoint-url", endpoint)...)
+	cmd.Env = append(os.Environ(),
+		"AWS_ACCESS_KEY_ID=dynamoseq", "AWS_SECRET_ACCESS_KEY=dynamoseq", "AWS_REGION=us-east-1",
+		"AWS_CONFIG_FILE="+filepath.Join(t.TempDir(), "none"), "AWS_SHARED_CREDENTIALS_FILE="+filepath.Join(t.TempDir(), "none"),
+		"AWS_EC2_METADATA_DISABLED=true", "AWS_PROFILE=", "AWS_DEFAULT_PROFILE=")
+	cmd.Env = append(cmd.Env, env...) // os/exec keeps the last value of a variable
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	code := 0
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("dynamoseq %s: %v", strings.Join(args, " "), err)
+	}
+	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+}
+
+// runInProcess runs a command line in the test's process, with the
+// credentials and Region of DynamoDB Local.
+func runInProcess(t *testing.T, args ...string) result {
+	t.Helper()
+	t.Setenv("AWS_ACCESS_KEY_ID", "dynamoseq")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "dynamoseq")
+	t.Setenv("AWS_REGION", "us-east-1")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, &stdout, &stderr)
+	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+}
+
+// ok fails the test unless the run succeeded, and returns its stdout.
+func (r result) ok(t *testing.T) string {
+	t.Helper()
+	require.Equal(t, 0, r.code, "exit status; stderr:\n%s", r.stderr)
+	return r.stdout
+}
+
+// jsonOf decodes a run's JSON output into a value of type T.
+func jsonOf[T any](t *testing.T, r result) T {
+	t.Helper()
+	var v T
+	require.NoError(t, json.Unmarshal([]byte(r.ok(t)), &v), "stdout:\n%s", r.stdout)
+	return v
+}
+
+// newTable returns a table name for the test and deletes the table, if the
+// command created it, when the test ends.
+func newTable(t *testing.T, client *dynamodb.Client) string {
+	t.Helper()
+	name := dbtest.TableName(t)
+	t.Cleanup(func() {
+		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	})
+	return name
+}
+
+// TestUsage runs command lines with mistakes in this process: none of them
+// reaches DynamoDB.
+func TestUsage(t *testing.T) {
+	run := func(t *testing.T, args ...string) result { return runInProcess(t, args...) }
+	for _, args := range [][]string{
+		{},
+		{"nosuch", "--table", "Seq"},
+		{"next", "--table", "Seq"},           // no NAME
+		{"next", "a", "b", "--table", "Seq"}, // two NAMEs
+		{"next", "orders"},                   // no --table
+		{"next", "orders", "--table", "Seq", "--bogus"},     // unknown flag
+		{"next", "orders", "--table", "Seq", "-n", "0"},     // count below 1
+		{"next", "orders", "--table", "Seq", "-n", "many"},  // not a number
+		{"next", "orders", "--table", "Seq", "--kind", "x"}, // unknown kind
+		{"next", "orders", "--table", "Seq", "--output", "yaml"},
+		{"advance", "orders", "ten", "--table", "Seq"},
+		{"create-table", "--table", "Seq"}, // no --kind
+		{"create-table", "--table", "Seq", "--kind", "counter", "--print", "terraform"},
+		{"next", "orders", "--table", "Seq", "--start", "-3"}, // the library refuses the option
+	} {
+		r := run(t, args...)
+		assert.Equal(t, 2, r.code, "dynamoseq %q: exit status; stderr:\n%s", args, r.stderr)
+		assert.Contains(t, r.stderr, "usage", "dynamoseq %q", args)
+		assert.Empty(t, r.stdout, "dynamoseq %q", args)
+	}
+	for _, c := range commands() {
+		out := run(t, c.name, "--help").ok(t)
+		assert.Contains(t, out, "usage: dynamoseq "+c.name, "%s --help", c.name)
+		assert.Contains(t, out, "--table", "%s --help", c.name)
+	}
+	assert.Contains(t, run(t, "--help").ok(t), "bench")
+	assert.Contains(t, run(t, "help", "get").ok(t), "usage: dynamoseq get NAME [VERSION]")
+}
+
+func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
+	table := newTable(t, client)
+	assert.Equal(t, "table "+table+" is ready: pk (S, HASH)\n", run(t, "create-table", "--table", table, "--kind", "counter").ok(t))
+	run(t, "create-table", "--table", table, "--kind", "counter").ok(t) // again: nothing to do
+	r := run(t, "create-table", "--table", table, "--kind", "sortkey")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "does not match")
+
+	// Flags before and after the positional arguments.
+	assert.Equal(t, "1\n", run(t, "--table", table, "next", "orders").ok(t))
+	assert.Equal(t, "2\n3\n4\n", run(t, "next", "orders", "-n", "3", "--table", table).ok(t))
+	got := jsonOf[numbers](t, run(t, "next", "--table", table, "orders", "--output", "json"))
+	assert.Equal(t, numbers{Table: table, Sequence: "orders", Numbers: []int64{5}}, got)
+	assert.Equal(t, "5\n", run(t, "current", "orders", "--table", table).ok(t))
+
+	assert.Equal(t, "1000\n", run(t, "advance", "orders", "1000", "--table", table).ok(t))
+	assert.Equal(t, "1001\n", run(t, "next", "orders", "--table", table).ok(t))
+	r = run(t, "advance", "orders", "10", "--table", table, "--output", "json")
+	assert.Equal(t, value{Table: table, Sequence: "orders", Value: 1001, AlreadyPast: true}, jsonOf[value](t, r))
+	assert.Contains(t, r.stderr, "already at 1001, past 10: not moved")
+
+	run(t, "next", "invoices", "--table", table).ok(t)
+	run(t, "next", "other", "--table", table, "--key-prefix", "SEQ#").ok(t)
+	r = run(t, "list", "--table", table)
+	assert.Equal(t, "SEQ#other\t1\ninvoices\t1\norders\t1001\n", r.ok(t))
+	assert.Contains(t, r.stderr, "paginated Scan")
+	assert.Equal(t, "orders\t1001\n", run(t, "list", "--table", table, "--prefix", "ord").ok(t))
+	listedJSON := jsonOf[[]listed](t, run(t, "list", "--table", table, "--key-prefix", "SEQ#", "--output", "json"))
+	assert.Equal(t, []listed{{Sequence: "other", Value: 1}}, listedJSON)
+
+	// An MREC global table: this Region (the second of two) hands out every
+	// other number, from its own slice.
+	mrec := []string{"--table", table, "--global-table", "mrec", "--regions", "us-east-1,eu-west-1", "--region", "eu-west-1"}
+	assert.Equal(t, "2\n4\n6\n", run(t, append([]string{"next", "sliced", "-n", "3"}, mrec...)...).ok(t))
+	assert.Equal(t, "8\n", run(t, append([]string{"next", "sliced"}, mrec...)...).ok(t))
+	r = run(t, "next", "sliced", "--table", table, "--global-table", "mrec", "--region", "eu-west-1")
+	assert.Equal(t, 2, r.code, "--global-table mrec without --regions")
+	assert.Contains(t, r.stderr, "Regions")
+
+	// Errors name the table and the sequence and exit with status 1.
+	r = run(t, "current", "never-used", "--table", table)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `table "`+table+`", sequence "never-used": not found`)
+	r = run(t, "next", "orders", "--table", "no_such_table")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `table "no_such_table", sequence "orders"`)
+}
+
+// testSingleTable keeps counters beside other items of a table with a
+// String sort key, at the sort key value COUNTER.
+func testSingleTable(t *testing.T, run runFunc, client *dynamodb.Client) {
+	table := newTable(t, client)
+	single := []string{"--table", table, "--counter-sort-key-value", "COUNTER", "--key-prefix", "SEQ#"}
+	assert.Equal(t, "table "+table+" is ready: pk (S, HASH), sk (S, RANGE)\n", run(t, append([]string{"create-table", "--kind", "counter"}, single...)...).ok(t))
+	assert.Contains(t, run(t, append([]string{"check"}, single...)...).ok(t), "as counter expects")
+	assert.Equal(t, "1\n", run(t, append([]string{"next", "orders"}, single...)...).ok(t))
+	// An item of the same partition that is not the counter.
+	run(t, "next", "orders", "--kind", "sortkey", "--sort-key-type", "S", "--table", table, "--key-prefix", "SEQ#").ok(t)
+	assert.Equal(t, "orders\t1\n", run(t, append([]string{"list"}, single...)...).ok(t))
+	assert.Equal(t, "2\n", run(t, append([]string{"next", "orders"}, single...)...).ok(t))
+}
+
+func testCheck(t *testing.T, run runFunc, client *dynamodb.Client) {
+	counters, docs := newTable(t, client), newTable(t, client)
+	run(t, "create-table", "--kind", "counter", "--table", counters).ok(t)
+	run(t, "create-table", "--kind", "latest", "--table", docs, "--ttl", "expires").ok(t)
+
+	out := run(t, "check", "--table", counters).ok(t)
+	assert.Contains(t, out, "ok       key schema: pk (S, HASH), as counter expects")
+	assert.Contains(t, out, "ok       global table: no: a single-Region table")
+	rep := jsonOf[report](t, run(t, "check", "--table", docs, "--kind", "latest", "--ttl", "expires", "--output", "json"))
+	assert.True(t, rep.OK, "%+v", rep)
+
+	r := run(t, "check", "--table", counters, "--kind", "sortkey")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stdout, "problem  key schema: pk (S, HASH), but sortkey with these options needs pk (S, HASH), sk (N, RANGE)")
+	r = run(t, "check", "--table", docs, "--kind", "latest", "--sort-key-type", "S", "--ttl", "gone")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stdout, "sk (S, RANGE)")
+	assert.Contains(t, r.stdout, `problem  ttl: ENABLED on "expires", but --ttl is "gone"`)
+	r = run(t, "check", "--table", "no_such_table")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stdout, "does not exist")
+
+	cf := run(t, "create-table", "--kind", "sortkey", "--table", "Tickets", "--print", "cloudformation", "--ttl", "expires").ok(t)
+	assert.Contains(t, cf, "Type: AWS::DynamoDB::Table")
+	assert.Contains(t, cf, "AttributeName: sk\n          KeyType: RANGE")
+	assert.Contains(t, cf, "TimeToLiveSpecification:\n        AttributeName: expires")
+	cli := run(t, "create-table", "--kind", "counter", "--table", "Seq", "--print", "cli").ok(t)
+	assert.Contains(t, cli, "aws dynamodb create-table --table-name Seq --billing-mode PAY_PER_REQUEST")
+	r = run(t, "check", "--table", "Tickets")
+	assert.Equal(t, 1, r.code, "--print must not create the table")
+}
+
+func testLatest(t *testing.T, run runFunc, client *dynamodb.Client) {
+	table := newTable(t, client)
+	run(t, "create-table", "--kind", "latest", "--table", table).ok(t)
+	assert.Equal(t, "1\n2\n3\n", run(t, "next", "doc1", "-n", "3", "--kind", "latest", "--table", table).ok(t))
+	assert.Equal(t, "3\n", run(t, "current", "doc1", "--kind", "latest", "--table", table).ok(t))
+	assert.Equal(t, "3\t{}\n2\t{}\n1\t{}\n", run(t, "versions", "doc1", "--table", table, "--page-size", "2").ok(t))
+	assert.Equal(t, "2\t{}\n", run(t, "get", "doc1", "2", "--table", table).ok(t))
+	doc := jsonOf[document](t, run(t, "get", "doc1", "--table", table, "--output", "json"))
+	assert.Equal(t, int64(3), doc.Version)
+	r := run(t, "get", "doc1", "9", "--table", table)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `document "doc1": not found`)
+}
+
+func testSortKey(t *testing.T, run runFunc, client *dynamodb.Client) {
+	table := newTable(t, client)
+	run(t, "create-table", "--kind", "sortkey", "--table", table, "--sort-key-type", "S", "--sort-key-width", "6").ok(t)
+	assert.Equal(t, "1\n2\n", run(t, "next", "projectA", "-n", "2", "--kind", "sortkey", "--table", table, "--sort-key-type", "S", "--sort-key-width", "6").ok(t))
+	sk := []string{"--kind", "sortkey", "--table", table, "--sort-key-type", "S", "--sort-key-width", "6"}
+	assert.Equal(t, "2\n", run(t, append([]string{"current", "projectA"}, sk...)...).ok(t))
+	assert.Equal(t, "2\t{}\n1\t{}\n", run(t, append([]string{"versions", "projectA"}, sk...)...).ok(t))
+	assert.Equal(t, "2\t{}\n", run(t, append([]string{"get", "projectA"}, sk...)...).ok(t))
+	assert.Equal(t, "1\t{}\n", run(t, append([]string{"get", "projectA", "1"}, sk...)...).ok(t))
+	r := run(t, append([]string{"get", "projectA", "3"}, sk...)...)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `sequence "projectA": not found`)
+}
+
+// testProfile takes the credentials and the Region from a named profile of
+// the shared files, as the aws CLI does.
+func testProfile(t *testing.T, bin, endpoint string, client *dynamodb.Client) {
+	dir := t.TempDir()
+	config, credentials := filepath.Join(dir, "config"), filepath.Join(dir, "credentials")
+	require.NoError(t, os.WriteFile(config, []byte("[profile ops]\nregion = eu-west-1\n"), 0o600))
+	require.NoError(t, os.WriteFile(credentials, []byte("[ops]\naws_access_key_id = ops\naws_secret_access_key = ops\n"), 0o600))
+	env := []string{"AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=", "AWS_REGION=", "AWS_CONFIG_FILE=" + config, "AWS_SHARED_CREDENTIALS_FILE=" + credentials}
+	table := newTable(t, client)
+	runBinary(t, bin, endpoint, env, "create-table", "--kind", "counter", "--table", table, "--profile", "ops").ok(t)
+	assert.Equal(t, "1\n", runBinary(t, bin, endpoint, env, "next", "orders", "--table", table, "--profile", "ops").ok(t))
+	r := runBinary(t, bin, endpoint, env, "next", "orders", "--table", table)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "no AWS Region")
+	r = runBinary(t, bin, endpoint, env, "next", "orders", "--table", table, "--profile", "nosuch")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "nosuch")
+}
+
+func testBench(t *testing.T, run runFunc, client *dynamodb.Client) {
+	table := newTable(t, client)
+	run(t, "create-table", "--kind", "counter", "--table", table).ok(t)
+	out := run(t, "bench", "--kind", "block", "-c", "4", "-d", "1s", "--table", table).ok(t)
+	for _, want := range []string{"latency of dynamoseq:", "numbers/s", "p99", "raw SDK", "Stats()", "Leases"} {
+		assert.Contains(t, out, want)
+	}
+}
+
+// TestBenchInProcess runs bench in the test binary, so that the race
+// detector watches its goroutines.
+func TestBenchInProcess(t *testing.T) {
+	srv := dynamoseqtest.Start(t)
+	table := dbtest.CounterTable(t, srv.Client())
+	r := runInProcess(t, "bench", "--kind", "counter", "-c", "4", "-d", "500ms", "--table", table, "--output", "json", "--endpoint-url", srv.Endpoint())
+	res := jsonOf[benchResult](t, r)
+	assert.Positive(t, res.Dynamoseq.Calls)
+	require.NotNil(t, res.Baseline)
+	assert.Positive(t, res.Baseline.Calls)
+	assert.Zero(t, res.Dynamoseq.Errors+res.Baseline.Errors)
+	assert.NotEmpty(t, res.Histogram)
+	stats, ok := res.Stats.(map[string]any)
+	require.True(t, ok, "stats: %v", res.Stats)
+	assert.Positive(t, stats["Numbers"])
+}

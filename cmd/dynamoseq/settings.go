@@ -1,0 +1,149 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq"
+)
+
+// settings holds what the flags shared by every subcommand set: where the
+// table is and the library's options that describe it.
+type settings struct {
+	table    string
+	endpoint string
+	region   string
+	profile  string
+	output   string
+
+	partitionKey     string
+	sortKey          string
+	sortKeyType      string
+	sortKeyWidth     int
+	counterSortKey   string
+	valueAttribute   string
+	keyPrefix        string
+	start            int64
+	step             int64
+	maxValue         int64
+	layout           string
+	versionAttribute string
+	versionKeyFormat string
+	latestKeyFormat  string
+	globalTable      string
+	regions          string
+
+	// clientRegion is the Region the client was configured with, set by
+	// env.client: this process's Region of an MREC global table.
+	clientRegion string
+}
+
+// register defines the shared flags on fs. A zero value means the library's
+// default, as in dynamoseq.Options.
+func (s *settings) register(fs *flag.FlagSet) {
+	fs.StringVar(&s.table, "table", "", "the DynamoDB table (required)")
+	fs.StringVar(&s.endpoint, "endpoint-url", "", "send requests to this URL instead of the Region's endpoint (DynamoDB Local: http://localhost:8000)")
+	fs.StringVar(&s.region, "region", "", "the AWS Region (default: from the environment or the profile)")
+	fs.StringVar(&s.profile, "profile", "", "the named profile of the shared AWS config and credentials files")
+	fs.StringVar(&s.output, "output", "text", "output format: text or json")
+
+	fs.StringVar(&s.partitionKey, "partition-key", "", `the partition key attribute, a String (default "pk")`)
+	fs.StringVar(&s.sortKey, "sort-key", "", `the sort key attribute (default "sk"); SortKey and Latest`)
+	fs.StringVar(&s.sortKeyType, "sort-key-type", "", "the sort key's type, N or S (default N); SortKey and Latest")
+	fs.IntVar(&s.sortKeyWidth, "sort-key-width", 0, "digits of a String sort key (default 19)")
+	fs.StringVar(&s.counterSortKey, "counter-sort-key-value", "", `the String sort key value of every counter item, in a single-table design with a String sort key ("COUNTER")`)
+	fs.StringVar(&s.valueAttribute, "value-attribute", "", `the Number attribute of a counter (default "value")`)
+	fs.StringVar(&s.keyPrefix, "key-prefix", "", `prepended to every sequence name in the partition key ("SEQ#")`)
+	fs.Int64Var(&s.start, "start", 0, "the first value of a new counter (default 1)")
+	fs.Int64Var(&s.step, "step", 0, "the difference between consecutive counter values (default 1)")
+	fs.Int64Var(&s.maxValue, "max-value", 0, "the largest value a counter hands out (default 9223372036854775807)")
+	fs.StringVar(&s.layout, "layout", "", "Latest's layout: sortkey (default) or partitionkey")
+	fs.StringVar(&s.versionAttribute, "version-attribute", "", `Latest's version attribute (default "version")`)
+	fs.StringVar(&s.versionKeyFormat, "version-key-format", "", `Latest's version key with --layout partitionkey (default "%s#v%d")`)
+	fs.StringVar(&s.latestKeyFormat, "latest-key-format", "", `Latest's 'latest' key with --layout partitionkey (default "%s#latest")`)
+	fs.StringVar(&s.globalTable, "global-table", "", "the kind of table: none (default), mrec or mrsc (see docs/global-tables.md)")
+	fs.StringVar(&s.regions, "regions", "", "with --global-table mrec: the table's Regions, comma-separated, in the order every process is given; this process's Region is --region's")
+}
+
+// check reports a missing table or a flag value outside its choices; the
+// library validates the rest when the strategy is built.
+func (s *settings) validate() error {
+	switch {
+	case s.table == "":
+		return usageErrorf("--table is required")
+	case s.output != "text" && s.output != "json":
+		return usageErrorf("--output is %q, want text or json", s.output)
+	case s.sortKeyType != "" && s.sortKeyType != "N" && s.sortKeyType != "S":
+		return usageErrorf("--sort-key-type is %q, want N or S", s.sortKeyType)
+	}
+	if _, err := s.parseLayout(); err != nil {
+		return err
+	}
+	_, err := s.globalMode()
+	return err
+}
+
+func (s *settings) globalMode() (dynamoseq.GlobalTableMode, error) {
+	switch strings.ToLower(s.globalTable) {
+	case "", "none":
+		return dynamoseq.GlobalTableNone, nil
+	case "mrec":
+		return dynamoseq.GlobalTableMREC, nil
+	case "mrsc":
+		return dynamoseq.GlobalTableMRSC, nil
+	}
+	return 0, usageErrorf("--global-table is %q, want none, mrec or mrsc", s.globalTable)
+}
+
+// regionList is --regions as a list.
+func (s *settings) regionList() []string {
+	if s.regions == "" {
+		return nil
+	}
+	return strings.Split(s.regions, ",")
+}
+
+func (s *settings) parseLayout() (dynamoseq.Layout, error) {
+	switch strings.ToLower(s.layout) {
+	case "", "sortkey":
+		return dynamoseq.LayoutSortKey, nil
+	case "partitionkey":
+		return dynamoseq.LayoutPartitionKey, nil
+	}
+	return 0, usageErrorf("--layout is %q, want sortkey or partitionkey", s.layout)
+}
+
+// options copies the flags into the library's options.
+func (s *settings) options(o *dynamoseq.Options) {
+	o.PartitionKey = s.partitionKey
+	o.SortKey = s.sortKey
+	o.SortKeyType = types.ScalarAttributeType(s.sortKeyType)
+	o.SortKeyWidth = s.sortKeyWidth
+	o.CounterSortKeyValue = s.counterSortKey
+	o.ValueAttribute = s.valueAttribute
+	o.KeyPrefix = s.keyPrefix
+	o.Start = s.start
+	o.Step = s.step
+	o.MaxValue = s.maxValue
+	o.Layout, _ = s.parseLayout() // checked by validate
+	o.VersionAttribute = s.versionAttribute
+	o.VersionKeyFormat = s.versionKeyFormat
+	o.LatestKeyFormat = s.latestKeyFormat
+	o.GlobalTable, _ = s.globalMode() // checked by validate
+	o.Regions = s.regionList()
+	if o.GlobalTable == dynamoseq.GlobalTableMREC {
+		o.Region = s.clientRegion
+	}
+}
+
+// usageError is a mistake in the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usageErrorf(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/dynamoseq/dynamoseq"
+)
+
+// The strategies a --kind flag names.
+const (
+	kindCounter = "counter"
+	kindBlock   = "block"
+	kindSortKey = "sortkey"
+	kindLatest  = "latest"
+)
+
+// kindFlag defines --kind on fs with the given default and choices; a
+// value outside the choices is a usage error when the flags are parsed.
+func kindFlag(fs *flag.FlagSet, def string, choices ...string) *string {
+	k := &kind{value: def, choices: choices}
+	fs.Var(k, "kind", "the strategy of the table: "+strings.Join(choices, ", "))
+	return &k.value
+}
+
+// kind is the value of a --kind flag.
+type kind struct {
+	value   string
+	choices []string
+}
+
+func (k *kind) String() string { return k.value }
+
+func (k *kind) Set(s string) error {
+	if !slices.Contains(k.choices, s) {
+		return fmt.Errorf("want %s", strings.Join(k.choices, ", "))
+	}
+	k.value = s
+	return nil
+}
+
+func (e *env) newCounter(ctx context.Context) (*dynamoseq.Counter, error) {
+	client, err := e.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return dynamoseq.NewCounter(client, e.table, e.settings.options)
+}
+
+func (e *env) newSortKey(ctx context.Context) (*dynamoseq.SortKey, error) {
+	client, err := e.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return dynamoseq.NewSortKey(client, e.table, e.settings.options)
+}
+
+func (e *env) newLatest(ctx context.Context) (*dynamoseq.Latest, error) {
+	client, err := e.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return dynamoseq.NewLatest(client, e.table, e.settings.options)
+}
+
+// sequencer returns the strategy kind (counter, sortkey or latest) as a
+// Sequencer.
+func (e *env) sequencer(ctx context.Context, kind string) (dynamoseq.Sequencer, error) {
+	switch kind {
+	case kindSortKey:
+		return e.newSortKey(ctx)
+	case kindLatest:
+		return e.newLatest(ctx)
+	}
+	return e.newCounter(ctx)
+}

@@ -29,9 +29,14 @@ type benchOptions struct {
 	tuning      dynamoseq.Options // the runtime options bench's flags set
 }
 
-// tune copies the runtime options set by bench's flags into o.
+// tune copies the runtime option of the strategy that bench's flags set
+// into o (the constructors refuse an option they do not read).
 func (b *benchOptions) tune(o *dynamoseq.Options) {
 	o.MaxAttempts = b.tuning.MaxAttempts
+}
+
+// tuneBlock copies the Block's options that bench's flags set into o.
+func (b *benchOptions) tuneBlock(o *dynamoseq.Options) {
 	o.RefillThreshold = b.tuning.RefillThreshold
 	o.MinBlockSize = b.tuning.MinBlockSize
 	o.MaxBlockSize = b.tuning.MaxBlockSize
@@ -176,7 +181,7 @@ func (e *env) strategy(client *dynamodb.Client, o benchOptions) (dynamoseq.Seque
 	if err != nil || o.kind != kindBlock {
 		return c, err
 	}
-	return dynamoseq.NewBlock(c, o.size, e.settings.options, o.tune)
+	return dynamoseq.NewBlock(c, o.size, o.tuneBlock) // the table and key options are the Counter's
 }
 
 // stats returns the strategy's own cumulative figures, for the strategies

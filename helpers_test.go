@@ -119,6 +119,19 @@ type callCounter struct {
 	dynamoseq.Client
 	queries, gets, puts, transactions atomic.Int64
 	races                             atomic.Int64
+	stored                            atomic.Int64 // items stored by successful writes
+	writes                            atomic.Int64 // successful writes
+	writeNanos                        atomic.Int64 // time spent in write calls, all of them
+}
+
+// wrote records a write call that took since start and stored n items when
+// err is nil.
+func (c *callCounter) wrote(start time.Time, n int, err error) {
+	c.writeNanos.Add(int64(time.Since(start)))
+	if err == nil {
+		c.writes.Add(1)
+		c.stored.Add(int64(n))
+	}
 }
 
 // total is the number of calls made.
@@ -128,7 +141,7 @@ func (c *callCounter) total() int64 {
 
 // reset sets every count to zero.
 func (c *callCounter) reset() {
-	for _, n := range []*atomic.Int64{&c.queries, &c.gets, &c.puts, &c.transactions, &c.races} {
+	for _, n := range []*atomic.Int64{&c.queries, &c.gets, &c.puts, &c.transactions, &c.races, &c.stored, &c.writes, &c.writeNanos} {
 		n.Store(0)
 	}
 }
@@ -145,7 +158,9 @@ func (c *callCounter) GetItem(ctx context.Context, in *dynamodb.GetItemInput, op
 
 func (c *callCounter) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
 	c.puts.Add(1)
+	start := time.Now()
 	out, err := c.Client.PutItem(ctx, in, optFns...)
+	c.wrote(start, 1, err)
 	if lostRace(err) {
 		c.races.Add(1)
 	}
@@ -154,7 +169,15 @@ func (c *callCounter) PutItem(ctx context.Context, in *dynamodb.PutItemInput, op
 
 func (c *callCounter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	c.transactions.Add(1)
+	start := time.Now()
 	out, err := c.Client.TransactWriteItems(ctx, in, optFns...)
+	puts := 0
+	for _, a := range in.TransactItems {
+		if a.Put != nil {
+			puts++
+		}
+	}
+	c.wrote(start, puts, err)
 	if lostRace(err) {
 		c.races.Add(1)
 	}

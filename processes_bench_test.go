@@ -31,7 +31,10 @@ const benchProcesses, benchGoroutines = 4, 4
 // their start-up is not timed. Each sub-benchmark reports appends/s, the
 // p50, p99 and maximum latency of one append in milliseconds, and the
 // DynamoDB requests (trips/op) and lost races (races/op: failed conditions
-// and cancelled transactions) per append.
+// and cancelled transactions) per append; and, to tell where the time goes,
+// the mean number of items a successful write stored (batch), the Queries
+// per append, and the share of each process's time with a write in flight
+// (inflight; the rest is spent waiting: backoff, pacing, Queries, idle).
 func BenchmarkProcessesOneName(b *testing.B) {
 	client := dbtest.Client(b)
 	table := dbtest.SortKeyTable(b, client, types.ScalarAttributeTypeN)
@@ -84,7 +87,15 @@ func reportProcesses(b *testing.B, outs [][]byte) {
 		}
 		trips, races = trips+t, races+r
 	}
-	if len(lat) == 0 {
+	var writes, stored, queries, writeNanos, spanNanos int64
+	for _, l := range outputLines(outs, "writes ") {
+		var w, s, q, wn, sn int64
+		if _, err := fmt.Sscan(l, &w, &s, &q, &wn, &sn); err != nil {
+			b.Fatal(err)
+		}
+		writes, stored, queries, writeNanos, spanNanos = writes+w, stored+s, queries+q, writeNanos+wn, spanNanos+sn
+	}
+	if len(lat) == 0 || writes == 0 || spanNanos == 0 {
 		b.Fatal("no append succeeded")
 	}
 	slices.Sort(lat)
@@ -96,6 +107,9 @@ func reportProcesses(b *testing.B, outs [][]byte) {
 	b.ReportMetric(ms(lat[len(lat)-1]), "max-ms")
 	b.ReportMetric(float64(trips)/n, "trips/op")
 	b.ReportMetric(float64(races)/n, "races/op")
+	b.ReportMetric(float64(stored)/float64(writes), "batch")
+	b.ReportMetric(float64(queries)/n, "queries/op")
+	b.ReportMetric(float64(writeNanos)/float64(spanNanos), "inflight")
 }
 
 // benchOneNameProcess is one process of BenchmarkProcessesOneName.
@@ -123,7 +137,13 @@ func benchOneNameProcess(t *testing.T) {
 	end := time.Now()
 	printLines(got)
 	fmt.Printf("span %d %d\n", start.UnixNano(), end.UnixNano())
+	stored := counting.stored.Load()
+	if kind == "latest" {
+		stored -= counting.writes.Load() // each transaction also puts 'latest'
+	}
 	fmt.Printf("calls %d %d\n", counting.total(), counting.races.Load())
+	fmt.Printf("writes %d %d %d %d %d\n", counting.writes.Load(), stored, counting.queries.Load(),
+		counting.writeNanos.Load(), int64(end.Sub(start)))
 }
 
 // newBenchAppender returns the append function of one kind and mode; g is

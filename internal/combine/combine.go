@@ -22,6 +22,10 @@ type Call[Req, Res any] struct {
 	Req Req
 	Res Res   // set by run
 	Err error // set by run
+	// Again, set by run instead of an outcome, puts the call back at the
+	// head of its key's queue: the next run takes it again, first, with
+	// the calls that arrived meanwhile. run may change Req for that run.
+	Again bool
 }
 
 // Group batches concurrent calls per key. It is safe for concurrent use.
@@ -75,7 +79,9 @@ func New[K comparable, S, Req, Res any](maxBatch, maxIdle int) *Group[K, S, Req,
 // progress for that key, so it needs no lock), and a context that carries the
 // first caller's values and ends only when every caller in the batch has
 // given up (it has no deadline of its own: bound the work inside run). run
-// must set Res or Err on every call. Only the leading caller's run is used for
+// must set Res or Err on every call, or Again to run it once more, first in
+// the next batch (a call put back whose ctx has ended meanwhile returns
+// ctx.Err() without reaching run again). Only the leading caller's run is used for
 // a batch, so every caller of one key must pass the same run, and run must not
 // call Do for its own key, which would wait for itself. If run panics, its
 // calls fail, the key's state is reset to the zero S, the lead passes on, and
@@ -119,8 +125,16 @@ func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 		if lead {
 			g.lead(key, q, run)
 			// The lead's own call was the oldest in its queue, so it was in
-			// the batch just run.
-			return w.outcome()
+			// the batch just run: it is done, or back in the queue (Again)
+			// and then the oldest, promoted to lead the next run.
+			g.mu.Lock()
+			again := w.status != done
+			g.mu.Unlock()
+			if !again {
+				return w.outcome()
+			}
+			lead, gaveUp = false, ctx.Done()
+			continue
 		}
 		select {
 		case <-w.wake:
@@ -145,6 +159,10 @@ func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 			lead = true
 			g.mu.Unlock()
 		case queued:
+			if ctx.Err() == nil {
+				g.mu.Unlock()
+				continue // put back (Again), still waiting
+			}
 			q.remove(w)
 			g.mu.Unlock()
 			var zero Res
@@ -203,9 +221,19 @@ func (g *Group[K, S, Req, Res]) lead(key K, q *queue[S, Req, Res],
 			var zero S
 			q.state = zero
 		}
+		var again []*waiter[Req, Res]
 		for _, w := range batch {
+			if w.call.Again && finished {
+				w.call.Again = false
+				w.status = queued
+				again = append(again, w)
+				continue
+			}
 			w.status = done
 			w.signal()
+		}
+		if len(again) > 0 {
+			q.waiting = append(again, q.waiting...)
 		}
 		g.handOff(q)
 	}()

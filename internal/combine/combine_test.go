@@ -246,3 +246,70 @@ func TestGiveUpInBatchWaitsForOutcome(t *testing.T) {
 		t.Errorf("Do after the caller's deadline = %v, want context.DeadlineExceeded", err)
 	}
 }
+
+// TestAgain puts the calls of a first run back (Again): the next run takes
+// them first, in order, with the calls that arrived meanwhile, and each
+// caller gets the outcome of the run that settled its call.
+func TestAgain(t *testing.T) {
+	g := New[string, int, int, int](10, 10)
+	var mu sync.Mutex
+	var runs [][]int
+	arrived := make(chan struct{})
+	release := make(chan struct{})
+	run := func(_ context.Context, _ string, state *int, batch []*Call[int, int]) {
+		var reqs []int
+		for _, c := range batch {
+			reqs = append(reqs, c.Req)
+		}
+		mu.Lock()
+		runs = append(runs, reqs)
+		mu.Unlock()
+		*state++
+		if *state == 1 {
+			close(arrived)
+			<-release
+			for _, c := range batch {
+				c.Again = true
+			}
+			return
+		}
+		for _, c := range batch {
+			c.Res = c.Req * 10
+		}
+	}
+	var wg sync.WaitGroup
+	results := make([]int, 3)
+	do := func(i int) {
+		defer wg.Done()
+		res, err := g.Do(context.Background(), "k", i, run)
+		if err != nil {
+			t.Errorf("Do(%d) = %v", i, err)
+		}
+		results[i] = res
+	}
+	wg.Add(1)
+	go do(0)
+	<-arrived
+	wg.Add(2)
+	go do(1)
+	go do(2)
+	for {
+		g.mu.Lock()
+		n := len(g.keys["k"].waiting)
+		g.mu.Unlock()
+		if n == 2 { // the two new calls, behind the running one
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	wg.Wait()
+	if len(runs) != 2 || len(runs[1]) != 3 || runs[1][0] != 0 {
+		t.Fatalf("runs = %v, want [[0] [0 1 2]] (or [0 2 1] after the first)", runs)
+	}
+	for i, res := range results {
+		if res != i*10 {
+			t.Errorf("Do(%d) = %d, want %d", i, res, i*10)
+		}
+	}
+}

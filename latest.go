@@ -80,6 +80,12 @@ type latestHint struct {
 type latestAppend struct {
 	attrs map[string]types.AttributeValue
 	size  int // the estimated size of the item written, keys included
+	races int // races lost so far (see raceLost)
+}
+
+func (r *latestAppend) lose() int {
+	r.races++
+	return r.races
 }
 
 // NewLatest returns a Latest over table. It reads PartitionKey, SortKey,

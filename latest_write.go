@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 )
 
@@ -22,88 +21,83 @@ func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch [
 	for len(batch) > 0 {
 		n := batchLen(len(batch), latestMaxBatch, func(i int) int { return batch[i].Req.size }, true)
 		l.write(ctx, base, hint, batch[:n])
+		if putBack(batch[:n], batch[n:]) {
+			return
+		}
 		batch = batch[n:]
 	}
 }
 
-// write appends the versions of calls in one transaction, retrying lost
-// races, and sets the outcome of every call.
+// write appends the versions of calls in one transaction and sets the
+// outcome of every call, or, when it lost a race, puts the calls back in the
+// queue (see raceLost).
 func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls []*combine.Call[latestAppend, int64]) {
 	failAll := func(err error) { failCalls(calls, err) }
-	for attempt := 1; ; attempt++ {
-		warm := hint.known
-		if !hint.known {
-			v, err := l.readVersion(ctx, base)
-			if err != nil {
-				failAll(err)
-				return
-			}
+	races := calls[0].Req.races // the oldest call has lost the most
+	warm := hint.known
+	if !hint.known {
+		v, err := l.readVersion(ctx, base)
+		if err != nil {
+			failAll(err)
+			return
+		}
+		hint.known, hint.version = true, v
+	}
+	prev := hint.version
+	if int64(len(calls)) > l.maxVersion-prev {
+		failAll(fmt.Errorf("%w: version %d is the highest a %d-digit sort key holds", ErrExhausted, l.maxVersion, l.opts.SortKeyWidth))
+		return
+	}
+	if warm && races == 0 {
+		// Writing again right after its own write: let the
+		// writers of other processes have their turn (see pacer).
+		if err := hint.pace(ctx, l.policy); err != nil {
+			failAll(err)
+			return
+		}
+	}
+	in := l.transaction(base, prev, calls)
+	start := time.Now()
+	err := l.commit(ctx, in)
+	if err == nil {
+		hint.won(start)
+		for i, c := range calls {
+			c.Res = prev + 1 + int64(i)
+		}
+		hint.version = prev + int64(len(calls))
+		return
+	}
+	// Whatever happened, the version this process knew may be stale.
+	hint.known = false
+	reasons, cancelled := cancelReasons(err)
+	switch {
+	case errors.Is(err, ErrUnknownOutcome):
+		for i, c := range calls {
+			c.Res, c.Err = prev+1+int64(i), err // the version that may hold the item
+		}
+		return
+	case cancelled && len(reasons) == len(in.TransactItems) && lostRace(reasons):
+		hint.lost(start)
+		// 'latest' is the first action; its failed condition returns
+		// the item, which tells the version to write after, at once
+		// and without another read. Only a conflict with a
+		// transaction in flight returns no item: then wait, and read.
+		if v, ok := l.versionOf(reasons[0].Item); ok {
 			hint.known, hint.version = true, v
-		}
-		prev := hint.version
-		if int64(len(calls)) > l.maxVersion-prev {
-			failAll(fmt.Errorf("%w: version %d is the highest a %d-digit sort key holds", ErrExhausted, l.maxVersion, l.opts.SortKeyWidth))
+		} else if werr := l.policy.Wait(ctx, races+1); werr != nil {
+			failAll(werr)
 			return
 		}
-		if warm && attempt == 1 {
-			// Writing again right after its own write: let the
-			// writers of other processes have their turn (see pacer).
-			if err := hint.pace(ctx, l.policy); err != nil {
-				failAll(err)
-				return
-			}
-		}
-		in := l.transaction(base, prev, calls)
-		start := time.Now()
-		err := l.commit(ctx, in)
-		took := time.Since(start)
-		if err == nil {
-			hint.won(start)
-			for i, c := range calls {
-				c.Res = prev + 1 + int64(i)
-			}
-			hint.version = prev + int64(len(calls))
-			return
-		}
-		// Whatever happened, the version this process knew may be stale.
-		hint.known = false
-		reasons, cancelled := cancelReasons(err)
-		switch {
-		case errors.Is(err, ErrUnknownOutcome):
-			for i, c := range calls {
-				c.Res, c.Err = prev+1+int64(i), err // the version that may hold the item
-			}
-			return
-		case cancelled && len(reasons) == len(in.TransactItems) && lostRace(reasons):
-			hint.lost()
-			if attempt >= l.opts.MaxAttempts {
-				failAll(fmt.Errorf("%w: %d attempts: %w", ErrContention, attempt, err))
-				return
-			}
-			// 'latest' is the first action; its failed condition returns
-			// the item, which tells the version to try next without
-			// another read. That holds for a short backoff only: during
-			// one longer than a transaction the winner, which writes
-			// again at once, has likely moved 'latest' on, and a retry
-			// with the returned version would lose again, and again, with
-			// ever longer waits. So after a long wait read 'latest' again.
-			wait := l.policy.Delay(attempt)
-			if v, ok := l.versionOf(reasons[0].Item); ok && wait <= took {
-				hint.known, hint.version = true, v
-			}
-			if werr := backoff.Sleep(ctx, wait); werr != nil {
-				failAll(werr)
-				return
-			}
-		case len(calls) > 1 && isValidation(err):
-			// One item DynamoDB refuses must not fail the others of the
-			// batch: find it by writing them one at a time.
-			oneByOne(calls, func(one []*combine.Call[latestAppend, int64]) { l.write(ctx, base, hint, one) })
-			return
-		default:
-			failAll(l.writeError(err))
-			return
-		}
+		raceLost(calls, l.opts.MaxAttempts, err)
+		return
+	case len(calls) > 1 && isValidation(err):
+		// One item DynamoDB refuses must not fail the others of the
+		// batch: find it by writing them one at a time.
+		oneByOne(calls, func(one []*combine.Call[latestAppend, int64]) { l.write(ctx, base, hint, one) })
+		return
+	default:
+		failAll(l.writeError(err))
+		return
 	}
 }
 

@@ -50,10 +50,7 @@ type pacer struct {
 // randomness.
 func (p *pacer) pace(ctx context.Context, policy backoff.Policy) error {
 	limit := p.limit(time.Now(), policy.Max)
-	if limit <= 0 {
-		return nil
-	}
-	return backoff.Policy{Base: limit, Max: limit, Rand: policy.Rand}.Wait(ctx, 1)
+	return sleepBetween(ctx, policy, limit/2, limit)
 }
 
 // limit is the longest pause before a write that starts at now, 0 for none:
@@ -66,14 +63,19 @@ func (p *pacer) limit(now time.Time, maxDelay time.Duration) time.Duration {
 	return min(max(maxDelay, 2*p.rtt), p.rtt<<min(p.streak, 16))
 }
 
+// sleepBetween sleeps for a random time between lo and hi, or until ctx
+// ends and then returns its error.
+func sleepBetween(ctx context.Context, policy backoff.Policy, lo, hi time.Duration) error {
+	if hi <= 0 {
+		return ctx.Err()
+	}
+	return backoff.Sleep(ctx, lo+backoff.Policy{Base: hi - lo, Max: hi - lo, Rand: policy.Rand}.Delay(1))
+}
+
 // won records a write that started at start and has just succeeded.
 func (p *pacer) won(start time.Time) {
 	p.wrote = time.Now()
-	took := p.wrote.Sub(start)
-	if p.rtt == 0 {
-		p.rtt = took
-	}
-	p.rtt = (3*p.rtt + took) / 4
+	p.sample(p.wrote.Sub(start))
 	if start.Before(p.contended) {
 		p.streak++
 	} else {
@@ -81,8 +83,18 @@ func (p *pacer) won(start time.Time) {
 	}
 }
 
-// lost records a write that has just lost a race to another writer.
-func (p *pacer) lost() {
+// sample adds the time a write took to the moving average of round trips.
+func (p *pacer) sample(took time.Duration) {
+	if p.rtt == 0 {
+		p.rtt = took
+	}
+	p.rtt = (3*p.rtt + took) / 4
+}
+
+// lost records a write that started at start and has just lost a race to
+// another writer.
+func (p *pacer) lost(start time.Time) {
+	p.sample(time.Since(start))
 	p.contended = time.Now().Add(contentionWindow)
 	p.streak = 0
 }

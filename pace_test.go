@@ -49,7 +49,7 @@ func TestPacerWonLost(t *testing.T) {
 	if p.streak != 0 {
 		t.Errorf("streak after a win while not contended = %d, want 0", p.streak)
 	}
-	p.lost()
+	p.lost(time.Now())
 	if !p.contended.After(time.Now()) {
 		t.Errorf("contended = %v after a lost race, want in the future", p.contended)
 	}
@@ -58,7 +58,7 @@ func TestPacerWonLost(t *testing.T) {
 	if p.streak != 2 {
 		t.Errorf("streak after two wins while contended = %d, want 2", p.streak)
 	}
-	p.lost()
+	p.lost(time.Now())
 	if p.streak != 0 {
 		t.Errorf("streak after a lost race = %d, want 0", p.streak)
 	}

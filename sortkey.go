@@ -86,6 +86,12 @@ type hint struct {
 type appendReq struct {
 	attrs map[string]types.AttributeValue // the item without its keys; the run adds them
 	size  int                             // the item's size in bytes, keys included
+	races int                             // races lost so far (see lostRace)
+}
+
+func (r *appendReq) lose() int {
+	r.races++
+	return r.races
 }
 
 // sortKeyHints is the number of idle names whose hint is kept. A name whose
@@ -185,8 +191,7 @@ func (s *SortKey) append(ctx context.Context, op, name string, item any) (int64,
 	if err != nil {
 		return fail(err)
 	}
-	const tokenBytes = 32 // see newRequestToken
-	keyBytes := len(s.opts.PartitionKey) + len(pk) + len(s.opts.SortKey) + attributeSize(s.hi) + len(s.opts.TokenAttribute) + tokenBytes
+	keyBytes := len(s.opts.PartitionKey) + len(pk) + len(s.opts.SortKey) + attributeSize(s.hi) + len(s.opts.TokenAttribute) + itemTokenBytes
 	attrs, size, err := marshalItem(item, keyBytes, s.owned()...)
 	if err != nil {
 		return fail(err)
@@ -229,6 +234,9 @@ func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyC
 	for len(batch) > 0 {
 		n := batchLen(len(batch), maxTransactItems, func(i int) int { return batch[i].Req.size }, false)
 		s.write(ctx, pk, h, batch[:n])
+		if putBack(batch[:n], batch[n:]) {
+			return
+		}
 		batch = batch[n:]
 	}
 }
@@ -236,10 +244,9 @@ func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyC
 // write stores the items of calls at the numbers that follow the last one,
 // retrying on lost races, and sets every call's outcome.
 func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKeyCall) {
-	races := 0
-	leap := false // see place, after a lost race
+	races := calls[0].Req.races // the oldest call has lost the most
 	for len(calls) > 0 {
-		first, check, err := s.place(ctx, pk, h, len(calls), leap)
+		first, check, err := s.place(ctx, pk, h, len(calls), races)
 		if err != nil {
 			failCalls(calls, err)
 			return
@@ -268,17 +275,17 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			}
 			return
 		case writeLostRace(err):
-			h.lost()
-			races++
-			leap = races%2 == 0
-			if races >= s.opts.MaxAttempts {
-				failCalls(calls, fmt.Errorf("%w: lost %d races to other writers", ErrContention, races))
-				return
+			h.lost(start)
+			if !s.learn(h, err, first, check) {
+				// A conflict with a transaction in flight: nothing to
+				// learn but that the name is busy.
+				if err := s.policy.Wait(ctx, races+1); err != nil {
+					failCalls(calls, err)
+					return
+				}
 			}
-			if err := s.policy.Wait(ctx, races); err != nil {
-				failCalls(calls, err)
-				return
-			}
+			raceLost(calls, s.opts.MaxAttempts, err)
+			return
 		default:
 			calls = s.settleRefused(ctx, pk, h, calls, first, check, err)
 		}
@@ -289,7 +296,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 // one, and check, whether the write leaps over first-1. It queries the last
 // number unless the hint knows it; a writer that knows it paces itself
 // instead (see pacer).
-func (s *SortKey) place(ctx context.Context, pk string, h *hint, n int, leap bool) (first int64, check bool, err error) {
+func (s *SortKey) place(ctx context.Context, pk string, h *hint, n, races int) (first int64, check bool, err error) {
 	queried := !h.known
 	if queried {
 		last, err := s.queryLast(ctx, pk)
@@ -299,17 +306,19 @@ func (s *SortKey) place(ctx context.Context, pk string, h *hint, n int, leap boo
 			return 0, false, err
 		}
 		h.last, h.known = last, true
-	} else if err := h.pace(ctx, s.policy); err != nil {
-		return 0, false, err
+	} else if races == 0 {
+		if err := h.pace(ctx, s.policy); err != nil {
+			return 0, false, err
+		}
 	}
-	// A writer that lost a race and has just queried is a round trip
-	// behind any warm writer of another process: by the time its Put
-	// lands, the warm writer has taken last+1 again. So on its second lost
-	// race in a row, and every other one after, it leaps over that number
-	// instead: it writes from last+2, in a transaction that also checks
-	// that last+1 exists, so the numbering stays gap-free whoever wrote
-	// last+1.
-	check = leap && queried && n < maxTransactItems && int64(n) < s.max-h.last
+	// A writer that lost a race without learning from it where to write
+	// next, and has just queried, is a round trip behind any warm writer
+	// of another process: by the time its Put lands, the warm writer has
+	// taken last+1 again. So on its second lost race in a row, and every
+	// other one after, it leaps over that number instead: it writes from
+	// last+2, in a transaction that also checks that last+1 exists, so the
+	// numbering stays gap-free whoever wrote last+1.
+	check = queried && races > 0 && races%2 == 0 && n < maxTransactItems && int64(n) < s.max-h.last
 	first = h.last + 1
 	if check {
 		first++
@@ -418,7 +427,7 @@ func refusedItems(err error, describe func(i int) string) map[int]error {
 func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sortKeyCall, check bool) error {
 	token := newRequestToken()
 	pkValue := &types.AttributeValueMemberS{Value: pk}
-	tok := &types.AttributeValueMemberS{Value: token}
+	tok := &types.AttributeValueMemberS{Value: itemToken(token, first+int64(len(calls))-1)}
 	cond, values := aws.String("attribute_not_exists(#pk) OR #tok = :tok"), map[string]types.AttributeValue{":tok": tok}
 	item := func(i int) map[string]types.AttributeValue {
 		attrs := calls[i].Req.attrs // owned by this call; the keys are set again on every write
@@ -434,6 +443,8 @@ func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sort
 			ConditionExpression:       cond,
 			ExpressionAttributeNames:  s.putNames,
 			ExpressionAttributeValues: values,
+			// A lost race returns the item in the way (see headOf).
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}
 		return s.resolver.send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
 			_, err := s.client.PutItem(ctx, in, optFn)
@@ -451,11 +462,12 @@ func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sort
 	}
 	for i := range calls {
 		actions = append(actions, types.TransactWriteItem{Put: &types.Put{
-			TableName:                 aws.String(s.table),
-			Item:                      item(i),
-			ConditionExpression:       cond,
-			ExpressionAttributeNames:  s.putNames,
-			ExpressionAttributeValues: values,
+			TableName:                           aws.String(s.table),
+			Item:                                item(i),
+			ConditionExpression:                 cond,
+			ExpressionAttributeNames:            s.putNames,
+			ExpressionAttributeValues:           values,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}})
 	}
 	in := &dynamodb.TransactWriteItemsInput{TransactItems: actions, ClientRequestToken: aws.String(token)}

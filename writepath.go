@@ -3,6 +3,7 @@ package dynamoseq
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 )
@@ -39,6 +40,48 @@ func batchLen(n, maxItems int, size func(i int) int, copyLast bool) int {
 func oneByOne[Req any](calls []*combine.Call[Req, int64], write func([]*combine.Call[Req, int64])) {
 	for i := range calls {
 		write(calls[i : i+1])
+		if putBack(calls[i:i+1], calls[i+1:]) {
+			return
+		}
+	}
+}
+
+// putBack reports whether a call of written, which a run has just written,
+// was put back in the queue (combine.Call.Again) after a lost race, and if
+// so puts back rest too, unwritten: the calls of one process to one name
+// are written in the order they arrived.
+func putBack[Req any](written, rest []*combine.Call[Req, int64]) bool {
+	for _, c := range written {
+		if c.Again {
+			for _, r := range rest {
+				r.Again = true
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// racer is a write call's request, which counts the races its call lost
+// (a pointer to it, so that a run can count one more).
+type racer[Req any] interface {
+	*Req
+	lose() int // counts one more lost race and returns the count
+}
+
+// raceLost puts back in the queue (combine.Call.Again) the calls of a write
+// that has just lost a race, so that they are written again as soon as the
+// lead passes on, with the calls that arrived meanwhile: while a process
+// waits for its turn, its next write grows. A call that has lost
+// maxAttempts races fails with ErrContention instead, wrapping err, the
+// last race's error.
+func raceLost[Req any, R racer[Req]](calls []*combine.Call[Req, int64], maxAttempts int, err error) {
+	for _, c := range calls {
+		if n := R(&c.Req).lose(); n >= maxAttempts {
+			c.Err = fmt.Errorf("%w: lost %d races to other writers: %w", ErrContention, n, err)
+		} else {
+			c.Again = true
+		}
 	}
 }
 

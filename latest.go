@@ -108,8 +108,16 @@ func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, 
 		err = refuseGlobal(&o, "Latest")
 	}
 	if err == nil {
-		err = checkRead(optFns, "PartitionKey", "SortKey", "SortKeyType", "SortKeyWidth", "KeyPrefix", "Layout",
-			"VersionKeyFormat", "LatestKeyFormat", "VersionAttribute", "MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout", "GlobalTable")
+		reads := []string{"PartitionKey", "SortKey", "SortKeyType", "SortKeyWidth", "KeyPrefix", "Layout",
+			"VersionKeyFormat", "LatestKeyFormat", "VersionAttribute", "MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout",
+			"GlobalTable", "NoTransactions"}
+		if o.singleItemWrites() {
+			reads = append(reads, "TokenAttribute")
+		}
+		err = checkRead(optFns, reads...)
+	}
+	if err == nil && o.singleItemWrites() && o.TokenAttribute == o.VersionAttribute {
+		err = invalidf("TokenAttribute and VersionAttribute are both %q", o.VersionAttribute)
 	}
 	if err != nil {
 		return fail(err)
@@ -128,6 +136,12 @@ func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, 
 		maxVersion: layout.maxVersion(),
 		reserved:   append(layout.keyAttrs(), o.VersionAttribute),
 		overhead:   layout.extraKeyBytes() + len(o.VersionAttribute) + maxNumberBytes,
+	}
+	if o.singleItemWrites() {
+		// The version items carry their write token (see putVersion).
+		const tokenBytes = 32 // see newRequestToken
+		l.reserved = append(l.reserved, o.TokenAttribute)
+		l.overhead += len(o.TokenAttribute) + tokenBytes
 	}
 	l.resolver = resolver{timeout: o.ResolveTimeout, policy: l.policy}
 	return l, nil

@@ -86,7 +86,12 @@ func (l *Latest) GetLatest(ctx context.Context, name string, out any) (int64, er
 	if err != nil {
 		return fail(err)
 	}
-	item, err := l.getItem(ctx, l.layout.latestKey(base))
+	var item map[string]types.AttributeValue
+	if l.opts.singleItemWrites() {
+		item, err = l.readNewest(ctx, base) // 'latest' may be one version behind
+	} else {
+		item, err = l.getItem(ctx, l.layout.latestKey(base))
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -287,6 +292,9 @@ func (l *Latest) getVersions(ctx context.Context, base string, newest bool, top 
 			return nil, err
 		}
 		top = latest
+		if l.opts.singleItemWrites() && top < l.maxVersion {
+			top++ // 'latest' may be one version behind the newest
+		}
 	}
 	n := int(min(int64(limit), top))
 	if n <= 0 {
@@ -312,7 +320,8 @@ func (l *Latest) getVersions(ctx context.Context, base string, newest bool, top 
 		}()
 	}
 	wg.Wait()
-	// A missing version can only be one deleted by hand: leave it out.
+	// A missing version can only be one deleted by hand, or the one above
+	// 'latest' with single-item writes: leave it out.
 	kept := page[:0]
 	for i, err := range errs {
 		switch {

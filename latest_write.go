@@ -19,6 +19,10 @@ import (
 // run writes one batch of appends to the document base, in as many
 // transactions as DynamoDB's limits on actions and bytes require.
 func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch []*combine.Call[latestAppend, int64]) {
+	if l.opts.singleItemWrites() {
+		l.appendEach(ctx, base, hint, batch)
+		return
+	}
 	for len(batch) > 0 {
 		n := batchLen(len(batch), latestMaxBatch, func(i int) int { return batch[i].Req.size }, true)
 		l.write(ctx, base, hint, batch[:n])

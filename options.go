@@ -195,6 +195,20 @@ type Options struct {
 	// it. Default "version". Latest.
 	VersionAttribute string
 
+	// NoTransactions makes a SortKey and a Latest write without
+	// TransactWriteItems: every item with its own conditional PutItem.
+	// A SortKey writes the calls queued for one name as consecutive
+	// PutItems instead of one transaction; a Latest writes the version
+	// item first (the version item is the lock), then moves 'latest'
+	// forward with a second conditional PutItem that never moves it back.
+	// That halves the write units of a Latest (a transaction charges two
+	// per KB of each item) and costs a round trip per item written; a
+	// reader of the 'latest' item itself may find it one version behind
+	// (GetLatest never does; see docs/latest.md). Every SortKey or Latest
+	// writing one table must be set alike. Default false; always on with
+	// GlobalTableMRSC, whose tables refuse transactions. SortKey, Latest.
+	NoTransactions bool
+
 	// Global tables (see docs/global-tables.md).
 
 	// GlobalTable is the kind of table: GlobalTableNone (the default, the

@@ -98,8 +98,10 @@ const sortKeyHints = 10_000
 // sort key holds numbers zero-padded to Options.SortKeyWidth digits, so that
 // the string order is the numeric order). It reads PartitionKey, SortKey,
 // SortKeyType, SortKeyWidth, KeyPrefix, Start, MaxValue, MaxAttempts,
-// BaseDelay, MaxDelay, ResolveTimeout, TokenAttribute and GlobalTable, and
-// refuses any other option set (ErrInvalidArgument).
+// BaseDelay, MaxDelay, ResolveTimeout, TokenAttribute, GlobalTable and
+// NoTransactions, and refuses any other option set (ErrInvalidArgument).
+// GlobalTableMREC is refused; with GlobalTableMRSC or NoTransactions it
+// writes without transactions (see sortkey_single.go).
 //
 // It makes no call to DynamoDB: a table of another shape is reported by the
 // first call that queries it, with ErrTableMismatch. It returns an error
@@ -121,7 +123,7 @@ func NewSortKey(client Client, table string, optFns ...func(*Options)) (*SortKey
 	}
 	if err == nil {
 		err = checkRead(optFns, "PartitionKey", "SortKey", "SortKeyType", "SortKeyWidth", "KeyPrefix", "Start", "MaxValue",
-			"MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout", "TokenAttribute", "GlobalTable")
+			"MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout", "TokenAttribute", "GlobalTable", "NoTransactions")
 	}
 	if err != nil {
 		return fail(err)
@@ -226,6 +228,10 @@ type sortKeyCall = combine.Call[appendReq, int64]
 // transactions as DynamoDB's limits allow. It is called by combine.Group,
 // one run per key at a time.
 func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyCall) {
+	if s.opts.singleItemWrites() {
+		s.writeEach(ctx, pk, h, batch)
+		return
+	}
 	for len(batch) > 0 {
 		n := batchLen(len(batch), maxTransactItems, func(i int) int { return batch[i].Req.size }, false)
 		s.write(ctx, pk, h, batch[:n])

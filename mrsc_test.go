@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -21,10 +22,12 @@ import (
 // strongly consistent (MRSC) global table. All Regions share one DynamoDB
 // Local, which makes every write visible to every Region at once, as MRSC
 // does. It refuses TransactWriteItems, which MRSC tables do not support, and
-// refuses every conflictEvery-th single-item write with
-// ReplicatedWriteConflictException before it reaches DynamoDB, as MRSC does
-// when another Region writes the same item at the same moment (nothing is
-// written). conflictEvery 0 refuses none.
+// refuses every conflictEvery-th single-item write attempt with
+// ReplicatedWriteConflictException, as MRSC does when another Region writes
+// the same item at the same moment (nothing is written). The refusal comes
+// from inside the SDK's middleware stack, right where the request would go
+// out, so the caller sees it as it sees DynamoDB's answer (the SDK does not
+// retry it). conflictEvery 0 refuses none.
 type mrscClient struct {
 	dynamoseq.Client
 	conflictEvery int64
@@ -41,18 +44,26 @@ func (c *mrscClient) conflict() error {
 	return nil
 }
 
+// refuse adds the conflicts to one call's middleware stack, last before
+// the HTTP transport.
+func (c *mrscClient) refuse(o *dynamodb.Options) {
+	o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+		return stack.Deserialize.Add(middleware.DeserializeMiddlewareFunc("mrsc.conflict",
+			func(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (middleware.DeserializeOutput, middleware.Metadata, error) {
+				if err := c.conflict(); err != nil {
+					return middleware.DeserializeOutput{}, middleware.Metadata{}, err
+				}
+				return next.HandleDeserialize(ctx, in)
+			}), middleware.After)
+	})
+}
+
 func (c *mrscClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	if err := c.conflict(); err != nil {
-		return nil, err
-	}
-	return c.Client.PutItem(ctx, in, optFns...)
+	return c.Client.PutItem(ctx, in, append(optFns, c.refuse)...)
 }
 
 func (c *mrscClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	if err := c.conflict(); err != nil {
-		return nil, err
-	}
-	return c.Client.UpdateItem(ctx, in, optFns...)
+	return c.Client.UpdateItem(ctx, in, append(optFns, c.refuse)...)
 }
 
 // TransactWriteItems fails as on an MRSC table. The exact error DynamoDB

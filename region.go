@@ -186,24 +186,40 @@ func replicatedConflict(err error) bool {
 	return errors.As(err, &conflict)
 }
 
-// updateItem issues the counter's UpdateItem. On an MRSC table a write to
-// the same item from another Region at the same moment makes DynamoDB
-// refuse it with ReplicatedWriteConflictException, having written nothing;
-// updateItem sends it again after a backoff (BaseDelay, MaxDelay), at most
-// MaxAttempts times in all, and then returns ErrContention. The SDK's
-// retryer does not retry that exception.
+// updateItem issues the counter's UpdateItem, resending it after a
+// replicated write conflict (see resendConflicts).
 func (c *Counter) updateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	var out *dynamodb.UpdateItemOutput
+	err := c.resendConflicts(ctx, func() error {
+		var err error
+		out, err = c.client.UpdateItem(ctx, in, optFns...)
+		return err
+	})
+	return out, err
+}
+
+// resendConflicts calls write, which makes one write of the counter. On an
+// MRSC table a write to the same item from another Region at the same
+// moment makes DynamoDB refuse it with ReplicatedWriteConflictException,
+// having written nothing; resendConflicts calls write again after a backoff
+// (BaseDelay, MaxDelay), at most MaxAttempts times in all, and then returns
+// ErrContention. The SDK's retryer does not retry that exception. Each call
+// of write is a new request as far as the resolver is concerned: a write
+// that goes through the resolver must be inside write, so that the
+// conflicts answered to earlier calls do not count as attempts that may
+// have been applied.
+func (c *Counter) resendConflicts(ctx context.Context, write func() error) error {
 	policy := backoff.Policy{Base: c.opts.BaseDelay, Max: c.opts.MaxDelay}
 	for attempt := 1; ; attempt++ {
-		out, err := c.client.UpdateItem(ctx, in, optFns...)
+		err := write()
 		if !replicatedConflict(err) {
-			return out, err
+			return err
 		}
 		if attempt >= c.opts.MaxAttempts {
-			return nil, fmt.Errorf("%w: %d writes refused by ReplicatedWriteConflictException: %w", ErrContention, attempt, err)
+			return fmt.Errorf("%w: %d writes refused by ReplicatedWriteConflictException: %w", ErrContention, attempt, err)
 		}
 		if err := policy.Wait(ctx, attempt); err != nil {
-			return nil, err
+			return err
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 )
 
@@ -60,7 +61,6 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 		var ccf *types.ConditionalCheckFailedException
 		switch {
 		case err == nil:
-			hint.won(start)
 			attrs := calls[0].Req.attrs
 			calls[0].Res = v
 			calls, races = calls[1:], 0
@@ -69,6 +69,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			// read it before writing v+1.
 			hint.version = v
 			hint.known = l.moveLatest(ctx, base, v, attrs) == nil
+			hint.won(start) // both writes: the pacer's round trip
 		case errors.Is(err, ErrUnknownOutcome):
 			hint.known = false
 			calls[0].Res, calls[0].Err = v, err // the version that may hold the item
@@ -79,17 +80,27 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			// 'latest' holds it before writing v+1. A replicated write
 			// conflict: another Region is writing v at this moment and
 			// nothing was written; try v again after the backoff.
+			took := time.Since(start)
 			hint.lost()
 			races++
-			if ccf != nil {
-				hint.known = ccf.Item != nil && l.moveLatest(ctx, base, v, l.attributes(ccf.Item)) == nil
-				hint.version = v
-			}
 			if races >= l.opts.MaxAttempts {
 				failCalls(calls, fmt.Errorf("%w: %d attempts: %w", ErrContention, races, err))
 				return
 			}
-			if err := l.policy.Wait(ctx, races); err != nil {
+			wait := l.policy.Delay(races)
+			if ccf != nil {
+				hint.known = ccf.Item != nil && l.moveLatest(ctx, base, v, l.attributes(ccf.Item)) == nil
+				hint.version = v
+				// The winner stored v and is now moving 'latest' to it; a
+				// write of v+1 sent at once has its chance before the
+				// winner's next one. During a wait longer than a write the
+				// winner has likely moved on: read 'latest' again then.
+				if hint.known && wait <= took {
+					wait = 0
+				}
+				hint.known = hint.known && wait <= took
+			}
+			if err := backoff.Sleep(ctx, wait); err != nil {
 				failCalls(calls, err)
 				return
 			}

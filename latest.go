@@ -47,6 +47,21 @@ const latestMaxIdle = 4096
 // cost one transaction of k+1 items (2(k+1) write units for small items) and
 // one round trip.
 //
+// Without transactions (Options.NoTransactions, and always with
+// GlobalTableMRSC, whose tables refuse them) Append makes two conditional
+// PutItems: the version item (attribute_not_exists or its own write token:
+// the version item is the lock), then 'latest', conditioned on holding a
+// lower version, so that it never moves back. Versions stay gap-free and
+// unique, and a version is written only once 'latest' holds the one before,
+// so the 'latest' item is at most one version behind the newest: while a
+// writer is between its two writes, or after one stopped there, until the
+// next Append (whose failed condition returns the version to copy) or
+// GetLatest (which reads the version after 'latest') repairs it. GetLatest
+// itself always returns the newest version. Cost: 2 write units per KB
+// instead of 4, two round trips per Append, one after the other (queued
+// appends are not batched), and two GetItems per GetLatest. Every Latest
+// writing a table must use the same path.
+//
 // A Latest is safe for concurrent use by any number of goroutines. No
 // goroutine it starts outlives the call that started it (only Versions
 // starts any), so it needs no Close.
@@ -85,9 +100,10 @@ type latestAppend struct {
 // NewLatest returns a Latest over table. It reads PartitionKey, SortKey,
 // SortKeyType and SortKeyWidth (LayoutSortKey), KeyPrefix, Layout,
 // VersionKeyFormat and LatestKeyFormat (LayoutPartitionKey),
-// VersionAttribute, MaxAttempts, BaseDelay, MaxDelay, ResolveTimeout and
-// GlobalTable from the options, and refuses any other option set
-// (ErrInvalidArgument).
+// VersionAttribute, MaxAttempts, BaseDelay, MaxDelay, ResolveTimeout,
+// GlobalTable, NoTransactions and, without transactions, TokenAttribute
+// from the options, and refuses any other option set (ErrInvalidArgument).
+// GlobalTableMREC is refused.
 //
 // It makes no call to DynamoDB. It returns an error wrapping
 // ErrInvalidArgument when client is nil, the table name breaks DynamoDB's
@@ -162,6 +178,11 @@ func (l *Latest) Next(ctx context.Context, name string) (int64, error) {
 // the key attributes or Options.VersionAttribute, and must fit in DynamoDB's
 // 400 KB with the keys; otherwise Append returns ErrInvalidArgument and
 // writes nothing.
+//
+// Without transactions, see Latest for the two PutItems it makes instead;
+// it returns the version once the version item is stored, even if moving
+// 'latest' then fails, and an outcome left unknown is settled by resending
+// the version item's PutItem, which carries its write token.
 //
 // Underneath it issues one TransactWriteItems that puts the version item
 // (condition attribute_not_exists) and the 'latest' item (condition on the

@@ -74,7 +74,9 @@ func (l *Latest) readError(err error) error {
 // accepts, a *map[string]types.AttributeValue, or nil to read only the
 // number; it receives the attributes given to Append, without the key
 // attributes and the version attribute. It returns ErrNotFound when the
-// document has no version.
+// document has no version. Without transactions (see Latest) it also reads
+// the version after the one 'latest' holds (a second GetItem), returns that
+// version if it exists and copies it to 'latest' (one PutItem).
 func (l *Latest) GetLatest(ctx context.Context, name string, out any) (int64, error) {
 	fail := func(err error) (int64, error) {
 		return 0, &Error{Op: "Latest.GetLatest", Table: l.table, Sequence: name, Err: err}

@@ -89,7 +89,9 @@ type Options struct {
 	// holds this token, so that a resend of a write that was applied (by
 	// the SDK's retryer or by the library) succeeds instead of storing the
 	// item again under another number. Items passed to Append must not set
-	// it; it costs about 40 bytes per item. Default "wtok". SortKey.
+	// it; it costs about 40 bytes per item. Default "wtok". SortKey, and
+	// Latest without transactions (NoTransactions, GlobalTableMRSC), on
+	// its version items.
 	TokenAttribute string
 
 	// BaseDelay and MaxDelay bound the exponential backoff, with full

@@ -55,6 +55,13 @@ import (
 // write units per KB of each item: transactions cost double, traded for k-1
 // round trips saved. A lost race costs the failed write and a Query.
 //
+// Without transactions (Options.NoTransactions, and always with
+// GlobalTableMRSC, whose tables refuse them) the guarantees are the same;
+// the queued calls are written one after the other, one conditional PutItem
+// each at the next number, with no Query between them: k calls cost k round
+// trips and k write units per KB. There is no leap, and a
+// ReplicatedWriteConflictException counts as a lost race.
+//
 // A SortKey is safe for concurrent use by any number of goroutines, and
 // several SortKeys, in one process or many, may share a table and a name.
 // It keeps a hint per recently used name and starts no goroutine.
@@ -101,7 +108,7 @@ const sortKeyHints = 10_000
 // BaseDelay, MaxDelay, ResolveTimeout, TokenAttribute, GlobalTable and
 // NoTransactions, and refuses any other option set (ErrInvalidArgument).
 // GlobalTableMREC is refused; with GlobalTableMRSC or NoTransactions it
-// writes without transactions (see sortkey_single.go).
+// writes without transactions (see SortKey).
 //
 // It makes no call to DynamoDB: a table of another shape is reported by the
 // first call that queries it, with ErrTableMismatch. It returns an error

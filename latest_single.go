@@ -89,16 +89,15 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			}
 			wait := l.policy.Delay(races)
 			if ccf != nil {
-				hint.known = ccf.Item != nil && l.moveLatest(ctx, base, v, l.attributes(ccf.Item)) == nil
-				hint.version = v
 				// The winner stored v and is now moving 'latest' to it; a
 				// write of v+1 sent at once has its chance before the
 				// winner's next one. During a wait longer than a write the
 				// winner has likely moved on: read 'latest' again then.
-				if hint.known && wait <= took {
+				repaired := l.repairLatest(ctx, base, v, ccf.Item) == nil
+				hint.version, hint.known = v, repaired && wait <= took
+				if hint.known {
 					wait = 0
 				}
-				hint.known = hint.known && wait <= took
 			}
 			if err := backoff.Sleep(ctx, wait); err != nil {
 				failCalls(calls, err)
@@ -179,6 +178,19 @@ func (l *Latest) moveLatest(ctx context.Context, base string, v int64, attrs map
 	return err
 }
 
+// repairLatest moves 'latest' to version v, which another writer stored:
+// item is the version item, as a failed condition returned it, or nil to
+// read it (one strongly consistent GetItem).
+func (l *Latest) repairLatest(ctx context.Context, base string, v int64, item map[string]types.AttributeValue) error {
+	if item == nil {
+		var err error
+		if item, err = l.getItem(ctx, l.layout.versionKey(base, v)); err != nil {
+			return err
+		}
+	}
+	return l.moveLatest(ctx, base, v, l.attributes(item))
+}
+
 // readNewest returns the item of the newest version of base: the 'latest'
 // item, or the version item after the one 'latest' holds when a writer
 // stored it and has not (yet) moved 'latest' to it, which it then moves
@@ -209,6 +221,6 @@ func (l *Latest) readNewest(ctx context.Context, base string) (map[string]types.
 	case err != nil:
 		return nil, err
 	}
-	_ = l.moveLatest(ctx, base, v+1, l.attributes(next)) // best effort: see above
+	_ = l.repairLatest(ctx, base, v+1, next) // best effort: see above
 	return next, nil
 }

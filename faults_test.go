@@ -201,7 +201,7 @@ func TestFaultsUnreachable(t *testing.T) {
 		"lost":    {LoseAnswers: 1},
 		"stalled": {StallAnswers: 1, StallFor: time.Minute},
 	}
-	for _, strategy := range []string{"SortKey", "Latest"} {
+	for _, strategy := range []string{"SortKey", "Latest", "SortKey/NoTransactions", "Latest/NoTransactions"} {
 		for kind, f := range faults {
 			t.Run(strategy+"/"+kind, func(t *testing.T) {
 				t.Parallel()
@@ -209,8 +209,12 @@ func TestFaultsUnreachable(t *testing.T) {
 				client := lossyClient(t, ft)
 				table := dbtest.SortKeyTable(t, dbtest.Client(t), types.ScalarAttributeTypeN)
 				// Resolving outlasts the caller's deadline.
-				resolve := func(o *dynamoseq.Options) { fastResolve(o); o.ResolveTimeout = callDeadline + 500*time.Millisecond }
-				appendFn := newAppender(t, strategy, client, table, resolve)
+				resolve := func(o *dynamoseq.Options) {
+					fastResolve(o)
+					o.ResolveTimeout = callDeadline + 500*time.Millisecond
+					o.NoTransactions = strings.HasSuffix(strategy, "/NoTransactions")
+				}
+				appendFn := newAppender(t, strings.TrimSuffix(strategy, "/NoTransactions"), client, table, resolve)
 				done := make(chan []appendResult)
 				go func() { done <- appendUnique(t, appendFn, "u", 1, 1) }()
 				for c := ft.Counts(); c.LostAnswers+c.Stalled == 0; c = ft.Counts() {

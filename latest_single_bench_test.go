@@ -89,8 +89,9 @@ func BenchmarkLatestSingleItem(b *testing.B) {
 	b.Run("sequential", func(b *testing.B) {
 		tx.units.Store(0)
 		single.units.Store(0)
-		interleave(b, 0, appendTo(txLatest, "seq-tx"), appendTo(singleLatest, "seq-single"))
-		report(b, int64(b.N))
+		const warm = 100
+		interleave(b, warm, appendTo(txLatest, "seq-tx"), appendTo(singleLatest, "seq-single"))
+		report(b, int64(b.N+warm))
 	})
 	b.Run("goroutines=8", func(b *testing.B) {
 		const goroutines = 8

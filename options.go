@@ -220,7 +220,9 @@ type Options struct {
 	// zero value) for a table in one Region, GlobalTableMREC or
 	// GlobalTableMRSC for a global table. With GlobalTableMREC a Counter
 	// (and a Block or IDMinter over it) slices its numbers by Region, and
-	// NewSortKey and NewLatest refuse it. Counter, SortKey, Latest (a Block
+	// NewSortKey and NewLatest refuse it; with GlobalTableMRSC SortKey and
+	// Latest write without transactions (see NoTransactions). Counter,
+	// SortKey, Latest (a Block
 	// or IDMinter follows its Counter).
 	GlobalTable GlobalTableMode
 

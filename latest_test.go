@@ -421,7 +421,16 @@ func TestLatestBadOptions(t *testing.T) {
 // as good items, it fails alone, at once, and the others are written.
 func TestLatestValidationInBatch(t *testing.T) {
 	t.Parallel()
-	l, _, _ := newLatest(t, latestLayouts[0], nil)
+	for _, noTx := range []bool{false, true} {
+		t.Run(fmt.Sprintf("NoTransactions=%v", noTx), func(t *testing.T) {
+			t.Parallel()
+			testLatestValidationInBatch(t, func(o *dynamoseq.Options) { o.NoTransactions = noTx })
+		})
+	}
+}
+
+func testLatestValidationInBatch(t *testing.T, opt func(*dynamoseq.Options)) {
+	l, _, _ := newLatest(t, latestLayouts[0], nil, opt)
 	deep := types.AttributeValue(&types.AttributeValueMemberS{Value: "bottom"})
 	for range 40 {
 		deep = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"m": deep}}

@@ -49,7 +49,6 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 			h.won(start)
 			calls[0].Res, h.last = n, n
 			calls, races = calls[1:], 0
-			continue
 		case errors.Is(err, ErrUnknownOutcome):
 			h.known = false
 			calls[0].Res, calls[0].Err = n, err // the number that may hold the item

@@ -293,10 +293,19 @@ func TestSortKeyBatchWritesOneTransaction(t *testing.T) {
 
 func TestSortKeyBadItemInBatch(t *testing.T) {
 	t.Parallel()
+	for _, noTx := range []bool{false, true} {
+		t.Run(fmt.Sprintf("NoTransactions=%v", noTx), func(t *testing.T) {
+			t.Parallel()
+			testSortKeyBadItemInBatch(t, func(o *dynamoseq.Options) { o.NoTransactions = noTx })
+		})
+	}
+}
+
+func testSortKeyBadItemInBatch(t *testing.T, opt func(*dynamoseq.Options)) {
 	client := dbtest.Client(t)
 	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
 	gate := &gateClient{Client: client, release: make(chan struct{})}
-	s, err := dynamoseq.NewSortKey(gate, table)
+	s, err := dynamoseq.NewSortKey(gate, table, opt)
 	require.NoError(t, err)
 	// DynamoDB refuses an item nested deeper than 32 levels; the size check
 	// before the write cannot see that.

@@ -3,6 +3,7 @@ package dynamoseq
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -28,6 +29,9 @@ type resolver struct {
 	// need not wait, and an error from a Client wrapper that drops the
 	// optFns is returned as it is.
 	attached bool
+	// resent counts the requests sent again, for Stats; nil counts
+	// nothing.
+	resent *atomic.Int64
 }
 
 // send sends a write once and, when its outcome is unknown (see
@@ -63,6 +67,9 @@ func (r resolver) send(ctx context.Context, send sendFunc) error {
 		}
 		// A resend that was not sent, or was refused alone (throttled),
 		// settles nothing: an earlier send may still have been applied.
+		if r.resent != nil {
+			r.resent.Add(1)
+		}
 		var p probe
 		rerr := send(rctx, p.use)
 		switch writeOutcome(rerr, &p) {

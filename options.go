@@ -77,7 +77,10 @@ type Options struct {
 	// error) is sent again, identical, to find out whether it was stored.
 	// It applies even after the caller's context has ended, so that the
 	// caller learns the outcome; when it runs out, the call returns
-	// ErrUnknownOutcome. Default 10s. SortKey, Latest.
+	// ErrUnknownOutcome. Default 10s; at most 5 minutes, well inside the
+	// 10 minutes for which DynamoDB recognises a transaction's
+	// ClientRequestToken (a Latest's resend after that could be applied a
+	// second time). SortKey, Latest.
 	ResolveTimeout time.Duration
 
 	// TokenAttribute is the String attribute in which a SortKey writes, on
@@ -219,6 +222,11 @@ type Options struct {
 	Regions []string
 }
 
+// maxResolveTimeout bounds Options.ResolveTimeout: resends of a transaction
+// must stay well inside the 10 minutes for which DynamoDB recognises its
+// ClientRequestToken.
+const maxResolveTimeout = 5 * time.Minute
+
 // defaultOptions are the values a zero field stands for.
 var defaultOptions = Options{
 	PartitionKey:   "pk",
@@ -346,8 +354,8 @@ func (o *Options) validate() error {
 		return invalidf("MaxValue %d is below Start %d", o.MaxValue, o.Start)
 	case o.MaxAttempts < 1:
 		return invalidf("MaxAttempts is %d, want at least 1", o.MaxAttempts)
-	case o.ResolveTimeout < 0:
-		return invalidf("ResolveTimeout is %v, want at least 0", o.ResolveTimeout)
+	case o.ResolveTimeout < 0 || o.ResolveTimeout > maxResolveTimeout:
+		return invalidf("ResolveTimeout is %v, want 0 (the default) up to %v", o.ResolveTimeout, maxResolveTimeout)
 	case o.TokenAttribute == o.PartitionKey || o.TokenAttribute == o.SortKey:
 		return invalidf("TokenAttribute %q is also a key attribute", o.TokenAttribute)
 	case o.BaseDelay < 0 || o.MaxDelay < o.BaseDelay:

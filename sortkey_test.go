@@ -270,13 +270,21 @@ func appendQueued(t *testing.T, appendFn appender, gate *gateClient, name string
 	return nums, errs
 }
 
-func TestSortKeyBatchWritesOneTransaction(t *testing.T) {
-	t.Parallel()
+// newGatedSortKey returns a SortKey over a new table whose first write
+// waits at gate (see appendQueued), with the raw client and the table.
+func newGatedSortKey(t *testing.T) (*dynamoseq.SortKey, *gateClient, *dynamodb.Client, string) {
+	t.Helper()
 	client := dbtest.Client(t)
 	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
 	gate := &gateClient{Client: client, release: make(chan struct{})}
 	s, err := dynamoseq.NewSortKey(gate, table)
 	require.NoError(t, err)
+	return s, gate, client, table
+}
+
+func TestSortKeyBatchWritesOneTransaction(t *testing.T) {
+	t.Parallel()
+	s, gate, client, table := newGatedSortKey(t)
 	items := make([]any, 21)
 	for i := range items {
 		items[i] = ticket{Seq: i}
@@ -294,11 +302,7 @@ func TestSortKeyBatchWritesOneTransaction(t *testing.T) {
 
 func TestSortKeyBadItemInBatch(t *testing.T) {
 	t.Parallel()
-	client := dbtest.Client(t)
-	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
-	gate := &gateClient{Client: client, release: make(chan struct{})}
-	s, err := dynamoseq.NewSortKey(gate, table)
-	require.NoError(t, err)
+	s, gate, client, table := newGatedSortKey(t)
 	// DynamoDB refuses an item nested deeper than 32 levels; the size check
 	// before the write cannot see that.
 	deep := types.AttributeValue(&types.AttributeValueMemberS{Value: "x"})

@@ -161,11 +161,7 @@ func TestSortKeyStats(t *testing.T) {
 // together in the next one.
 func TestSortKeyStatsBatch(t *testing.T) {
 	t.Parallel()
-	client := dbtest.Client(t)
-	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
-	gate := &gateClient{Client: client, release: make(chan struct{})}
-	s, err := dynamoseq.NewSortKey(gate, table)
-	require.NoError(t, err)
+	s, gate, _, _ := newGatedSortKey(t)
 	_, errs := appendQueued(t, s.Append, gate, "batch", []any{ticket{Seq: 1}, ticket{Seq: 2}, ticket{Seq: 3}, ticket{Seq: 4}})
 	for i, err := range errs {
 		require.NoError(t, err, "call %d", i)
@@ -254,15 +250,8 @@ func TestLatestStatsBatch(t *testing.T) {
 // process is ErrContention.
 func TestLatestStatsContention(t *testing.T) {
 	t.Parallel()
-	racy := &raceClient{}
-	l, client, table := newLatest(t, latestLayouts[0], func(c dynamoseq.Client) dynamoseq.Client {
-		racy.Client = c
-		return racy
-	}, func(o *dynamoseq.Options) { o.MaxAttempts = 1 })
-	rival, err := dynamoseq.NewLatest(client, table)
-	require.NoError(t, err)
-	racy.rival = rival
-	_, err = l.Append(context.Background(), "doc1", page{ID: "loser"})
+	l, _ := newRacyLatest(t, 1)
+	_, err := l.Append(context.Background(), "doc1", page{ID: "loser"})
 	require.ErrorIs(t, err, dynamoseq.ErrContention)
 	assert.Equal(t, dynamoseq.LatestStats{AppendStats: dynamoseq.AppendStats{
 		Calls:      1,

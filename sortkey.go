@@ -247,13 +247,13 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			failCalls(calls, err)
 			return
 		}
-		if check {
-			s.stats.leaps.Add(1)
-		}
 		if room := s.max - (first - 1); int64(len(calls)) > room {
 			failCalls(calls[max(room, 0):], fmt.Errorf("%w: the sequence holds numbers up to %d (MaxValue, or the widest String sort key)", ErrExhausted, s.max))
 			calls = calls[:max(room, 0)]
 			continue
+		}
+		if check {
+			s.stats.leaps.Add(1)
 		}
 		start := time.Now()
 		err = s.put(ctx, pk, first, calls, check)

@@ -66,7 +66,7 @@ type AppendStats struct {
 	Puts         int64 // PutItem requests: the write of a batch of one (SortKey)
 	Transactions int64 // TransactWriteItems requests: the write of a batch of several, or with a check
 
-	Batches      int64 // calls written together, in one request per attempt
+	Batches      int64 // groups of calls written together, one request per attempt
 	BatchedCalls int64 // calls in those batches: BatchedCalls/Batches is the mean batch size
 	MaxBatch     int64 // the most calls in one batch
 

@@ -450,7 +450,7 @@ func (c *Counter) Stats() CounterStats {
 	return CounterStats{
 		Calls:      c.stats.calls.Load(),
 		Numbers:    c.stats.numbers.Load(),
-		RoundTrips: c.stats.roundTrips.Load(),
+		RoundTrips: c.stats.roundTrips.total(),
 		Errors:     c.stats.errors.stats(),
 	}
 }

@@ -73,6 +73,7 @@ type Latest struct {
 	resolver resolver
 	layout   docLayout
 	group    *combine.Group[string, latestHint, latestAppend, int64]
+	stats    appendStats
 
 	// overhead is the size of what the library adds to an item apart from
 	// the partition key value: the attribute names, the sort key and the
@@ -143,7 +144,6 @@ func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, 
 		return fail(err)
 	}
 	l := &Latest{
-		client:     client,
 		table:      table,
 		opts:       o,
 		layout:     layout,
@@ -159,7 +159,8 @@ func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, 
 		l.reserved = append(l.reserved, o.TokenAttribute)
 		l.overhead += len(o.TokenAttribute) + tokenBytes
 	}
-	l.resolver = resolver{timeout: o.ResolveTimeout, policy: l.policy}
+	l.client = countingClient{Client: client, n: &l.stats.requests}
+	l.resolver = resolver{timeout: o.ResolveTimeout, policy: l.policy, resent: &l.stats.resends}
 	return l, nil
 }
 
@@ -217,7 +218,8 @@ func (l *Latest) Append(ctx context.Context, name string, item any) (int64, erro
 	return l.append(ctx, "Latest.Append", name, item)
 }
 
-func (l *Latest) append(ctx context.Context, op, name string, item any) (int64, error) {
+func (l *Latest) append(ctx context.Context, op, name string, item any) (_ int64, err error) {
+	defer func() { l.stats.record(1, err) }()
 	fail := func(err error) (int64, error) {
 		return 0, &Error{Op: op, Table: l.table, Sequence: name, Err: err}
 	}

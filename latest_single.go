@@ -47,6 +47,9 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			failCalls(calls, err)
 			return
 		}
+		if races == 0 {
+			l.stats.batch(1) // each call is written alone
+		}
 		if err := l.placeNext(ctx, base, hint, races == 0); err != nil {
 			failCalls(calls, err)
 			return
@@ -81,6 +84,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			// conflict: another Region is writing v at this moment and
 			// nothing was written; try v again after the backoff.
 			took := time.Since(start)
+			l.stats.lostRaces.Add(1)
 			hint.lost()
 			races++
 			if races >= l.opts.MaxAttempts {
@@ -103,6 +107,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 				failCalls(calls, err)
 				return
 			}
+			l.stats.retries.Add(1)
 		case apiCode(err) == "ValidationException":
 			// This item alone is refused and nothing was stored: the next
 			// call takes v.

@@ -25,6 +25,7 @@ func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch [
 	}
 	for len(batch) > 0 {
 		n := batchLen(len(batch), latestMaxBatch, func(i int) int { return batch[i].Req.size }, true)
+		l.stats.batch(n)
 		l.write(ctx, base, hint, batch[:n])
 		batch = batch[n:]
 	}
@@ -79,6 +80,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 			}
 			return
 		case cancelled && len(reasons) == len(in.TransactItems) && lostRace(reasons):
+			l.stats.lostRaces.Add(1)
 			hint.lost()
 			if attempt >= l.opts.MaxAttempts {
 				failAll(fmt.Errorf("%w: %d attempts: %w", ErrContention, attempt, err))
@@ -99,6 +101,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 				failAll(werr)
 				return
 			}
+			l.stats.retries.Add(1)
 		case len(calls) > 1 && isValidation(err):
 			// One item DynamoDB refuses must not fail the others of the
 			// batch: find it by writing them one at a time.

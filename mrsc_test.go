@@ -204,6 +204,12 @@ func TestMRSCSortKey(t *testing.T) {
 	requireExactly(t, all, 1, int64(len(regions)*goroutines*each))
 	requireStored(t, client, table, "orders", stored)
 	requireConflicts(t, regions)
+	for r, s := range sortKeys {
+		st := s.Stats()
+		assert.Zero(t, st.Transactions, "Region %d: transactions", r)
+		assert.Equal(t, int64(goroutines*each), st.Numbers, "Region %d: numbers", r)
+		assert.Positive(t, st.LostRaces, "Region %d: lost races (the conflicts count)", r)
+	}
 }
 
 // TestMRSCLatest: a Latest on an MRSC table, from 3 Regions x 4 goroutines,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -29,6 +30,9 @@ type resolver struct {
 	// need not wait, and an error from a Client wrapper that drops the
 	// optFns is returned as it is.
 	attached bool
+	// resent counts the requests sent again, for Stats; nil counts
+	// nothing.
+	resent *atomic.Int64
 }
 
 // send sends a write once and, when its outcome is unknown (see
@@ -65,6 +69,9 @@ func (r resolver) send(ctx context.Context, send sendFunc) error {
 		// settles nothing: an earlier send may still have been applied.
 		// Its error is still the best account of why the outcome stays
 		// unknown (a refused connection says DynamoDB is unreachable).
+		if r.resent != nil {
+			r.resent.Add(1)
+		}
 		var p probe
 		rerr := send(rctx, p.use)
 		switch writeOutcome(rerr, &p) {

@@ -78,6 +78,7 @@ type SortKey struct {
 	pkNames  map[string]string // expression attribute names of the check
 	putNames map[string]string // expression attribute names of the Puts
 	calls    *combine.Group[string, hint, appendReq, int64]
+	stats    sortKeyStats
 }
 
 // hint is what a SortKey knows of a name between calls: the last number
@@ -136,7 +137,6 @@ func NewSortKey(client Client, table string, optFns ...func(*Options)) (*SortKey
 		return fail(err)
 	}
 	s := &SortKey{
-		client:   client,
 		table:    table,
 		opts:     o,
 		codec:    newNumberCodec(&o),
@@ -146,7 +146,8 @@ func NewSortKey(client Client, table string, optFns ...func(*Options)) (*SortKey
 		putNames: map[string]string{"#pk": o.PartitionKey, "#tok": o.TokenAttribute},
 		calls:    combine.New[string, hint, appendReq, int64](maxTransactItems, sortKeyHints),
 	}
-	s.resolver = resolver{timeout: o.ResolveTimeout, policy: s.policy}
+	s.client = countingClient{Client: client, n: &s.stats.requests}
+	s.resolver = resolver{timeout: o.ResolveTimeout, policy: s.policy, resent: &s.stats.resends}
 	s.max = min(s.codec.max(), o.MaxValue)
 	s.lo, s.hi = s.codec.key(1), s.codec.key(s.max)
 	return s, nil
@@ -183,7 +184,8 @@ func (s *SortKey) Append(ctx context.Context, name string, item any) (int64, err
 	return s.append(ctx, "SortKey.Append", name, item)
 }
 
-func (s *SortKey) append(ctx context.Context, op, name string, item any) (int64, error) {
+func (s *SortKey) append(ctx context.Context, op, name string, item any) (_ int64, err error) {
+	defer func() { s.stats.record(1, err) }()
 	fail := func(err error) (int64, error) {
 		return 0, &Error{Op: op, Table: s.table, Sequence: name, Err: err}
 	}
@@ -241,6 +243,7 @@ func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyC
 	}
 	for len(batch) > 0 {
 		n := batchLen(len(batch), maxTransactItems, func(i int) int { return batch[i].Req.size }, false)
+		s.stats.batch(n)
 		s.write(ctx, pk, h, batch[:n])
 		batch = batch[n:]
 	}
@@ -262,6 +265,9 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			calls = calls[:max(room, 0)]
 			continue
 		}
+		if check {
+			s.stats.leaps.Add(1)
+		}
 		start := time.Now()
 		err = s.put(ctx, pk, first, calls, check)
 		if err == nil {
@@ -281,6 +287,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			}
 			return
 		case writeLostRace(err):
+			s.stats.lostRaces.Add(1)
 			h.lost()
 			races++
 			leap = races%2 == 0
@@ -292,6 +299,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 				failCalls(calls, err)
 				return
 			}
+			s.stats.retries.Add(1)
 		default:
 			calls = s.settleRefused(ctx, pk, h, calls, first, check, err)
 		}

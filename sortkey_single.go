@@ -33,6 +33,9 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 			failCalls(calls, err)
 			return
 		}
+		if races == 0 {
+			s.stats.batch(1) // each call is written alone
+		}
 		n, _, err := s.place(ctx, pk, h, 1, false)
 		if err != nil {
 			failCalls(calls, err)
@@ -59,6 +62,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 			// replicated write conflict: another Region is writing n at
 			// this moment and nothing was written; try n again after the
 			// backoff, and the condition will tell who got it.
+			s.stats.lostRaces.Add(1)
 			h.known = h.known && replicatedConflict(err)
 			h.lost()
 			races++
@@ -70,6 +74,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 				failCalls(calls, err)
 				return
 			}
+			s.stats.retries.Add(1)
 		default:
 			werr := s.writeError(err)
 			if !errors.Is(werr, ErrInvalidArgument) {

@@ -779,6 +779,10 @@ func TestBlockGrownRangeNearMaxValue(t *testing.T) {
 		}
 		got = append(got, v)
 	}
-	requireExactly(t, got, 1, 1000)
+	// Grown ranges are sized by the measured rate, so the tail below
+	// MaxValue may be shorter than the first size: then it is not leased
+	// (documented), and fewer than 10 numbers stay unused.
+	require.Greater(t, len(got), 1000-10, "numbers handed out before ErrExhausted")
+	requireExactly(t, got, 1, int64(len(got)))
 	assert.Greater(t, b.Stats().RoundTrips, b.Stats().Leases+b.Stats().FailedLeases, "RoundTrips: leases asked for again at the first size")
 }

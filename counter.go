@@ -201,10 +201,12 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
 	var out *dynamodb.UpdateItemOutput
-	err = c.resolver.send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
-		var err error
-		out, err = c.updateItem(ctx, in, optFn)
-		return err
+	err = c.resendConflicts(ctx, func() error {
+		return c.resolver.send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+			var err error
+			out, err = c.client.UpdateItem(ctx, in, optFn)
+			return err
+		})
 	})
 	if errors.Is(err, ErrUnknownOutcome) {
 		return fail(fmt.Errorf("%w (an update that was applied leaves a gap; retrying is safe)", err))
@@ -448,7 +450,7 @@ func (c *Counter) Stats() CounterStats {
 	return CounterStats{
 		Calls:      c.stats.calls.Load(),
 		Numbers:    c.stats.numbers.Load(),
-		RoundTrips: c.stats.roundTrips.Load(),
+		RoundTrips: c.stats.roundTrips.total(),
 		Errors:     c.stats.errors.stats(),
 	}
 }

@@ -63,7 +63,11 @@
 // own slice of the numbers from its own item (Options.Region,
 // Options.Regions), so that Regions never collide; SortKey and Latest are
 // refused and belong in one home Region. With GlobalTableMRSC Counter and
-// Block work as on one Region. See docs/global-tables.md.
+// Block work as on one Region, and SortKey and Latest write without
+// transactions, which MRSC refuses: one conditional PutItem per number, and
+// for Latest the version item first, then 'latest' (Options.NoTransactions
+// gives the same path on one Region, for half the write units of a Latest).
+// See docs/global-tables.md.
 //
 // # Errors
 //

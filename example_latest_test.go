@@ -80,3 +80,39 @@ func ExampleLatest() {
 	// history: v1 "Hello."
 	// missing page: true
 }
+
+// A Latest that writes without transactions, as it must on a multi-Region
+// strongly consistent global table (o.GlobalTable =
+// dynamoseq.GlobalTableMRSC) and may on one Region for half the write
+// units: each Append puts the version item, then moves 'latest' forward.
+// GetLatest reads 'latest' and the version after it, so it returns the
+// newest version even if a writer stopped between its two writes.
+func ExampleLatest_noTransactions() {
+	client, table := dbtest.ExampleTable(types.ScalarAttributeTypeN)
+	ctx := context.Background()
+
+	docs, err := dynamoseq.NewLatest(client, table, func(o *dynamoseq.Options) {
+		o.NoTransactions = true
+	})
+	if err != nil {
+		panic(err)
+	}
+	for _, status := range []string{"draft", "review", "signed"} {
+		v, err := docs.Append(ctx, "contract-1001", map[string]string{"status": status})
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println("saved version", v)
+	}
+	var current map[string]string
+	v, err := docs.GetLatest(ctx, "contract-1001", &current)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("current: v%d %s\n", v, current["status"])
+	// Output:
+	// saved version 1
+	// saved version 2
+	// saved version 3
+	// current: v3 signed
+}

@@ -189,43 +189,57 @@ func TestFaultsAppend(t *testing.T) {
 	}
 }
 
-// TestFaultsUnreachable: a write whose answer is lost and DynamoDB then
-// unreachable returns ErrUnknownOutcome with the number that may hold the
-// item, after ResolveTimeout, even though the caller's context ended; a
-// write made while DynamoDB is unreachable returns at once, with the
-// network error, and stores nothing.
+// TestFaultsUnreachable: a write whose answer is lost, or held until the
+// caller's deadline has passed, and DynamoDB then unreachable returns
+// ErrUnknownOutcome with the number that may hold the item, after
+// ResolveTimeout, joined with the caller's own context error; a write made
+// while DynamoDB is unreachable returns at once, with the network error, and
+// stores nothing.
 func TestFaultsUnreachable(t *testing.T) {
 	t.Parallel()
-	for _, strategy := range []string{"SortKey", "Latest"} {
-		t.Run(strategy, func(t *testing.T) {
-			t.Parallel()
-			ft := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{LoseAnswers: 1})
-			client := lossyClient(t, ft)
-			table := dbtest.SortKeyTable(t, dbtest.Client(t), types.ScalarAttributeTypeN)
-			// Resolving outlasts the caller's deadline.
-			resolve := func(o *dynamoseq.Options) { fastResolve(o); o.ResolveTimeout = callDeadline + 500*time.Millisecond }
-			appendFn := newAppender(t, strategy, client, table, resolve)
-			done := make(chan []appendResult)
-			go func() { done <- appendUnique(t, appendFn, "u", 1, 1) }()
-			for ft.Counts().LostAnswers == 0 {
-				time.Sleep(time.Millisecond)
-			}
-			ft.SetUnreachable(true)
-			results := <-done
-			require.ErrorIs(t, results[0].err, dynamoseq.ErrUnknownOutcome)
-			require.ErrorIs(t, results[0].err, context.DeadlineExceeded, "the caller's own deadline passed too")
+	faults := map[string]dynamoseqtest.Faults{
+		"lost":    {LoseAnswers: 1},
+		"stalled": {StallAnswers: 1, StallFor: time.Minute},
+	}
+	for _, strategy := range []string{"SortKey", "Latest", "SortKey/NoTransactions", "Latest/NoTransactions"} {
+		for kind, f := range faults {
+			t.Run(strategy+"/"+kind, func(t *testing.T) {
+				t.Parallel()
+				ft := dynamoseqtest.NewFaultTransport(f)
+				client := lossyClient(t, ft)
+				table := dbtest.SortKeyTable(t, dbtest.Client(t), types.ScalarAttributeTypeN)
+				// Resolving outlasts the caller's deadline.
+				resolve := func(o *dynamoseq.Options) {
+					fastResolve(o)
+					o.ResolveTimeout = callDeadline + 500*time.Millisecond
+					o.NoTransactions = strings.HasSuffix(strategy, "/NoTransactions")
+				}
+				appendFn := newAppender(t, strings.TrimSuffix(strategy, "/NoTransactions"), client, table, resolve)
+				done := make(chan []appendResult)
+				go func() { done <- appendUnique(t, appendFn, "u", 1, 1) }()
+				for c := ft.Counts(); c.LostAnswers+c.Stalled == 0; c = ft.Counts() {
+					time.Sleep(time.Millisecond)
+				}
+				ft.SetUnreachable(true)
+				results := <-done
+				require.ErrorIs(t, results[0].err, dynamoseq.ErrUnknownOutcome)
+				require.ErrorIs(t, results[0].err, context.DeadlineExceeded, "the caller's own deadline passed too")
+				var e *dynamoseq.Error
+				require.ErrorAs(t, results[0].err, &e)
+				require.Equal(t, int64(1), e.Number, "the number that may hold the item")
 
-			start := time.Now()
-			ctx, cancel := context.WithTimeout(context.Background(), callDeadline)
-			defer cancel()
-			_, err := appendFn(ctx, "u", map[string]types.AttributeValue{"body": &types.AttributeValueMemberS{Value: "down"}})
-			require.Error(t, err)
-			require.NotErrorIs(t, err, dynamoseq.ErrUnknownOutcome, "nothing was sent")
-			require.Less(t, time.Since(start), callDeadline, "nothing was sent, nothing to resolve")
-			results = append(results, appendResult{body: "down", err: err})
-			logCounts(t, ft)
-			checkAppends(t, dbtest.Client(t), table, "u", results, true)
-		})
+				start := time.Now()
+				ctx, cancel := context.WithTimeout(context.Background(), callDeadline)
+				defer cancel()
+				_, err := appendFn(ctx, "u", map[string]types.AttributeValue{"body": &types.AttributeValueMemberS{Value: "down"}})
+				require.Error(t, err)
+				require.NotErrorIs(t, err, dynamoseq.ErrUnknownOutcome, "nothing was sent")
+				require.Less(t, time.Since(start), callDeadline, "nothing was sent, nothing to resolve")
+				results = append(results, appendResult{body: "down", err: err})
+				logCounts(t, ft)
+				checkAppends(t, dbtest.Client(t), table, "u", results, true)
+			})
+		}
 	}
 }
 

@@ -449,19 +449,11 @@ func TestGlobalTableOptions(t *testing.T) {
 	_, err = dynamoseq.NewIDMinter(mrscCounter, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.TTLAttribute = "ttl" })
 	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "NewIDMinter with TTL over an MRSC Counter")
 	assert.Contains(t, err.Error(), "do not support Time to Live")
-	for _, mode := range []dynamoseq.GlobalTableMode{dynamoseq.GlobalTableMREC, dynamoseq.GlobalTableMRSC} {
-		opt := func(o *dynamoseq.Options) { o.GlobalTable = mode }
-		if mode == dynamoseq.GlobalTableMREC {
-			opt = mrec("a", "a", "b")
-		}
-		_, err := dynamoseq.NewSortKey(client, "table", opt)
-		require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "NewSortKey with %v", mode)
-		_, lerr := dynamoseq.NewLatest(client, "table", opt)
-		require.ErrorIs(t, lerr, dynamoseq.ErrInvalidArgument, "NewLatest with %v", mode)
-		if mode == dynamoseq.GlobalTableMREC {
-			for _, err := range []error{err, lerr} {
-				assert.True(t, strings.Contains(err.Error(), "one writer per sequence") && strings.Contains(err.Error(), "home Region"), "%v", err)
-			}
-		}
+	_, err = dynamoseq.NewSortKey(client, "table", mrec("a", "a", "b"))
+	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "NewSortKey with GlobalTableMREC")
+	_, lerr := dynamoseq.NewLatest(client, "table", mrec("a", "a", "b"))
+	require.ErrorIs(t, lerr, dynamoseq.ErrInvalidArgument, "NewLatest with GlobalTableMREC")
+	for _, err := range []error{err, lerr} {
+		assert.True(t, strings.Contains(err.Error(), "one writer per sequence") && strings.Contains(err.Error(), "home Region"), "%v", err)
 	}
 }

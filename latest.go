@@ -47,6 +47,21 @@ const latestMaxIdle = 4096
 // cost one transaction of k+1 items (2(k+1) write units for small items) and
 // one round trip.
 //
+// Without transactions (Options.NoTransactions, and always with
+// GlobalTableMRSC, whose tables refuse them) Append makes two conditional
+// PutItems: the version item (attribute_not_exists or its own write token:
+// the version item is the lock), then 'latest', conditioned on holding a
+// lower version, so that it never moves back. Versions stay gap-free and
+// unique, and a version is written only once 'latest' holds the one before,
+// so the 'latest' item is at most one version behind the newest: while a
+// writer is between its two writes, or after one stopped there, until the
+// next Append (whose failed condition returns the version to copy) or
+// GetLatest (which reads the version after 'latest') repairs it. GetLatest
+// itself always returns the newest version. Cost: 2 write units per KB
+// instead of 4, two round trips per Append, one after the other (queued
+// appends are not batched), and two GetItems per GetLatest. Every Latest
+// writing a table must use the same path.
+//
 // A Latest is safe for concurrent use by any number of goroutines. No
 // goroutine it starts outlives the call that started it (only Versions
 // starts any), so it needs no Close.
@@ -58,6 +73,7 @@ type Latest struct {
 	resolver resolver
 	layout   docLayout
 	group    *combine.Group[string, latestHint, latestAppend, int64]
+	stats    appendStats
 
 	// overhead is the size of what the library adds to an item apart from
 	// the partition key value: the attribute names, the sort key and the
@@ -91,9 +107,10 @@ func (r *latestAppend) lose() int {
 // NewLatest returns a Latest over table. It reads PartitionKey, SortKey,
 // SortKeyType and SortKeyWidth (LayoutSortKey), KeyPrefix, Layout,
 // VersionKeyFormat and LatestKeyFormat (LayoutPartitionKey),
-// VersionAttribute, MaxAttempts, BaseDelay, MaxDelay, ResolveTimeout and
-// GlobalTable from the options, and refuses any other option set
-// (ErrInvalidArgument).
+// VersionAttribute, MaxAttempts, BaseDelay, MaxDelay, ResolveTimeout,
+// GlobalTable, NoTransactions and, without transactions, TokenAttribute
+// from the options, and refuses any other option set (ErrInvalidArgument).
+// GlobalTableMREC is refused.
 //
 // It makes no call to DynamoDB. It returns an error wrapping
 // ErrInvalidArgument when client is nil, the table name breaks DynamoDB's
@@ -114,8 +131,16 @@ func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, 
 		err = refuseGlobal(&o, "Latest")
 	}
 	if err == nil {
-		err = checkRead(optFns, "PartitionKey", "SortKey", "SortKeyType", "SortKeyWidth", "KeyPrefix", "Layout",
-			"VersionKeyFormat", "LatestKeyFormat", "VersionAttribute", "MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout", "GlobalTable")
+		reads := []string{"PartitionKey", "SortKey", "SortKeyType", "SortKeyWidth", "KeyPrefix", "Layout",
+			"VersionKeyFormat", "LatestKeyFormat", "VersionAttribute", "MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout",
+			"GlobalTable", "NoTransactions"}
+		if o.singleItemWrites() {
+			reads = append(reads, "TokenAttribute")
+		}
+		err = checkRead(optFns, reads...)
+	}
+	if err == nil && o.singleItemWrites() && o.TokenAttribute == o.VersionAttribute {
+		err = invalidf("TokenAttribute and VersionAttribute are both %q", o.VersionAttribute)
 	}
 	if err != nil {
 		return fail(err)
@@ -125,7 +150,6 @@ func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, 
 		return fail(err)
 	}
 	l := &Latest{
-		client:     client,
 		table:      table,
 		opts:       o,
 		layout:     layout,
@@ -135,7 +159,14 @@ func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, 
 		reserved:   append(layout.keyAttrs(), o.VersionAttribute),
 		overhead:   layout.extraKeyBytes() + len(o.VersionAttribute) + maxNumberBytes,
 	}
-	l.resolver = resolver{timeout: o.ResolveTimeout, policy: l.policy}
+	if o.singleItemWrites() {
+		// The version items carry their write token (see putVersion).
+		const tokenBytes = 32 // see newRequestToken
+		l.reserved = append(l.reserved, o.TokenAttribute)
+		l.overhead += len(o.TokenAttribute) + tokenBytes
+	}
+	l.client = countingClient{Client: client, n: &l.stats.requests}
+	l.resolver = resolver{timeout: o.ResolveTimeout, policy: l.policy, resent: &l.stats.resends}
 	return l, nil
 }
 
@@ -154,6 +185,11 @@ func (l *Latest) Next(ctx context.Context, name string) (int64, error) {
 // the key attributes or Options.VersionAttribute, and must fit in DynamoDB's
 // 400 KB with the keys; otherwise Append returns ErrInvalidArgument and
 // writes nothing.
+//
+// Without transactions, see Latest for the two PutItems it makes instead;
+// it returns the version once the version item is stored, even if moving
+// 'latest' then fails, and an outcome left unknown is settled by resending
+// the version item's PutItem, which carries its write token.
 //
 // Underneath it issues one TransactWriteItems that puts the version item
 // (condition attribute_not_exists) and the 'latest' item (condition on the
@@ -188,7 +224,8 @@ func (l *Latest) Append(ctx context.Context, name string, item any) (int64, erro
 	return l.append(ctx, "Latest.Append", name, item)
 }
 
-func (l *Latest) append(ctx context.Context, op, name string, item any) (int64, error) {
+func (l *Latest) append(ctx context.Context, op, name string, item any) (_ int64, err error) {
+	defer func() { l.stats.record(1, err) }()
 	fail := func(err error) (int64, error) {
 		return 0, &Error{Op: op, Table: l.table, Sequence: name, Err: err}
 	}

@@ -74,7 +74,9 @@ func (l *Latest) readError(err error) error {
 // accepts, a *map[string]types.AttributeValue, or nil to read only the
 // number; it receives the attributes given to Append, without the key
 // attributes and the version attribute. It returns ErrNotFound when the
-// document has no version.
+// document has no version. Without transactions (see Latest) it also reads
+// the version after the one 'latest' holds (a second GetItem), returns that
+// version if it exists and copies it to 'latest' (one PutItem).
 func (l *Latest) GetLatest(ctx context.Context, name string, out any) (int64, error) {
 	fail := func(err error) (int64, error) {
 		return 0, &Error{Op: "Latest.GetLatest", Table: l.table, Sequence: name, Err: err}
@@ -86,7 +88,12 @@ func (l *Latest) GetLatest(ctx context.Context, name string, out any) (int64, er
 	if err != nil {
 		return fail(err)
 	}
-	item, err := l.getItem(ctx, l.layout.latestKey(base))
+	var item map[string]types.AttributeValue
+	if l.opts.singleItemWrites() {
+		item, err = l.readNewest(ctx, base) // 'latest' may be one version behind
+	} else {
+		item, err = l.getItem(ctx, l.layout.latestKey(base))
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -287,6 +294,9 @@ func (l *Latest) getVersions(ctx context.Context, base string, newest bool, top 
 			return nil, err
 		}
 		top = latest
+		if l.opts.singleItemWrites() && top < l.maxVersion {
+			top++ // 'latest' may be one version behind the newest
+		}
 	}
 	n := int(min(int64(limit), top))
 	if n <= 0 {
@@ -312,7 +322,8 @@ func (l *Latest) getVersions(ctx context.Context, base string, newest bool, top 
 		}()
 	}
 	wg.Wait()
-	// A missing version can only be one deleted by hand: leave it out.
+	// A missing version can only be one deleted by hand, or the one above
+	// 'latest' with single-item writes: leave it out.
 	kept := page[:0]
 	for i, err := range errs {
 		switch {

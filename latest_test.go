@@ -421,7 +421,16 @@ func TestLatestBadOptions(t *testing.T) {
 // as good items, it fails alone, at once, and the others are written.
 func TestLatestValidationInBatch(t *testing.T) {
 	t.Parallel()
-	l, _, _ := newLatest(t, latestLayouts[0], nil)
+	for _, noTx := range []bool{false, true} {
+		t.Run(fmt.Sprintf("NoTransactions=%v", noTx), func(t *testing.T) {
+			t.Parallel()
+			testLatestValidationInBatch(t, func(o *dynamoseq.Options) { o.NoTransactions = noTx })
+		})
+	}
+}
+
+func testLatestValidationInBatch(t *testing.T, opt func(*dynamoseq.Options)) {
+	l, _, _ := newLatest(t, latestLayouts[0], nil, opt)
 	deep := types.AttributeValue(&types.AttributeValueMemberS{Value: "bottom"})
 	for range 40 {
 		deep = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"m": deep}}
@@ -503,18 +512,25 @@ func (c *raceClient) TransactWriteItems(ctx context.Context, in *dynamodb.Transa
 	return c.Client.TransactWriteItems(ctx, in, optFns...)
 }
 
-func TestLatestContention(t *testing.T) {
-	t.Parallel()
+// newRacyLatest returns a Latest with maxAttempts whose every transaction
+// on "doc1" loses its race to racy.rival, another Latest over the table.
+func newRacyLatest(t *testing.T, maxAttempts int) (*dynamoseq.Latest, *raceClient) {
+	t.Helper()
 	racy := &raceClient{}
 	l, client, table := newLatest(t, latestLayouts[0], func(c dynamoseq.Client) dynamoseq.Client {
 		racy.Client = c
 		return racy
-	}, func(o *dynamoseq.Options) { o.MaxAttempts = 3 })
+	}, func(o *dynamoseq.Options) { o.MaxAttempts = maxAttempts })
 	rival, err := dynamoseq.NewLatest(client, table)
 	require.NoError(t, err)
 	racy.rival = rival
+	return l, racy
+}
 
-	_, err = l.Append(context.Background(), "doc1", page{ID: "loser"})
+func TestLatestContention(t *testing.T) {
+	t.Parallel()
+	l, racy := newRacyLatest(t, 3)
+	_, err := l.Append(context.Background(), "doc1", page{ID: "loser"})
 	require.ErrorIs(t, err, dynamoseq.ErrContention)
 	var tce *types.TransactionCanceledException
 	require.ErrorAs(t, err, &tce, "ErrContention wraps the last cancellation")
@@ -522,7 +538,7 @@ func TestLatestContention(t *testing.T) {
 
 	// The rival's three versions are all there is.
 	want := map[string]int64{"rival1": 1, "rival2": 2, "rival3": 3}
-	requireHistory(t, rival, "doc1", want)
+	requireHistory(t, racy.rival, "doc1", want)
 }
 
 // TestLatestWarmWriter: the first Append reads 'latest'; the following ones

@@ -18,8 +18,13 @@ import (
 // run writes one batch of appends to the document base, in as many
 // transactions as DynamoDB's limits on actions and bytes require.
 func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch []*combine.Call[latestAppend, int64]) {
+	if l.opts.singleItemWrites() {
+		l.appendEach(ctx, base, hint, batch)
+		return
+	}
 	for len(batch) > 0 {
 		n := batchLen(len(batch), latestMaxBatch, func(i int) int { return batch[i].Req.size }, true)
+		l.stats.batch(n)
 		l.write(ctx, base, hint, batch[:n])
 		if putBack(batch[:n], batch[n:]) {
 			return
@@ -77,6 +82,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 		}
 		return
 	case cancelled && len(reasons) == len(in.TransactItems) && lostRace(reasons):
+		l.stats.lostRaces.Add(1)
 		hint.lost(start)
 		// 'latest' is the first action; its failed condition returns
 		// the item, which tells the version to write after, at once
@@ -88,7 +94,9 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 			failAll(werr)
 			return
 		}
-		raceLost(calls, l.opts.MaxAttempts, err)
+		if raceLost(calls, l.opts.MaxAttempts, err) {
+			l.stats.retries.Add(1)
+		}
 		return
 	case len(calls) > 1 && isValidation(err):
 		// One item DynamoDB refuses must not fail the others of the

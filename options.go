@@ -77,7 +77,10 @@ type Options struct {
 	// error) is sent again, identical, to find out whether it was stored.
 	// It applies even after the caller's context has ended, so that the
 	// caller learns the outcome; when it runs out, the call returns
-	// ErrUnknownOutcome. Default 10s. SortKey, Latest.
+	// ErrUnknownOutcome. Default 10s; at most 5 minutes, well inside the
+	// 10 minutes for which DynamoDB recognises a transaction's
+	// ClientRequestToken (a Latest's resend after that could be applied a
+	// second time). SortKey, Latest.
 	ResolveTimeout time.Duration
 
 	// TokenAttribute is the String attribute in which a SortKey writes, on
@@ -86,7 +89,9 @@ type Options struct {
 	// holds this token, so that a resend of a write that was applied (by
 	// the SDK's retryer or by the library) succeeds instead of storing the
 	// item again under another number. Items passed to Append must not set
-	// it; it costs about 40 bytes per item. Default "wtok". SortKey.
+	// it; it costs about 40 bytes per item. Default "wtok". SortKey, and
+	// Latest without transactions (NoTransactions, GlobalTableMRSC), on
+	// its version items.
 	TokenAttribute string
 
 	// BaseDelay and MaxDelay bound the exponential backoff, with full
@@ -195,13 +200,29 @@ type Options struct {
 	// it. Default "version". Latest.
 	VersionAttribute string
 
+	// NoTransactions makes a SortKey and a Latest write without
+	// TransactWriteItems: every item with its own conditional PutItem.
+	// A SortKey writes the calls queued for one name as consecutive
+	// PutItems instead of one transaction; a Latest writes the version
+	// item first (the version item is the lock), then moves 'latest'
+	// forward with a second conditional PutItem that never moves it back.
+	// That halves the write units of a Latest (a transaction charges two
+	// per KB of each item) and costs a round trip per item written; a
+	// reader of the 'latest' item itself may find it one version behind
+	// (GetLatest never does; see docs/latest.md). Every SortKey or Latest
+	// writing one table must be set alike. Default false; always on with
+	// GlobalTableMRSC, whose tables refuse transactions. SortKey, Latest.
+	NoTransactions bool
+
 	// Global tables (see docs/global-tables.md).
 
 	// GlobalTable is the kind of table: GlobalTableNone (the default, the
 	// zero value) for a table in one Region, GlobalTableMREC or
 	// GlobalTableMRSC for a global table. With GlobalTableMREC a Counter
 	// (and a Block or IDMinter over it) slices its numbers by Region, and
-	// NewSortKey and NewLatest refuse it. Counter, SortKey, Latest (a Block
+	// NewSortKey and NewLatest refuse it; with GlobalTableMRSC SortKey and
+	// Latest write without transactions (see NoTransactions). Counter,
+	// SortKey, Latest (a Block
 	// or IDMinter follows its Counter).
 	GlobalTable GlobalTableMode
 
@@ -218,6 +239,11 @@ type Options struct {
 	// adding it needs no migration (see docs/global-tables.md).
 	Regions []string
 }
+
+// maxResolveTimeout bounds Options.ResolveTimeout: resends of a transaction
+// must stay well inside the 10 minutes for which DynamoDB recognises its
+// ClientRequestToken.
+const maxResolveTimeout = 5 * time.Minute
 
 // defaultOptions are the values a zero field stands for.
 var defaultOptions = Options{
@@ -346,8 +372,8 @@ func (o *Options) validate() error {
 		return invalidf("MaxValue %d is below Start %d", o.MaxValue, o.Start)
 	case o.MaxAttempts < 1:
 		return invalidf("MaxAttempts is %d, want at least 1", o.MaxAttempts)
-	case o.ResolveTimeout < 0:
-		return invalidf("ResolveTimeout is %v, want at least 0", o.ResolveTimeout)
+	case o.ResolveTimeout < 0 || o.ResolveTimeout > maxResolveTimeout:
+		return invalidf("ResolveTimeout is %v, want 0 (the default) up to %v", o.ResolveTimeout, maxResolveTimeout)
 	case o.TokenAttribute == o.PartitionKey || o.TokenAttribute == o.SortKey:
 		return invalidf("TokenAttribute %q is also a key attribute", o.TokenAttribute)
 	case o.BaseDelay < 0 || o.MaxDelay < o.BaseDelay:

@@ -122,14 +122,16 @@ func writeOutcome(err error, p *probe) outcome {
 // left the token, and the condition would pass), and for a cancelled
 // transaction, which carries a ClientRequestToken: had an earlier attempt
 // been applied, DynamoDB would have answered this one with success.
+// IdempotentParameterMismatch is not among them: the library only resends
+// identical requests, so it says that DynamoDB has seen the token, which is
+// evidence of an earlier attempt, not of none.
 func refusedForGood(err error) bool {
 	var (
 		invalid  smithy.InvalidParamsError
 		ccf      *types.ConditionalCheckFailedException
 		notFound *types.ResourceNotFoundException
-		mismatch *types.IdempotentParameterMismatchException
 	)
-	if errors.As(err, &invalid) || errors.As(err, &ccf) || errors.As(err, &notFound) || errors.As(err, &mismatch) {
+	if errors.As(err, &invalid) || errors.As(err, &ccf) || errors.As(err, &notFound) {
 		return true
 	}
 	if reasons, ok := cancelReasons(err); ok {

@@ -34,8 +34,9 @@ const (
 	// GlobalTableMRSC is a multi-Region strongly consistent global table
 	// (MultiRegionConsistency STRONG): conditional writes and ADD are
 	// consistent across its three Regions, transactions and TTL are not
-	// supported. A Counter and a Block work unchanged; TTLAttribute is
-	// refused.
+	// supported. A Counter and a Block work unchanged; SortKey and Latest
+	// write every item with its own conditional PutItem (as with
+	// Options.NoTransactions); TTLAttribute is refused.
 	GlobalTableMRSC
 )
 
@@ -155,42 +156,70 @@ func (s *regionSlice) keys(pk string) []string {
 
 // refuseGlobal is the check of NewSortKey and NewLatest. Their numbering
 // needs one writer per sequence, which an MREC table cannot give across
-// Regions, and their writes use TransactWriteItems, which an MRSC table
-// refuses.
+// Regions. On an MRSC table they write without transactions (see
+// singleItemWrites).
 func refuseGlobal(o *Options, what string) error {
-	switch o.GlobalTable {
-	case GlobalTableMREC:
+	if o.GlobalTable == GlobalTableMREC {
 		return invalidf("%s with GlobalTableMREC: gap-free numbering needs one writer per sequence, "+
 			"and on a multi-Region eventually consistent table conditions and transactions are checked only "+
 			"in the Region that receives them, so two Regions would write the same number; point this client "+
 			"at one home Region of the table and leave GlobalTable at GlobalTableNone "+
 			"(see docs/global-tables.md)", what)
-	case GlobalTableMRSC:
-		return invalidf("%s with GlobalTableMRSC is not supported yet: it writes with TransactWriteItems, "+
-			"which multi-Region strongly consistent tables refuse", what)
 	}
 	return nil
 }
 
-// updateItem issues the counter's UpdateItem. On an MRSC table a write to
-// the same item from another Region at the same moment makes DynamoDB
-// refuse it with ReplicatedWriteConflictException, having written nothing;
-// updateItem sends it again after a backoff (BaseDelay, MaxDelay), at most
-// MaxAttempts times in all, and then returns ErrContention. The SDK's
-// retryer does not retry that exception.
+// singleItemWrites reports whether a SortKey or a Latest writes every item
+// with its own conditional PutItem instead of TransactWriteItems: when asked
+// to (NoTransactions), and always on an MRSC table, which refuses
+// transactions.
+func (o *Options) singleItemWrites() bool {
+	return o.NoTransactions || o.GlobalTable == GlobalTableMRSC
+}
+
+// replicatedConflict reports whether err is an MRSC table's refusal of a
+// write because another Region wrote the same item at the same moment
+// (ReplicatedWriteConflictException). Nothing was written; the write may be
+// sent again.
+func replicatedConflict(err error) bool {
+	var conflict *types.ReplicatedWriteConflictException
+	return errors.As(err, &conflict)
+}
+
+// updateItem issues the counter's UpdateItem, resending it after a
+// replicated write conflict (see resendConflicts).
 func (c *Counter) updateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	var out *dynamodb.UpdateItemOutput
+	err := c.resendConflicts(ctx, func() error {
+		var err error
+		out, err = c.client.UpdateItem(ctx, in, optFns...)
+		return err
+	})
+	return out, err
+}
+
+// resendConflicts calls write, which makes one write of the counter. On an
+// MRSC table a write to the same item from another Region at the same
+// moment makes DynamoDB refuse it with ReplicatedWriteConflictException,
+// having written nothing; resendConflicts calls write again after a backoff
+// (BaseDelay, MaxDelay), at most MaxAttempts times in all, and then returns
+// ErrContention. The SDK's retryer does not retry that exception. Each call
+// of write is a new request as far as the resolver is concerned: a write
+// that goes through the resolver must be inside write, so that the
+// conflicts answered to earlier calls do not count as attempts that may
+// have been applied.
+func (c *Counter) resendConflicts(ctx context.Context, write func() error) error {
 	policy := backoff.Policy{Base: c.opts.BaseDelay, Max: c.opts.MaxDelay}
 	for attempt := 1; ; attempt++ {
-		out, err := c.client.UpdateItem(ctx, in, optFns...)
-		var conflict *types.ReplicatedWriteConflictException
-		if !errors.As(err, &conflict) {
-			return out, err
+		err := write()
+		if !replicatedConflict(err) {
+			return err
 		}
 		if attempt >= c.opts.MaxAttempts {
-			return nil, fmt.Errorf("%w: %d writes refused by ReplicatedWriteConflictException: %w", ErrContention, attempt, err)
+			return fmt.Errorf("%w: %d writes refused by ReplicatedWriteConflictException: %w", ErrContention, attempt, err)
 		}
 		if err := policy.Wait(ctx, attempt); err != nil {
-			return nil, err
+			return err
 		}
 	}
 }

@@ -2,7 +2,9 @@ package dynamoseq
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -28,6 +30,9 @@ type resolver struct {
 	// need not wait, and an error from a Client wrapper that drops the
 	// optFns is returned as it is.
 	attached bool
+	// resent counts the requests sent again, for Stats; nil counts
+	// nothing.
+	resent *atomic.Int64
 }
 
 // send sends a write once and, when its outcome is unknown (see
@@ -58,18 +63,37 @@ func (r resolver) send(ctx context.Context, send sendFunc) error {
 			if r.attached && ctx.Err() != nil {
 				return err // the caller gave up
 			}
-			return fmt.Errorf("%w: the request was sent again %d times over %v without an answer that settles it: %w",
-				ErrUnknownOutcome, n-1, r.timeout, err)
+			return unsettled(ctx, n-1, r.timeout, err)
 		}
 		// A resend that was not sent, or was refused alone (throttled),
 		// settles nothing: an earlier send may still have been applied.
+		// Its error is still the best account of why the outcome stays
+		// unknown (a refused connection says DynamoDB is unreachable).
+		if r.resent != nil {
+			r.resent.Add(1)
+		}
 		var p probe
 		rerr := send(rctx, p.use)
 		switch writeOutcome(rerr, &p) {
 		case applied, refused:
 			return rerr
-		case unknown:
+		default:
 			err = rerr
 		}
 	}
+}
+
+// unsettled is the ErrUnknownOutcome of a write sent again resends times
+// over timeout without an answer that settles it; last is the last error.
+// When the caller's context (ctx, the run's) has ended, last may be that
+// context's cancellation, which is not why the outcome is unknown: it is
+// kept in the message but not in the chain, so that nobody mistakes the
+// error for a plain "cancelled, nothing stored" (the caller's own context
+// error is joined in by callError).
+func unsettled(ctx context.Context, resends int, timeout time.Duration, last error) error {
+	const msg = "the request was sent again %d times over %v without an answer that settles it"
+	if ctx.Err() != nil && errors.Is(last, ctx.Err()) {
+		return fmt.Errorf("%w: "+msg+": %v", ErrUnknownOutcome, resends, timeout, last)
+	}
+	return fmt.Errorf("%w: "+msg+": %w", ErrUnknownOutcome, resends, timeout, last)
 }

@@ -55,6 +55,13 @@ import (
 // write units per KB of each item: transactions cost double, traded for k-1
 // round trips saved. A lost race costs the failed write and a Query.
 //
+// Without transactions (Options.NoTransactions, and always with
+// GlobalTableMRSC, whose tables refuse them) the guarantees are the same;
+// the queued calls are written one after the other, one conditional PutItem
+// each at the next number, with no Query between them: k calls cost k round
+// trips and k write units per KB. There is no leap, and a
+// ReplicatedWriteConflictException counts as a lost race.
+//
 // A SortKey is safe for concurrent use by any number of goroutines, and
 // several SortKeys, in one process or many, may share a table and a name.
 // It keeps a hint per recently used name and starts no goroutine.
@@ -71,6 +78,7 @@ type SortKey struct {
 	pkNames  map[string]string // expression attribute names of the check
 	putNames map[string]string // expression attribute names of the Puts
 	calls    *combine.Group[string, hint, appendReq, int64]
+	stats    sortKeyStats
 }
 
 // hint is what a SortKey knows of a name between calls: the last number
@@ -104,8 +112,10 @@ const sortKeyHints = 10_000
 // sort key holds numbers zero-padded to Options.SortKeyWidth digits, so that
 // the string order is the numeric order). It reads PartitionKey, SortKey,
 // SortKeyType, SortKeyWidth, KeyPrefix, Start, MaxValue, MaxAttempts,
-// BaseDelay, MaxDelay, ResolveTimeout, TokenAttribute and GlobalTable, and
-// refuses any other option set (ErrInvalidArgument).
+// BaseDelay, MaxDelay, ResolveTimeout, TokenAttribute, GlobalTable and
+// NoTransactions, and refuses any other option set (ErrInvalidArgument).
+// GlobalTableMREC is refused; with GlobalTableMRSC or NoTransactions it
+// writes without transactions (see SortKey).
 //
 // It makes no call to DynamoDB: a table of another shape is reported by the
 // first call that queries it, with ErrTableMismatch. It returns an error
@@ -127,13 +137,12 @@ func NewSortKey(client Client, table string, optFns ...func(*Options)) (*SortKey
 	}
 	if err == nil {
 		err = checkRead(optFns, "PartitionKey", "SortKey", "SortKeyType", "SortKeyWidth", "KeyPrefix", "Start", "MaxValue",
-			"MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout", "TokenAttribute", "GlobalTable")
+			"MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout", "TokenAttribute", "GlobalTable", "NoTransactions")
 	}
 	if err != nil {
 		return fail(err)
 	}
 	s := &SortKey{
-		client:   client,
 		table:    table,
 		opts:     o,
 		codec:    newNumberCodec(&o),
@@ -143,7 +152,8 @@ func NewSortKey(client Client, table string, optFns ...func(*Options)) (*SortKey
 		putNames: map[string]string{"#pk": o.PartitionKey, "#tok": o.TokenAttribute},
 		calls:    combine.New[string, hint, appendReq, int64](maxTransactItems, sortKeyHints),
 	}
-	s.resolver = resolver{timeout: o.ResolveTimeout, policy: s.policy}
+	s.client = countingClient{Client: client, n: &s.stats.requests}
+	s.resolver = resolver{timeout: o.ResolveTimeout, policy: s.policy, resent: &s.stats.resends}
 	s.max = min(s.codec.max(), o.MaxValue)
 	s.lo, s.hi = s.codec.key(1), s.codec.key(s.max)
 	return s, nil
@@ -180,7 +190,8 @@ func (s *SortKey) Append(ctx context.Context, name string, item any) (int64, err
 	return s.append(ctx, "SortKey.Append", name, item)
 }
 
-func (s *SortKey) append(ctx context.Context, op, name string, item any) (int64, error) {
+func (s *SortKey) append(ctx context.Context, op, name string, item any) (_ int64, err error) {
+	defer func() { s.stats.record(1, err) }()
 	fail := func(err error) (int64, error) {
 		return 0, &Error{Op: op, Table: s.table, Sequence: name, Err: err}
 	}
@@ -231,8 +242,13 @@ type sortKeyCall = combine.Call[appendReq, int64]
 // transactions as DynamoDB's limits allow. It is called by combine.Group,
 // one run per key at a time.
 func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyCall) {
+	if s.opts.singleItemWrites() {
+		s.writeEach(ctx, pk, h, batch)
+		return
+	}
 	for len(batch) > 0 {
 		n := batchLen(len(batch), maxTransactItems, func(i int) int { return batch[i].Req.size }, false)
+		s.stats.batch(n)
 		s.write(ctx, pk, h, batch[:n])
 		if putBack(batch[:n], batch[n:]) {
 			return
@@ -246,7 +262,7 @@ func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyC
 func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKeyCall) {
 	races := calls[0].Req.races // the oldest call has lost the most
 	for len(calls) > 0 {
-		first, check, err := s.place(ctx, pk, h, len(calls), races)
+		first, check, err := s.place(ctx, pk, h, len(calls), races, races > 0 && races%2 == 0)
 		if err != nil {
 			failCalls(calls, err)
 			return
@@ -255,6 +271,9 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			failCalls(calls[max(room, 0):], fmt.Errorf("%w: the sequence holds numbers up to %d (MaxValue, or the widest String sort key)", ErrExhausted, s.max))
 			calls = calls[:max(room, 0)]
 			continue
+		}
+		if check {
+			s.stats.leaps.Add(1)
 		}
 		start := time.Now()
 		err = s.put(ctx, pk, first, calls, check)
@@ -275,6 +294,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			}
 			return
 		case writeLostRace(err):
+			s.stats.lostRaces.Add(1)
 			h.lost(start)
 			if !s.learn(h, err, first, check) {
 				// A conflict with a transaction in flight: nothing to
@@ -284,7 +304,9 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 					return
 				}
 			}
-			raceLost(calls, s.opts.MaxAttempts, err)
+			if raceLost(calls, s.opts.MaxAttempts, err) {
+				s.stats.retries.Add(1)
+			}
 			return
 		default:
 			calls = s.settleRefused(ctx, pk, h, calls, first, check, err)
@@ -293,10 +315,11 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 }
 
 // place returns where calls (n of them) go: first, the number of the first
-// one, and check, whether the write leaps over first-1. It queries the last
-// number unless the hint knows it; a writer that knows it paces itself
-// instead (see pacer).
-func (s *SortKey) place(ctx context.Context, pk string, h *hint, n, races int) (first int64, check bool, err error) {
+// one, and check, whether the write leaps over first-1 (only with leap, after
+// a Query). It queries the last number unless the hint knows it; a writer
+// that knows it and has lost no race (races) paces itself instead (see
+// pacer).
+func (s *SortKey) place(ctx context.Context, pk string, h *hint, n, races int, leap bool) (first int64, check bool, err error) {
 	queried := !h.known
 	if queried {
 		last, err := s.queryLast(ctx, pk)
@@ -318,7 +341,7 @@ func (s *SortKey) place(ctx context.Context, pk string, h *hint, n, races int) (
 	// other one after, it leaps over that number instead: it writes from
 	// last+2, in a transaction that also checks that last+1 exists, so the
 	// numbering stays gap-free whoever wrote last+1.
-	check = queried && races > 0 && races%2 == 0 && n < maxTransactItems && int64(n) < s.max-h.last
+	check = leap && queried && n < maxTransactItems && int64(n) < s.max-h.last
 	first = h.last + 1
 	if check {
 		first++

@@ -247,8 +247,9 @@ func (g *gateClient) TransactWriteItems(ctx context.Context, in *dynamodb.Transa
 
 // appendQueued appends items[0] and, while its write is held, items[1:]
 // from goroutines of their own, so that those are written as one batch. It
-// returns each call's number and error.
-func appendQueued(t *testing.T, s *dynamoseq.SortKey, gate *gateClient, name string, items []any) ([]int64, []error) {
+// returns each call's number and error. appendFn is the Append of a SortKey
+// or a Latest over gate.
+func appendQueued(t *testing.T, appendFn appender, gate *gateClient, name string, items []any) ([]int64, []error) {
 	t.Helper()
 	nums := make([]int64, len(items))
 	errs := make([]error, len(items))
@@ -257,7 +258,7 @@ func appendQueued(t *testing.T, s *dynamoseq.SortKey, gate *gateClient, name str
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			nums[i], errs[i] = s.Append(context.Background(), name, item)
+			nums[i], errs[i] = appendFn(context.Background(), name, item)
 		}()
 		// The first call leads and holds the gate; the others queue in
 		// order behind it.
@@ -269,18 +270,26 @@ func appendQueued(t *testing.T, s *dynamoseq.SortKey, gate *gateClient, name str
 	return nums, errs
 }
 
-func TestSortKeyBatchWritesOneTransaction(t *testing.T) {
-	t.Parallel()
+// newGatedSortKey returns a SortKey over a new table whose first write
+// waits at gate (see appendQueued), with the raw client and the table.
+func newGatedSortKey(t *testing.T, optFns ...func(*dynamoseq.Options)) (*dynamoseq.SortKey, *gateClient, *dynamodb.Client, string) {
+	t.Helper()
 	client := dbtest.Client(t)
 	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
 	gate := &gateClient{Client: client, release: make(chan struct{})}
-	s, err := dynamoseq.NewSortKey(gate, table)
+	s, err := dynamoseq.NewSortKey(gate, table, optFns...)
 	require.NoError(t, err)
+	return s, gate, client, table
+}
+
+func TestSortKeyBatchWritesOneTransaction(t *testing.T) {
+	t.Parallel()
+	s, gate, client, table := newGatedSortKey(t)
 	items := make([]any, 21)
 	for i := range items {
 		items[i] = ticket{Seq: i}
 	}
-	nums, errs := appendQueued(t, s, gate, "batch", items)
+	nums, errs := appendQueued(t, s.Append, gate, "batch", items)
 	stored := map[int64]ticket{}
 	for i := range items {
 		require.NoError(t, errs[i], "call %d", i)
@@ -293,11 +302,16 @@ func TestSortKeyBatchWritesOneTransaction(t *testing.T) {
 
 func TestSortKeyBadItemInBatch(t *testing.T) {
 	t.Parallel()
-	client := dbtest.Client(t)
-	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
-	gate := &gateClient{Client: client, release: make(chan struct{})}
-	s, err := dynamoseq.NewSortKey(gate, table)
-	require.NoError(t, err)
+	for _, noTx := range []bool{false, true} {
+		t.Run(fmt.Sprintf("NoTransactions=%v", noTx), func(t *testing.T) {
+			t.Parallel()
+			testSortKeyBadItemInBatch(t, func(o *dynamoseq.Options) { o.NoTransactions = noTx })
+		})
+	}
+}
+
+func testSortKeyBadItemInBatch(t *testing.T, opt func(*dynamoseq.Options)) {
+	s, gate, client, table := newGatedSortKey(t, opt)
 	// DynamoDB refuses an item nested deeper than 32 levels; the size check
 	// before the write cannot see that.
 	deep := types.AttributeValue(&types.AttributeValueMemberS{Value: "x"})
@@ -305,7 +319,7 @@ func TestSortKeyBadItemInBatch(t *testing.T) {
 		deep = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"a": deep}}
 	}
 	items := []any{ticket{Seq: 0}, ticket{Seq: 1}, map[string]types.AttributeValue{"deep": deep}, ticket{Seq: 3}, ticket{Seq: 4}}
-	nums, errs := appendQueued(t, s, gate, "mixed", items)
+	nums, errs := appendQueued(t, s.Append, gate, "mixed", items)
 	require.ErrorIs(t, errs[2], dynamoseq.ErrInvalidArgument, "the deep item")
 	assert.Contains(t, errs[2].Error(), "Nesting Levels")
 	stored := map[int64]ticket{}
@@ -364,7 +378,7 @@ func TestSortKeyCancellationReasons(t *testing.T) {
 			require.NoError(t, err)
 			bad := map[string]types.AttributeValue{"refuse": &types.AttributeValueMemberBOOL{Value: true}}
 			items := []any{ticket{Seq: 0}, ticket{Seq: 1}, bad, ticket{Seq: 3}}
-			nums, errs := appendQueued(t, s, gate, "r", items)
+			nums, errs := appendQueued(t, s.Append, gate, "r", items)
 
 			require.Error(t, errs[2])
 			if tt.want != nil {

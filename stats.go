@@ -39,6 +39,42 @@ type BlockStats struct {
 	Abandoned  int64 // numbers of leased ranges that Close could neither hand out nor hand back: lost
 }
 
+// SortKeyStats are cumulative figures of a SortKey since it was made,
+// returned by SortKey.Stats.
+type SortKeyStats struct {
+	AppendStats
+	Leaps int64 // writes that leapt over the next number after lost races in a row, checking it exists in the transaction (see SortKey)
+}
+
+// LatestStats are cumulative figures of a Latest since it was made,
+// returned by Latest.Stats. Reads are GetItems of 'latest' before a write
+// and the calls of GetLatest, Get and Versions (GetItem or Query).
+type LatestStats struct {
+	AppendStats
+}
+
+// AppendStats are the figures SortKey and Latest share: those of the calls
+// that append (Next and Append), of the batches that write them, and of
+// the requests sent to DynamoDB, the read methods' included.
+type AppendStats struct {
+	Calls      int64      // calls of Next and Append
+	Numbers    int64      // numbers (versions) handed out: one per call that returned one
+	Errors     ErrorStats // failed calls of Next and Append, by kind
+	RoundTrips int64      // requests sent to DynamoDB: Reads + Puts + Transactions; the SDK's own retries of one request count once
+
+	Reads        int64 // Query and GetItem requests: the lookups of a writer that did not know the last number, and the read methods
+	Puts         int64 // PutItem requests: the write of a batch of one (SortKey), and every write without transactions (Options.NoTransactions, GlobalTableMRSC)
+	Transactions int64 // TransactWriteItems requests: the write of a batch of several, or with a check
+
+	Batches      int64 // groups of calls written together, one request per attempt
+	BatchedCalls int64 // calls in those batches: BatchedCalls/Batches is the mean batch size
+	MaxBatch     int64 // the most calls in one batch
+
+	LostRaces int64 // writes refused because another writer had written first (a failed condition or a transaction conflict), or at the same moment from another Region (a replicated write conflict)
+	Retries   int64 // writes sent again after a lost race; the other lost races ended their batch with ErrContention, or their callers gave up
+	Resends   int64 // identical requests sent again to settle an unknown outcome (a lost answer, a timeout, a server error)
+}
+
 // ErrorStats counts failed calls by the kind of error they returned, as
 // errors.Is tells them apart.
 type ErrorStats struct {
@@ -76,7 +112,8 @@ func (c *errorCounts) count(err error) {
 		return
 	case errors.Is(err, ErrExhausted):
 		n = &c.exhausted
-	// ErrUnknownOutcome (branch retrysafe): count it in c.unknownOutcome here, before the kinds below.
+	case errors.Is(err, ErrUnknownOutcome): // before Canceled: it may carry the caller's context error too
+		n = &c.unknownOutcome
 	case errors.Is(err, ErrContention):
 		n = &c.contention
 	case errors.Is(err, ErrNotFound):
@@ -112,20 +149,26 @@ func (c *errorCounts) stats() ErrorStats {
 	}
 }
 
-// counterStats is the live form of CounterStats.
-type counterStats struct {
-	calls, numbers, roundTrips atomic.Int64
-	errors                     errorCounts
+// callCounts is the live form of the Calls, Numbers and Errors figures.
+type callCounts struct {
+	calls, numbers atomic.Int64
+	errors         errorCounts
 }
 
 // record counts a call that handed out n numbers, or failed with err.
-func (s *counterStats) record(n int64, err error) {
+func (s *callCounts) record(n int64, err error) {
 	s.calls.Add(1)
 	if err != nil {
 		s.errors.count(err)
 		return
 	}
 	s.numbers.Add(n)
+}
+
+// counterStats is the live form of CounterStats.
+type counterStats struct {
+	callCounts
+	roundTrips requestCounts
 }
 
 // blockStats is the live form of BlockStats, but for the figures Stats
@@ -154,43 +197,113 @@ func (s *blockStats) lease(size int64, d time.Duration, tries int64, err error) 
 
 // durationMax is the live form of a largest duration, such as
 // BlockStats.MaxLeaseTime.
-type durationMax struct{ ns atomic.Int64 }
+type durationMax struct{ ns int64Max }
 
-func (m *durationMax) add(d time.Duration) {
-	for old := m.ns.Load(); int64(d) > old && !m.ns.CompareAndSwap(old, int64(d)); old = m.ns.Load() {
+func (m *durationMax) add(d time.Duration) { m.ns.add(int64(d)) }
+
+func (m *durationMax) load() time.Duration { return time.Duration(m.ns.load()) }
+
+// int64Max is the live form of a largest value, such as
+// AppendStats.MaxBatch.
+type int64Max struct{ v atomic.Int64 }
+
+func (m *int64Max) add(v int64) {
+	for old := m.v.Load(); v > old && !m.v.CompareAndSwap(old, v); old = m.v.Load() {
 	}
 }
 
-func (m *durationMax) load() time.Duration { return time.Duration(m.ns.Load()) }
+func (m *int64Max) load() int64 { return m.v.Load() }
 
-// countingClient passes every request on to Client and counts it in n, for
+// requestCounts counts the requests sent to DynamoDB, by operation, for
 // the RoundTrips figures.
+type requestCounts struct {
+	get, put, update, query, transact atomic.Int64
+}
+
+func (r *requestCounts) total() int64 {
+	return r.get.Load() + r.put.Load() + r.update.Load() + r.query.Load() + r.transact.Load()
+}
+
+// countingClient passes every request on to Client and counts it in n.
 type countingClient struct {
 	Client
-	n *atomic.Int64
+	n *requestCounts
 }
 
 func (c countingClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	c.n.Add(1)
+	c.n.get.Add(1)
 	return c.Client.GetItem(ctx, in, optFns...)
 }
 
 func (c countingClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	c.n.Add(1)
+	c.n.put.Add(1)
 	return c.Client.PutItem(ctx, in, optFns...)
 }
 
 func (c countingClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	c.n.Add(1)
+	c.n.update.Add(1)
 	return c.Client.UpdateItem(ctx, in, optFns...)
 }
 
 func (c countingClient) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	c.n.Add(1)
+	c.n.query.Add(1)
 	return c.Client.Query(ctx, in, optFns...)
 }
 
 func (c countingClient) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	c.n.Add(1)
+	c.n.transact.Add(1)
 	return c.Client.TransactWriteItems(ctx, in, optFns...)
+}
+
+// appendStats is the live form of AppendStats.
+type appendStats struct {
+	callCounts
+	requests                    requestCounts
+	batches, batchedCalls       atomic.Int64
+	maxBatch                    int64Max
+	lostRaces, retries, resends atomic.Int64
+}
+
+// batch counts a batch of n calls.
+func (s *appendStats) batch(n int) {
+	s.batches.Add(1)
+	s.batchedCalls.Add(int64(n))
+	s.maxBatch.add(int64(n))
+}
+
+func (s *appendStats) stats() AppendStats {
+	r := &s.requests
+	return AppendStats{
+		Calls:        s.calls.Load(),
+		Numbers:      s.numbers.Load(),
+		Errors:       s.errors.stats(),
+		RoundTrips:   r.total(),
+		Reads:        r.get.Load() + r.query.Load(),
+		Puts:         r.put.Load(),
+		Transactions: r.transact.Load(),
+		Batches:      s.batches.Load(),
+		BatchedCalls: s.batchedCalls.Load(),
+		MaxBatch:     s.maxBatch.load(),
+		LostRaces:    s.lostRaces.Load(),
+		Retries:      s.retries.Load(),
+		Resends:      s.resends.Load(),
+	}
+}
+
+// sortKeyStats is the live form of SortKeyStats.
+type sortKeyStats struct {
+	appendStats
+	leaps atomic.Int64
+}
+
+// Stats returns the SortKey's cumulative figures. It reads a few atomic
+// counters: cheap enough to call at any rate, from any goroutine. Figures
+// read while calls are running may be a moment apart from each other.
+func (s *SortKey) Stats() SortKeyStats {
+	return SortKeyStats{AppendStats: s.stats.stats(), Leaps: s.stats.leaps.Load()}
+}
+
+// Stats returns the Latest's cumulative figures, as SortKey.Stats does.
+func (l *Latest) Stats() LatestStats {
+	return LatestStats{AppendStats: l.stats.stats()}
 }

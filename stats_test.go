@@ -3,14 +3,17 @@ package dynamoseq_test
 import (
 	"context"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dynamoseq/dynamoseq"
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 	"github.com/dynamoseq/dynamoseq/internal/dbtest"
 )
 
@@ -124,4 +127,192 @@ func TestBlockStatsExhausted(t *testing.T) {
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
 	require.Eventually(t, cond, 10*time.Second, time.Millisecond)
+}
+
+// TestSortKeyStats: a cold write, a race lost to another process and won
+// on the retry, a bad name, a read.
+func TestSortKeyStats(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, client, table := newSortKey(t)
+	other, err := dynamoseq.NewSortKey(client, table) // another process
+	require.NoError(t, err)
+	for i, w := range []*dynamoseq.SortKey{s, other, s} {
+		n, err := w.Append(ctx, "orders", ticket{Seq: i})
+		require.NoError(t, err)
+		require.Equal(t, int64(i+1), n, "Append %d", i)
+	}
+	_, err = s.Next(ctx, "")
+	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
+	_, err = s.Last(ctx, "orders")
+	require.NoError(t, err)
+	assert.Equal(t, dynamoseq.SortKeyStats{AppendStats: dynamoseq.AppendStats{
+		Calls:   3, // two Appends and the bad Next; Last is not counted
+		Numbers: 2,
+		Errors:  dynamoseq.ErrorStats{InvalidArgument: 1},
+		// Query and Put when cold; the lost Put, Query and Put; Last.
+		RoundTrips: 6, Reads: 3, Puts: 3,
+		Batches: 2, BatchedCalls: 2, MaxBatch: 1,
+		LostRaces: 1, Retries: 1,
+	}}, s.Stats())
+}
+
+// TestSortKeyStatsBatch: calls that queue behind a write are written
+// together in the next one.
+func TestSortKeyStatsBatch(t *testing.T) {
+	t.Parallel()
+	s, gate, _, _ := newGatedSortKey(t)
+	_, errs := appendQueued(t, s.Append, gate, "batch", []any{ticket{Seq: 1}, ticket{Seq: 2}, ticket{Seq: 3}, ticket{Seq: 4}})
+	for i, err := range errs {
+		require.NoError(t, err, "call %d", i)
+	}
+	assert.Equal(t, dynamoseq.SortKeyStats{AppendStats: dynamoseq.AppendStats{
+		Calls: 4, Numbers: 4,
+		RoundTrips: 3, Reads: 1, Puts: 1, Transactions: 1,
+		Batches: 2, BatchedCalls: 4, MaxBatch: 3,
+	}}, s.Stats())
+}
+
+// TestSortKeyStatsContention: a writer that loses every race, leaping over
+// the next number on its third attempt, until ErrContention.
+func TestSortKeyStatsContention(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
+	s, err := dynamoseq.NewSortKey(&rivalClient{Client: client}, table, func(o *dynamoseq.Options) { o.MaxAttempts = 3 })
+	require.NoError(t, err)
+	_, err = s.Append(context.Background(), "hot", ticket{Title: "mine"})
+	require.ErrorIs(t, err, dynamoseq.ErrContention)
+	assert.Equal(t, dynamoseq.SortKeyStats{AppendStats: dynamoseq.AppendStats{
+		Calls:  1,
+		Errors: dynamoseq.ErrorStats{Contention: 1},
+		// A Query before each attempt; two Puts, then the leap's transaction.
+		RoundTrips: 6, Reads: 3, Puts: 2, Transactions: 1,
+		Batches: 1, BatchedCalls: 1, MaxBatch: 1,
+		LostRaces: 3, Retries: 2,
+	}, Leaps: 1}, s.Stats())
+}
+
+// TestLatestStats: a cold write, a race lost to another process and won on
+// the retry (with the version returned by the failed condition, no read), a
+// bad name, a read.
+func TestLatestStats(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	// A backoff far shorter than a transaction, so that the retry trusts
+	// the returned version.
+	l, client, table := newLatest(t, latestLayouts[0], nil, func(o *dynamoseq.Options) { o.BaseDelay = time.Nanosecond })
+	other, err := dynamoseq.NewLatest(client, table) // another process
+	require.NoError(t, err)
+	for i, w := range []*dynamoseq.Latest{l, other, l} {
+		v, err := w.Append(ctx, "doc", page{ID: strconv.Itoa(i)})
+		require.NoError(t, err)
+		require.Equal(t, int64(i+1), v, "Append %d", i)
+	}
+	_, err = l.Next(ctx, "")
+	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
+	var p page
+	_, err = l.GetLatest(ctx, "doc", &p)
+	require.NoError(t, err)
+	assert.Equal(t, dynamoseq.LatestStats{AppendStats: dynamoseq.AppendStats{
+		Calls:   3, // two Appends and the bad Next; GetLatest is not counted
+		Numbers: 2,
+		Errors:  dynamoseq.ErrorStats{InvalidArgument: 1},
+		// GetItem and transaction when cold; the lost transaction and
+		// the retry; GetLatest.
+		RoundTrips: 5, Reads: 2, Transactions: 3,
+		Batches: 2, BatchedCalls: 2, MaxBatch: 1,
+		LostRaces: 1, Retries: 1,
+	}}, l.Stats())
+}
+
+// TestLatestStatsBatch: appends that queue behind a transaction are
+// written together in the next one.
+func TestLatestStatsBatch(t *testing.T) {
+	t.Parallel()
+	gate := &gateClient{release: make(chan struct{})}
+	l, _, _ := newLatest(t, latestLayouts[0], func(c dynamoseq.Client) dynamoseq.Client {
+		gate.Client = c
+		return gate
+	})
+	_, errs := appendQueued(t, l.Append, gate, "doc", []any{page{ID: "1"}, page{ID: "2"}, page{ID: "3"}, page{ID: "4"}})
+	for i, err := range errs {
+		require.NoError(t, err, "call %d", i)
+	}
+	assert.Equal(t, dynamoseq.LatestStats{AppendStats: dynamoseq.AppendStats{
+		Calls: 4, Numbers: 4,
+		RoundTrips: 3, Reads: 1, Transactions: 2,
+		Batches: 2, BatchedCalls: 4, MaxBatch: 3,
+	}}, l.Stats())
+}
+
+// TestLatestStatsContention: with MaxAttempts 1, one race lost to another
+// process is ErrContention.
+func TestLatestStatsContention(t *testing.T) {
+	t.Parallel()
+	l, _ := newRacyLatest(t, 1)
+	_, err := l.Append(context.Background(), "doc1", page{ID: "loser"})
+	require.ErrorIs(t, err, dynamoseq.ErrContention)
+	assert.Equal(t, dynamoseq.LatestStats{AppendStats: dynamoseq.AppendStats{
+		Calls:      1,
+		Errors:     dynamoseq.ErrorStats{Contention: 1},
+		RoundTrips: 2, Reads: 1, Transactions: 1,
+		Batches: 1, BatchedCalls: 1, MaxBatch: 1,
+		LostRaces: 1,
+	}}, l.Stats())
+}
+
+// TestAppendStatsUnknownOutcome: a write whose answer is lost, and DynamoDB
+// then unreachable, is sent again until ResolveTimeout and ends with
+// ErrUnknownOutcome.
+func TestAppendStatsUnknownOutcome(t *testing.T) {
+	t.Parallel()
+	for _, strategy := range []string{"SortKey", "Latest"} {
+		t.Run(strategy, func(t *testing.T) {
+			t.Parallel()
+			ft := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{LoseAnswers: 1})
+			client := lossyClient(t, ft)
+			table := dbtest.SortKeyTable(t, dbtest.Client(t), types.ScalarAttributeTypeN)
+			opts := func(o *dynamoseq.Options) {
+				o.ResolveTimeout = 300 * time.Millisecond
+				o.MaxDelay = 20 * time.Millisecond
+			}
+			var appendFn appender
+			var stats func() dynamoseq.AppendStats
+			if strategy == "SortKey" {
+				s, err := dynamoseq.NewSortKey(client, table, opts)
+				require.NoError(t, err)
+				appendFn, stats = s.Append, func() dynamoseq.AppendStats { return s.Stats().AppendStats }
+			} else {
+				l, err := dynamoseq.NewLatest(client, table, opts)
+				require.NoError(t, err)
+				appendFn, stats = l.Append, func() dynamoseq.AppendStats { return l.Stats().AppendStats }
+			}
+			errc := make(chan error)
+			go func() {
+				_, err := appendFn(context.Background(), "u", ticket{Title: "lost"})
+				errc <- err
+			}()
+			waitFor(t, func() bool { return ft.Counts().LostAnswers > 0 })
+			ft.SetUnreachable(true)
+			require.ErrorIs(t, <-errc, dynamoseq.ErrUnknownOutcome)
+
+			st := stats()
+			require.Positive(t, st.Resends, "Resends")
+			want := dynamoseq.AppendStats{
+				Calls:  1,
+				Errors: dynamoseq.ErrorStats{UnknownOutcome: 1},
+				// The first write and its resends, after a read.
+				RoundTrips: 2 + st.Resends, Reads: 1,
+				Batches: 1, BatchedCalls: 1, MaxBatch: 1,
+				Resends: st.Resends,
+			}
+			if strategy == "SortKey" {
+				want.Puts = 1 + st.Resends
+			} else {
+				want.Transactions = 1 + st.Resends
+			}
+			assert.Equal(t, want, st)
+		})
+	}
 }

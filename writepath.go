@@ -74,15 +74,16 @@ type racer[Req any] interface {
 // lead passes on, with the calls that arrived meanwhile: while a process
 // waits for its turn, its next write grows. A call that has lost
 // maxAttempts races fails with ErrContention instead, wrapping err, the
-// last race's error.
-func raceLost[Req any, R racer[Req]](calls []*combine.Call[Req, int64], maxAttempts int, err error) {
+// last race's error. It reports whether it put any call back.
+func raceLost[Req any, R racer[Req]](calls []*combine.Call[Req, int64], maxAttempts int, err error) (again bool) {
 	for _, c := range calls {
 		if n := R(&c.Req).lose(); n >= maxAttempts {
 			c.Err = fmt.Errorf("%w: lost %d races to other writers: %w", ErrContention, n, err)
 		} else {
-			c.Again = true
+			c.Again, again = true, true
 		}
 	}
+	return again
 }
 
 // failCalls sets err as the outcome of every call.

@@ -192,6 +192,10 @@ func stats(s dynamoseq.Sequencer) any {
 		return s.Stats()
 	case *dynamoseq.Block:
 		return s.Stats()
+	case *dynamoseq.SortKey:
+		return s.Stats()
+	case *dynamoseq.Latest:
+		return s.Stats()
 	}
 	return nil
 }

@@ -153,12 +153,15 @@ func (r *benchResult) text() string {
 }
 
 // statsLines writes the non-zero fields of a Stats struct, one a line, the
-// fields of an inner struct (Errors) under its name: "Errors.Contention 3".
+// fields of an inner struct (Errors) under its name: "Errors.Contention 3",
+// those of an embedded one (AppendStats) as its own.
 func statsLines(prefix string, v reflect.Value) []string {
 	var lines []string
 	for i := range v.NumField() {
 		f, name := v.Field(i), prefix+v.Type().Field(i).Name
 		switch {
+		case v.Type().Field(i).Anonymous:
+			lines = append(lines, statsLines(prefix, f)...)
 		case f.Kind() == reflect.Struct:
 			lines = append(lines, statsLines(name+".", f)...)
 		case f.IsZero():

@@ -188,8 +188,12 @@ func (s *settings) globalFinding(t *types.TableDescription, kind, ttl string) fi
 
 func mrscFinding(what string, mode dynamoseq.GlobalTableMode, kind, ttl string) finding {
 	switch {
+	case (kind == kindSortKey || kind == kindLatest) && mode != dynamoseq.GlobalTableMRSC:
+		return finding{levelProblem, "global table", what + ": " + kind + " writes with TransactWriteItems unless --global-table is mrsc, " +
+			"and MRSC tables refuse transactions; use --global-table mrsc"}
 	case kind == kindSortKey || kind == kindLatest:
-		return finding{levelProblem, "global table", what + ": " + kind + " writes with TransactWriteItems, which MRSC tables refuse"}
+		return finding{levelOK, "global table", what + ": " + kind + " writes every item with its own conditional PutItem, " +
+			"consistent across Regions; a replicated write conflict is a lost race"}
 	case ttl != "":
 		return finding{levelProblem, "global table", what + ": MRSC tables do not support Time to Live, which --ttl needs"}
 	case mode == dynamoseq.GlobalTableMREC:

@@ -37,7 +37,8 @@ func TestGlobalTableFindings(t *testing.T) {
 		{mrsc, "mrsc", "", kindBlock, "", levelOK, "works unchanged"},
 		{mrsc, "mrec", all, kindCounter, "", levelWarning, "use mrsc"},
 		{mrsc, "", "", kindCounter, "expires", levelProblem, "Time to Live"},
-		{mrsc, "mrsc", "", kindSortKey, "", levelProblem, "TransactWriteItems"},
+		{mrsc, "mrsc", "", kindSortKey, "", levelOK, "conditional PutItem"},
+		{mrsc, "mrsc", "", kindLatest, "", levelOK, "conditional PutItem"},
 		{mrsc, "", "", kindLatest, "", levelProblem, "TransactWriteItems"},
 	} {
 		s := settings{globalTable: tc.mode, regions: tc.regions, clientRegion: "us-east-2"}

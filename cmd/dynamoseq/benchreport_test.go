@@ -1,0 +1,27 @@
+package main
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/dynamoseq/dynamoseq"
+)
+
+// TestStatsLines: the non-zero figures, an inner struct's under its name,
+// an embedded one's as the outer struct's own.
+func TestStatsLines(t *testing.T) {
+	st := dynamoseq.SortKeyStats{AppendStats: dynamoseq.AppendStats{
+		Calls: 3, Numbers: 2, Errors: dynamoseq.ErrorStats{Contention: 1}, LostRaces: 4,
+	}, Leaps: 1}
+	assert.Equal(t, []string{
+		"Calls            3",
+		"Numbers          2",
+		"Errors.Contention 1",
+		"LostRaces        4",
+		"Leaps            1",
+	}, statsLines("", reflect.ValueOf(st)))
+	assert.Equal(t, []string{"WaitTime         1.5s"}, statsLines("", reflect.ValueOf(dynamoseq.BlockStats{WaitTime: 1500 * time.Millisecond})))
+}

@@ -1,0 +1,91 @@
+package dynamoseq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// The single-item write path of a SortKey: Options.NoTransactions, and every
+// SortKey on a multi-Region strongly consistent table (GlobalTableMRSC),
+// which refuses TransactWriteItems.
+//
+// The calls queued for one name are written one after the other by the
+// leading caller, each with its own conditional PutItem at the number after
+// the previous one, without a Query between them: k queued calls cost k
+// PutItem round trips, one write unit per KB each, and one Query only when
+// the hint is cold or stale. They are not written in parallel: a later
+// number stored while an earlier one failed (throttled, refused, outcome
+// unknown) would be a gap that nothing fills, and no condition of one item
+// can check another without a transaction. For the same reason there is no
+// leap over a number (the transaction with a ConditionCheck that the
+// transactional path uses after two lost races): a writer that lost a race
+// takes its turn through backoff and pacing alone.
+
+// writeEach stores the items of calls at consecutive numbers, one PutItem
+// per call, and sets every call's outcome. Each call may lose up to
+// MaxAttempts races before ErrContention.
+func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*sortKeyCall) {
+	races := 0
+	for len(calls) > 0 {
+		if err := ctx.Err(); err != nil {
+			failCalls(calls, err)
+			return
+		}
+		if races == 0 {
+			s.stats.batch(1) // each call is written alone
+		}
+		n, _, err := s.place(ctx, pk, h, 1, races, false)
+		if err != nil {
+			failCalls(calls, err)
+			return
+		}
+		if n > s.max {
+			failCalls(calls, fmt.Errorf("%w: the sequence holds numbers up to %d (MaxValue, or the widest String sort key)", ErrExhausted, s.max))
+			return
+		}
+		start := time.Now()
+		err = s.put(ctx, pk, n, calls[:1], false)
+		switch {
+		case err == nil:
+			h.won(start)
+			calls[0].Res, h.last = n, n
+			calls, races = calls[1:], 0
+		case errors.Is(err, ErrUnknownOutcome):
+			h.known = false
+			calls[0].Res, calls[0].Err = n, err // the number that may hold the item
+			failCalls(calls[1:], fmt.Errorf("not sent: the write of number %d, queued before it, has an unknown outcome, and gap-free numbering lets no later number be written before it is settled", n))
+			return
+		case writeLostRace(err) || replicatedConflict(err):
+			// A failed condition: another writer took n, query again. A
+			// replicated write conflict: another Region is writing n at
+			// this moment and nothing was written; try n again after the
+			// backoff, and the condition will tell who got it.
+			s.stats.lostRaces.Add(1)
+			h.known = h.known && replicatedConflict(err)
+			h.lost(start)
+			races++
+			if races >= s.opts.MaxAttempts {
+				failCalls(calls, fmt.Errorf("%w: lost %d races to other writers: %w", ErrContention, races, err))
+				return
+			}
+			if err := s.policy.Wait(ctx, races); err != nil {
+				failCalls(calls, err)
+				return
+			}
+			s.stats.retries.Add(1)
+		default:
+			werr := s.writeError(err)
+			if !errors.Is(werr, ErrInvalidArgument) {
+				h.known = false
+				failCalls(calls, werr)
+				return
+			}
+			// DynamoDB refused this item alone and stored nothing: the
+			// next call takes n.
+			calls[0].Err = werr
+			calls = calls[1:]
+		}
+	}
+}

@@ -24,7 +24,9 @@ func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch [
 	}
 	for len(batch) > 0 {
 		n := batchLen(len(batch), latestMaxBatch, func(i int) int { return batch[i].Req.size }, true)
-		l.stats.batch(n)
+		if batch[0].Req.races == 0 { // a batch put back is counted once
+			l.stats.batch(n)
+		}
 		l.write(ctx, base, hint, batch[:n])
 		if putBack(batch[:n], batch[n:]) {
 			return

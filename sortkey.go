@@ -248,7 +248,9 @@ func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyC
 	}
 	for len(batch) > 0 {
 		n := batchLen(len(batch), maxTransactItems, func(i int) int { return batch[i].Req.size }, false)
-		s.stats.batch(n)
+		if batch[0].Req.races == 0 { // a batch put back is counted once
+			s.stats.batch(n)
+		}
 		s.write(ctx, pk, h, batch[:n])
 		if putBack(batch[:n], batch[n:]) {
 			return

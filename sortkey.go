@@ -38,14 +38,15 @@ import (
 // racing: while one write is in flight the calls that arrive wait, and the
 // next write stores all of them (up to 100) in one TransactWriteItems, each
 // Put with its own condition. A per-name hint of the last number written
-// lets a warm writer skip the Query; a failed condition tells it the hint is
-// stale (another process wrote), and it queries again and retries with
-// exponential backoff and full jitter, up to Options.MaxAttempts, before
-// ErrContention. So that processes writing one name flat out take turns
-// instead of the last winner winning again, a writer that lost a race in
-// the last second pauses for a random part of a round trip before each
-// back-to-back write (see pacer), and a writer that lost twice in a row
-// leaps over the next number (see write).
+// lets a warm writer skip the Query. A failed condition means another
+// process wrote, and returns the item in the way, whose write token names
+// the last number of its write: the batch goes back to the head of the
+// queue and is written again after that number at once, with the calls that
+// arrived meanwhile (see sortkey_race.go), until a call has lost
+// Options.MaxAttempts races (ErrContention). So that processes writing one
+// name flat out take turns, a writer that lost a race in the last second
+// pauses before each back-to-back write after a win, and the losers go
+// first (see pacer).
 //
 // Cost per call: one PutItem round trip and one write unit per KB of item
 // when a single call is waiting and the hint is warm, plus a Query (1 read
@@ -53,7 +54,8 @@ import (
 // costs one more PutItem per resend. A batch of k
 // waiting calls costs one TransactWriteItems round trip for all k, and two
 // write units per KB of each item: transactions cost double, traded for k-1
-// round trips saved. A lost race costs the failed write and a Query.
+// round trips saved. A lost race costs the failed write (a Query too after
+// a conflict with a transaction in flight, which returns no item).
 //
 // Without transactions (Options.NoTransactions, and always with
 // GlobalTableMRSC, whose tables refuse them) the guarantees are the same;
@@ -94,7 +96,7 @@ type hint struct {
 type appendReq struct {
 	attrs map[string]types.AttributeValue // the item without its keys; the run adds them
 	size  int                             // the item's size in bytes, keys included
-	races int                             // races lost so far (see lostRace)
+	races int                             // races lost so far (see raceLost)
 }
 
 func (r *appendReq) lose() int {
@@ -259,8 +261,9 @@ func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyC
 	}
 }
 
-// write stores the items of calls at the numbers that follow the last one,
-// retrying on lost races, and sets every call's outcome.
+// write stores the items of calls at the numbers that follow the last one
+// and sets every call's outcome, or, when it lost a race, puts the calls
+// back in the queue (see raceLost).
 func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKeyCall) {
 	races := calls[0].Req.races // the oldest call has lost the most
 	for len(calls) > 0 {

@@ -38,6 +38,7 @@ var optionFlags = []struct{ option, flag string }{
 	{"KeyPrefix", "--key-prefix"},
 	{"MaxValue", "--max-value"},
 	{"SortKey", "--sort-key"},
+	{"GlobalTable", "--global-table"},
 	{"Regions", "--regions"},
 	{"Region", "--region"},
 	{"Start", "--start"},
@@ -54,13 +55,21 @@ var optionName = func() *regexp.Regexp {
 	return regexp.MustCompile(`\b(` + strings.Join(names, "|") + `)\b([^.]|$)`)
 }()
 
-// goAdvice is advice in the library's errors written for Go code, and
-// what it is on the command line.
+// goAdvice is advice and option values in the library's errors written
+// for Go code, and what they are on the command line. It also writes
+// "Region" in lower case where it means AWS Regions, not the options, which
+// optionName then leaves alone.
 var goAdvice = strings.NewReplacer(
 	"set o.Layout = dynamoseq.LayoutPartitionKey", "pass --layout partitionkey",
 	"leave o.Layout at dynamoseq.LayoutSortKey", "leave out --layout partitionkey",
+	"Region and Regions are read only", "--regions is read only", // the command sets Region only with MREC
+	"GlobalTable is GlobalTableNone", "--global-table is none",
+	"GlobalTable is GlobalTableMRSC", "--global-table is mrsc",
+	"GlobalTableNone", "--global-table none",
 	"GlobalTableMREC", "--global-table mrec",
 	"GlobalTableMRSC", "--global-table mrsc",
+	"the table's Regions", "the table's regions",
+	"this process's Region", "this process's region",
 )
 
 // message is err as the command prints it: prefixed with the program's

@@ -125,7 +125,7 @@ func (e *env) noCounters(ctx context.Context, prefix string, scanned int) string
 	}
 	key := describeKey(out.Table.KeySchema, out.Table.AttributeDefinitions)
 	if len(out.Table.KeySchema) > 1 && e.counterSortKey == "" {
-		return fmt.Sprintf("%s; its key, %s, is that of a SortKey or Latest table: 'dynamoseq versions NAME --kind sortkey' (or --kind latest) lists a sequence's items", msg, key)
+		return fmt.Sprintf("%s; its key, %s, is that of a SortKey or Latest table, whose items 'dynamoseq versions NAME --kind sortkey|latest' lists", msg, key)
 	}
 	return fmt.Sprintf("%s; its key is %s: if its counters keep their value in another attribute, name it with --value-attribute", msg, key)
 }

@@ -262,7 +262,7 @@ func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
 	r = run(t, "versions", "orders", "--table", table)
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "pass --layout partitionkey")
-	assert.Contains(t, r.stderr, "'dynamoseq check --kind counter|block|sortkey|latest'")
+	assert.Contains(t, r.stderr, "'dynamoseq check --table "+table+" --kind counter|block|sortkey|latest'")
 	assert.NotContains(t, r.stderr, "o.Layout")
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -87,8 +88,9 @@ func message(err error) string {
 			return m
 		})
 	}
-	if errors.Is(err, dynamoseq.ErrTableMismatch) {
-		msg += "\ndynamoseq: is it a table of another --kind? 'dynamoseq check --kind counter|block|sortkey|latest' compares its key with what each needs"
+	var de *dynamoseq.Error
+	if errors.Is(err, dynamoseq.ErrTableMismatch) && errors.As(err, &de) {
+		msg += fmt.Sprintf("\ndynamoseq: is it a table of another --kind? 'dynamoseq check --table %s --kind counter|block|sortkey|latest' compares its key with what each needs", de.Table)
 	}
 	return msg
 }

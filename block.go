@@ -523,6 +523,13 @@ func (b *Block) handBack(ctx context.Context, s *blockSeq) error {
 	pk, err := b.counter.key(s.name)
 	if err == nil {
 		b.stats.roundTrips.Add(1)
+		// Sent once, never resent by the SDK: a resend of an applied
+		// hand-back would pass its condition again after another process
+		// had leased exactly the numbers handed back (the counter back at
+		// end), and hand them out a second time. A hand-back whose answer
+		// is lost was applied or not; either way no number is handed out
+		// twice. A ReplicatedWriteConflict of the one attempt wrote
+		// nothing, so updateItem may send it again.
 		_, err = b.counter.updateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName:                aws.String(b.counter.table),
 			Key:                      b.counter.itemKey(pk),
@@ -533,7 +540,7 @@ func (b *Block) handBack(ctx context.Context, s *blockSeq) error {
 				":back": &types.AttributeValueMemberN{Value: strconv.FormatInt(back, 10)},
 				":end":  &types.AttributeValueMemberN{Value: strconv.FormatInt(end, 10)},
 			},
-		})
+		}, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
 	}
 	var ccf *types.ConditionalCheckFailedException
 	switch {
@@ -547,7 +554,8 @@ func (b *Block) handBack(ctx context.Context, s *blockSeq) error {
 		return nil
 	}
 	b.stats.abandoned.Add(unused)
-	return &Error{Op: "Block.Close", Table: b.counter.table, Sequence: s.name, Err: fmt.Errorf("hand-back of %d numbers: %w", unused, classify(err))}
+	return &Error{Op: "Block.Close", Table: b.counter.table, Sequence: s.name,
+		Err: fmt.Errorf("hand-back of %d numbers (lost or handed back; none is handed out twice): %w", unused, classify(err))}
 }
 
 // release takes the ranges of s out of use, for Close: later claims fall

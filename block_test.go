@@ -2,9 +2,12 @@ package dynamoseq_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"runtime"
@@ -13,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +26,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dynamoseq/dynamoseq"
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 	"github.com/dynamoseq/dynamoseq/internal/dbtest"
 )
 
@@ -785,4 +790,59 @@ func TestBlockGrownRangeNearMaxValue(t *testing.T) {
 	require.Greater(t, len(got), 1000-10, "numbers handed out before ErrExhausted")
 	requireExactly(t, got, 1, int64(len(got)))
 	assert.Greater(t, b.Stats().RoundTrips, b.Stats().Leases+b.Stats().FailedLeases, "RoundTrips: leases asked for again at the first size")
+}
+
+// handBackLoser applies the first hand-back UpdateItem ("SET #v = :back"),
+// then runs between() (another process leasing), then loses the answer, so
+// that a retryer would send the hand-back again.
+type handBackLoser struct {
+	done    atomic.Bool
+	between func()
+}
+
+func (h *handBackLoser) RoundTrip(req *http.Request) (*http.Response, error) {
+	body, _ := io.ReadAll(req.Body)
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err == nil && bytes.Contains(body, []byte("SET #v = :back")) && h.done.CompareAndSwap(false, true) {
+		resp.Body.Close()
+		h.between()
+		return nil, &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}
+	}
+	return resp, err
+}
+
+// TestBlockHandBackNotResent: a hand-back whose answer is lost is not sent
+// again: had the SDK resent it after another process leased exactly the
+// numbers handed back, its condition would pass again and those numbers
+// would be handed out twice. (Found by review.)
+func TestBlockHandBackNotResent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	plain := dbtest.Client(t)
+	table := dbtest.CounterTable(t, plain)
+	other, err := dynamoseq.NewCounter(plain, table) // another process
+	require.NoError(t, err)
+	var otherFirst int64
+	rt := &handBackLoser{between: func() {
+		var err error
+		otherFirst, err = other.NextN(ctx, "orders", 100) // the size of this Block's ranges
+		require.NoError(t, err)
+	}}
+	client := dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(rt), dynamoseqtest.FastRetries())
+	c, err := dynamoseq.NewCounter(client, table)
+	require.NoError(t, err)
+	b, err := dynamoseq.NewBlock(c, 100, func(o *dynamoseq.Options) { o.MaxBlockSize = 100 })
+	require.NoError(t, err)
+	for range 100 { // the whole first range; the second is leased in advance
+		_, err := b.Next(ctx, "orders")
+		require.NoError(t, err)
+	}
+	waitFor(t, func() bool { return b.Stats().LeasedNumbers == 200 })
+	t.Logf("Close() = %v; other process leased %d..%d", b.Close(), otherFirst, otherFirst+99)
+	again, err := dynamoseq.NewCounter(plain, table)
+	require.NoError(t, err)
+	v, err := again.Next(ctx, "orders")
+	require.NoError(t, err)
+	require.Greater(t, v, otherFirst+99, "Next() after Close: %d..%d are another process's", otherFirst, otherFirst+99)
 }

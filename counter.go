@@ -171,7 +171,35 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 	// limit is the largest stored value that still leaves room for n more.
 	limit := o.MaxValue - int64(span)
 
-	update, names, values := c.update, c.names, c.values(int64(span))
+	in := c.reserveInput(pk, int64(span), limit, exp)
+	var out *dynamodb.UpdateItemOutput
+	err = c.resendConflicts(ctx, func() error {
+		return c.resolver.send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+			var err error
+			out, err = c.client.UpdateItem(ctx, in, optFn)
+			return err
+		})
+	})
+	if errors.Is(err, ErrUnknownOutcome) {
+		return fail(fmt.Errorf("%w (an update that was applied leaves a gap; retrying is safe)", err))
+	}
+	if err != nil {
+		return fail(c.updateError(ctx, in.Key, err))
+	}
+	first, err = c.firstOf(out.Attributes, int64(span))
+	if err != nil {
+		return fail(err)
+	}
+	return first, nil
+}
+
+// reserveInput is the UpdateItem that adds span to the counter item of the
+// partition key value pk, with the MaxValue condition when MaxValue is set
+// (limit is the largest stored value that leaves room for span), and the
+// TTL attribute of exp when exp is not nil.
+func (c *Counter) reserveInput(pk string, span, limit int64, exp *expiry) *dynamodb.UpdateItemInput {
+	o := &c.opts
+	update, names, values := c.update, c.names, c.values(span)
 	if exp != nil {
 		if c.base == nil {
 			update += " SET #ttl = :ttl"
@@ -193,42 +221,35 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 		// The condition enforces MaxValue before anything is written. It is
 		// left out for the default, where it would only cost server time
 		// (measured at about 6% of the call in DynamoDB Local): the int64
-		// limit is checked on the answer below instead.
+		// limit is checked on the answer instead (firstOf).
 		in.ConditionExpression = aws.String("attribute_not_exists(#v) OR #v <= :limit")
 		values[":limit"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(limit, 10)}
 		// On a failed condition DynamoDB returns the item, which tells an
 		// exhausted sequence from a value of the wrong type without a read.
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
-	var out *dynamodb.UpdateItemOutput
-	err = c.resendConflicts(ctx, func() error {
-		return c.resolver.send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
-			var err error
-			out, err = c.client.UpdateItem(ctx, in, optFn)
-			return err
-		})
-	})
-	if errors.Is(err, ErrUnknownOutcome) {
-		return fail(fmt.Errorf("%w (an update that was applied leaves a gap; retrying is safe)", err))
-	}
+	return in
+}
+
+// firstOf returns the first number of a reservation of span from the
+// attributes an UpdateItem returned (UPDATED_NEW).
+func (c *Counter) firstOf(attrs map[string]types.AttributeValue, span int64) (int64, error) {
+	o := &c.opts
+	last, err := c.number(attrs)
 	if err != nil {
-		return fail(c.updateError(ctx, in.Key, err))
-	}
-	last, err := c.number(out.Attributes)
-	if err != nil {
-		if nv, ok := out.Attributes[o.ValueAttribute].(*types.AttributeValueMemberN); ok && isInteger(nv.Value) {
+		if nv, ok := attrs[o.ValueAttribute].(*types.AttributeValueMemberN); ok && isInteger(nv.Value) {
 			// A whole number that no longer fits in int64: the counter went
 			// past math.MaxInt64, the default MaxValue.
-			return fail(fmt.Errorf("%w: the counter passed %d", ErrExhausted, int64(math.MaxInt64)))
+			return 0, fmt.Errorf("%w: the counter passed %d", ErrExhausted, int64(math.MaxInt64))
 		}
-		return fail(err)
+		return 0, err
 	}
 	if c.slice != nil {
 		// After AdvanceTo the watermark need not be one of this Region's
 		// numbers; the slice's first number above it is.
-		return c.slice.firstAbove(last - int64(span)), nil
+		return c.slice.firstAbove(last - span), nil
 	}
-	return last - int64(span) + o.Step, nil
+	return last - span + o.Step, nil
 }
 
 // key returns the partition key value of the sequence name's counter item:

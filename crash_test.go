@@ -47,14 +47,20 @@ func (l *crashLog) add(c crashCall) {
 	l.calls = append(l.calls, c)
 }
 
-// kills are the instants of the SIGKILLs of a run.
-type kills []time.Time
+// kill is when a SIGKILL of a run was under way: from just before it was
+// sent until the process had exited. An answer the client records in that
+// time may have left the server before it died.
+type kill struct{ from, to time.Time }
+
+// kills are the SIGKILLs of a run.
+type kills []kill
 
 // excused reports whether an acknowledgement at t falls in the window
-// before a kill in which DynamoDB Local may lose a transaction.
+// around a kill in which DynamoDB Local may lose a transaction: from
+// emulatorWindow before the kill was sent until the process had exited.
 func (k kills) excused(t time.Time) bool {
 	for _, kill := range k {
-		if !t.Before(kill.Add(-emulatorWindow)) && !t.After(kill) {
+		if !t.Before(kill.from.Add(-emulatorWindow)) && !t.After(kill.to) {
 			return true
 		}
 	}
@@ -155,12 +161,13 @@ func TestCrashRestart(t *testing.T) {
 	var killed kills
 	for range 2 {
 		time.Sleep(1500 * time.Millisecond)
-		killed = append(killed, time.Now())
+		from := time.Now()
 		srv.Kill(t)
+		killed = append(killed, kill{from: from, to: time.Now()})
 		checkDown(t, s, l, c)
 		start := time.Now()
 		srv.Restart(t)
-		t.Logf("killed at %s, restarted in %v", killed[len(killed)-1].Format("15:04:05.000"), time.Since(start).Round(time.Millisecond))
+		t.Logf("killed at %s, restarted in %v", killed[len(killed)-1].from.Format("15:04:05.000"), time.Since(start).Round(time.Millisecond))
 	}
 	time.Sleep(1500 * time.Millisecond)
 	close(stop)

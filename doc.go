@@ -74,12 +74,15 @@
 // Every error is an *Error that names the operation, the table and the
 // sequence (the document, for Latest). Match the cause with errors.Is: ErrNotFound, ErrContention,
 // ErrExhausted, ErrInvalidArgument, ErrTableNotFound, ErrTableMismatch,
-// ErrClosed, context.Canceled, context.DeadlineExceeded; the SDK's typed
+// ErrClosed, ErrUnknownOutcome (a write that could not be settled: its
+// *Error's Number may hold the item), context.Canceled,
+// context.DeadlineExceeded; the SDK's typed
 // errors are reachable with errors.As.
 //
 // # Concurrency
 //
 // Every type is safe for concurrent use by any number of goroutines and
-// keeps no global state. Only Block starts goroutines (its background
-// refills); its Close stops them.
+// keeps no global state. Only Block keeps goroutines running (its
+// background refills); its Close stops them. Latest.Versions reads up to 8
+// items at once with goroutines that end before it returns.
 package dynamoseq

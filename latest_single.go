@@ -113,6 +113,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			// call takes v.
 			calls[0].Err = fmt.Errorf("%w: DynamoDB refused the version item: %w", ErrInvalidArgument, err)
 			calls = calls[1:]
+			races = 0 // the next call has all its attempts
 		default:
 			hint.known = false
 			failCalls(calls, classify(err))

@@ -86,6 +86,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 			// next call takes n.
 			calls[0].Err = werr
 			calls = calls[1:]
+			races = 0 // the next call has all its attempts
 		}
 	}
 }

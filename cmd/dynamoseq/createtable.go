@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -27,7 +28,8 @@ func createTableCommand() *command {
 		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			kind := kindFlag(fs, "", kindCounter, kindBlock, kindSortKey, kindLatest)
 			ttl := fs.String("ttl", "", "enable Time to Live on this attribute (IDMinter's TTLAttribute)")
-			printAs := fs.String("print", "", "write the definition instead of creating the table: cloudformation or cli")
+			printAs := new(string)
+			choiceVar(fs, printAs, "print", "", "write the definition instead of creating the table: a CloudFormation template or aws CLI commands", "cloudformation", "cli")
 			return func(ctx context.Context, e *env, _ []string) error {
 				if *kind == "" {
 					return usageErrorf("--kind is required")
@@ -38,9 +40,6 @@ func createTableCommand() *command {
 					return e.write(cloudFormation(in, *ttl))
 				case "cli":
 					return e.write(awsCLI(in, *ttl))
-				case "":
-				default:
-					return usageErrorf("--print is %q, want cloudformation or cli", *printAs)
 				}
 				if err := e.createTable(ctx, in, *ttl); err != nil {
 					return err
@@ -66,7 +65,7 @@ func (e *env) createTable(ctx context.Context, in *dynamodb.CreateTableInput, tt
 // cloudFormation writes the definition as a CloudFormation template in YAML.
 func cloudFormation(in *dynamodb.CreateTableInput, ttl string) string {
 	var b strings.Builder
-	b.WriteString("Resources:\n  SequenceTable:\n    Type: AWS::DynamoDB::Table\n    Properties:\n")
+	fmt.Fprintf(&b, "Resources:\n  %s:\n    Type: AWS::DynamoDB::Table\n    Properties:\n", logicalID(aws.ToString(in.TableName)))
 	fmt.Fprintf(&b, "      TableName: %s\n      BillingMode: %s\n      AttributeDefinitions:\n", aws.ToString(in.TableName), in.BillingMode)
 	for _, d := range in.AttributeDefinitions {
 		fmt.Fprintf(&b, "        - AttributeName: %s\n          AttributeType: %s\n", aws.ToString(d.AttributeName), d.AttributeType)
@@ -77,6 +76,33 @@ func cloudFormation(in *dynamodb.CreateTableInput, ttl string) string {
 	}
 	if ttl != "" {
 		fmt.Fprintf(&b, "      TimeToLiveSpecification:\n        AttributeName: %s\n        Enabled: true\n", ttl)
+	}
+	return b.String()
+}
+
+// logicalID is the CloudFormation logical ID of the table: its name with
+// letters and digits only, each run of other characters dropped and the
+// letter after it in upper case ("orders-prod" is OrdersProd).
+func logicalID(table string) string {
+	var b strings.Builder
+	upper := true
+	for _, r := range table {
+		switch {
+		case unicode.IsLetter(r) && r < unicode.MaxASCII:
+			if upper {
+				r = unicode.ToUpper(r)
+			}
+			b.WriteRune(r)
+		case unicode.IsDigit(r) && r < unicode.MaxASCII:
+			b.WriteRune(r)
+		default:
+			upper = true
+			continue
+		}
+		upper = false
+	}
+	if b.Len() == 0 { // a name of dots, dashes and underscores only
+		return "SequenceTable"
 	}
 	return b.String()
 }

@@ -90,7 +90,7 @@ func getCommand() *command {
 	return &command{
 		name:     "get",
 		synopsis: "NAME [VERSION]",
-		summary:  "Print a Latest document, its latest version or VERSION",
+		summary:  "Print a version of a Latest document, or with --kind sortkey a SortKey item",
 		doc: "Latest.GetLatest, or Latest.Get with VERSION: one strongly consistent\n" +
 			"GetItem. With --kind sortkey, the item under number VERSION of a SortKey\n" +
 			"sequence (SortKey.Get), or under its last number (SortKey.Last first, a\n" +

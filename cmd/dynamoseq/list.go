@@ -31,9 +31,12 @@ func listCommand() *command {
 		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			prefix := fs.String("prefix", "", "only the sequences whose name starts with this")
 			return func(ctx context.Context, e *env, _ []string) error {
-				found, err := e.scanCounters(ctx, *prefix)
+				found, scanned, err := e.scanCounters(ctx, *prefix)
 				if err != nil {
 					return e.fail("list", *prefix, err)
+				}
+				if len(found) == 0 {
+					e.note("%s", e.noCounters(ctx, *prefix, scanned))
 				}
 				var text strings.Builder
 				for _, l := range found {
@@ -47,11 +50,11 @@ func listCommand() *command {
 
 // scanCounters reads every item of the table whose partition key starts
 // with the key prefix and prefix, and returns those that hold a Number
-// value attribute, sorted by name.
-func (e *env) scanCounters(ctx context.Context, prefix string) ([]listed, error) {
+// value attribute, sorted by name, and how many items it read.
+func (e *env) scanCounters(ctx context.Context, prefix string) ([]listed, int, error) {
 	client, err := e.client(ctx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	pkName, valueName := or(e.partitionKey, "pk"), or(e.valueAttribute, "value")
 	in := &dynamodb.ScanInput{
@@ -74,14 +77,14 @@ func (e *env) scanCounters(ctx context.Context, prefix string) ([]listed, error)
 	}
 	in.FilterExpression = aws.String(strings.Join(filters, " AND "))
 	found := []listed{}
-	pages, scanned := 0, int32(0)
+	pages, scanned := 0, 0
 	for p := dynamodb.NewScanPaginator(client, in); p.HasMorePages(); {
 		out, err := p.NextPage(ctx)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		pages++
-		scanned += out.ScannedCount
+		scanned += int(out.ScannedCount)
 		for _, item := range out.Items {
 			pk, _ := item[pkName].(*types.AttributeValueMemberS)
 			v, _ := item[valueName].(*types.AttributeValueMemberN)
@@ -95,9 +98,44 @@ func (e *env) scanCounters(ctx context.Context, prefix string) ([]listed, error)
 			found = append(found, listed{Sequence: strings.TrimPrefix(pk.Value, e.keyPrefix), Value: n})
 		}
 	}
-	e.note("list read the whole table %q with a paginated Scan: %d items in %d pages", e.table, scanned, pages)
+	e.note("list read the whole table %q with a paginated Scan: %s in %s", e.table, plural(scanned, "item"), plural(pages, "page"))
 	sort.Slice(found, func(i, j int) bool { return found[i].Sequence < found[j].Sequence })
-	return found, nil
+	return found, scanned, nil
+}
+
+// noCounters says that list found no counters among the scanned items,
+// and what the table seems to hold instead, from its key schema (one
+// DescribeTable; without it, the remark names no key).
+func (e *env) noCounters(ctx context.Context, prefix string, scanned int) string {
+	valueName := or(e.valueAttribute, "value")
+	switch {
+	case scanned == 0:
+		return fmt.Sprintf("no counters: table %q is empty", e.table)
+	case prefix != "":
+		return fmt.Sprintf("no counters in table %q whose name starts with %q", e.table, prefix)
+	}
+	msg := fmt.Sprintf("no counters in table %q: none of its %s has a Number attribute %q", e.table, plural(scanned, "item"), valueName)
+	client, err := e.client(ctx)
+	if err != nil {
+		return msg
+	}
+	out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(e.table)})
+	if err != nil {
+		return msg
+	}
+	key := describeKey(out.Table.KeySchema, out.Table.AttributeDefinitions)
+	if len(out.Table.KeySchema) > 1 && e.counterSortKey == "" {
+		return fmt.Sprintf("%s; its key, %s, is that of a SortKey or Latest table, whose items 'dynamoseq versions NAME --kind sortkey|latest' lists", msg, key)
+	}
+	return fmt.Sprintf("%s; its key is %s: if its counters keep their value in another attribute, name it with --value-attribute", msg, key)
+}
+
+// plural writes "1 item" or "2 items".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // or returns s, or def when s is empty.

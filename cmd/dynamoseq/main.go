@@ -107,7 +107,7 @@ func runCommand(ctx context.Context, c *command, args []string, stdout, stderr i
 		commandUsage(stdout, c, fs)
 		return 0
 	case err != nil:
-		return usageFailed(stderr, c, err)
+		return usageFailed(stderr, c, parseError(err))
 	case fs.NArg() < c.minArgs || fs.NArg() > c.maxArgs:
 		return usageFailed(stderr, c, fmt.Errorf("want %s, got %d arguments", c.synopsis, fs.NArg()))
 	}
@@ -123,7 +123,7 @@ func runCommand(ctx context.Context, c *command, args []string, stdout, stderr i
 		// An option or a name the library refuses came from the command line.
 		return usageFailed(stderr, c, err)
 	case err != nil:
-		fmt.Fprintln(stderr, prefixed(err))
+		fmt.Fprintln(stderr, message(err))
 		return 1
 	}
 	return 0
@@ -136,18 +136,8 @@ func sharedFlags() *flag.FlagSet {
 	return fs
 }
 
-// prefixed makes sure an error message starts with the program's name. The
-// library's errors already do.
-func prefixed(err error) string {
-	msg := err.Error()
-	if strings.HasPrefix(msg, "dynamoseq: ") {
-		return msg
-	}
-	return "dynamoseq: " + msg
-}
-
 func usageFailed(w io.Writer, c *command, err error) int {
-	msg := strings.TrimPrefix(err.Error(), "dynamoseq: ") // the library's errors carry it
+	msg := strings.TrimPrefix(message(err), "dynamoseq: ") // the library's errors carry it
 	fmt.Fprintf(w, "dynamoseq %s: %s\nusage: %s\nRun 'dynamoseq %s --help' for the flags.\n", c.name, msg, synopsis(c), c.name)
 	return 2
 }
@@ -196,15 +186,42 @@ func printFlags(w io.Writer, fs *flag.FlagSet, which func(*flag.Flag) bool) {
 		if !which(f) {
 			return
 		}
-		dash := "--"
-		if len(f.Name) == 1 {
-			dash = "-"
-		}
-		name, help := flag.UnquoteUsage(f)
+		_, help := flag.UnquoteUsage(f)
 		def := ""
-		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
+		if !isZeroDefault(f) {
 			def = fmt.Sprintf(" (default %s)", f.DefValue)
 		}
-		fmt.Fprintf(w, "  %s%s %s\n    \t%s%s\n", dash, f.Name, name, help, def)
+		fmt.Fprintf(w, "  %s\n    \t%s%s\n", flagSynopsis(f), help, def)
 	})
+}
+
+// flagSynopsis is how the flag is written on the command line:
+// "--table string", "-n int", "--kind counter|block", "--baseline[=false]".
+func flagSynopsis(f *flag.Flag) string {
+	name := "--" + f.Name
+	if len(f.Name) == 1 {
+		name = "-" + f.Name
+	}
+	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		if f.DefValue == "true" {
+			return name + "[=false]"
+		}
+		return name
+	}
+	if c, ok := f.Value.(*choice); ok {
+		return name + " " + strings.Join(c.choices, "|")
+	}
+	typ, _ := flag.UnquoteUsage(f)
+	return name + " " + typ
+}
+
+// isZeroDefault reports whether the flag's default is its type's zero
+// value, which stands for the library's default: the help text says what
+// that is, when it says anything.
+func isZeroDefault(f *flag.Flag) bool {
+	switch f.DefValue {
+	case "", "0", "0s", "false":
+		return true
+	}
+	return false
 }

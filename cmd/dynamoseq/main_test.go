@@ -169,6 +169,48 @@ func TestUsage(t *testing.T) {
 	assert.Contains(t, run(t, "help", "get").ok(t), "usage: dynamoseq get NAME [VERSION]")
 }
 
+// TestMessages checks what the help and the errors of the command line
+// say: flags written as an operator types them, never Go options.
+func TestMessages(t *testing.T) {
+	run := func(t *testing.T, args ...string) result { return runInProcess(t, args...) }
+	for _, c := range commands() {
+		out := run(t, c.name, "--help").ok(t)
+		for _, line := range strings.Split(out, "\n") {
+			assert.False(t, strings.HasSuffix(line, " "), "%s --help: trailing space in %q", c.name, line)
+			assert.LessOrEqual(t, strings.Count(line, "(default"), 1, "%s --help: %q", c.name, line)
+			if strings.HasPrefix(line, "  -") {
+				assert.False(t, strings.HasSuffix(line, " value"), "%s --help: a flag without its type: %q", c.name, line)
+			}
+		}
+		assert.Contains(t, out, "--output text|json")
+	}
+	bench := run(t, "bench", "--help").ok(t)
+	assert.Contains(t, bench, "  --kind counter|block|sortkey|latest\n")
+	assert.Contains(t, bench, "  --baseline[=false]\n")
+	assert.Contains(t, bench, "how long an adaptive range should last (default 10s)\n")
+	assert.Contains(t, run(t, "--help").ok(t), "or with --kind sortkey a SortKey item")
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"next", "orders", "--table", "Seq", "--bogus"}, "flag provided but not defined: --bogus\n"},
+		{[]string{"next", "orders", "--table", "Seq", "--kind", "x"}, `invalid value "x" for flag --kind: want counter, sortkey, latest`},
+		{[]string{"next", "orders", "--table", "Seq", "--output", "yaml"}, `invalid value "yaml" for flag --output: want text, json`},
+		{[]string{"next", "orders", "--table", "Seq", "--start", "-3"}, "invalid argument: --start is -3, want at least 1"},
+		{[]string{"next", "orders", "--table", "Seq", "--start", "9", "--max-value", "5"}, "--max-value 5 is below --start 9"},
+		{[]string{"bench", "--table", "Seq", "--kind", "block", "--refill-threshold", "2"}, "--refill-threshold is 2"},
+		{[]string{"next", "orders", "--table", "Seq", "--regions", "a,b"}, "--regions is read only with --global-table mrec; --global-table is none"},
+	} {
+		r := run(t, tc.args...)
+		assert.Equal(t, 2, r.code, "dynamoseq %q", tc.args)
+		assert.Contains(t, r.stderr, tc.want, "dynamoseq %q", tc.args)
+	}
+	assert.Equal(t, 0, run(t, "next", "--help", "--global-table", "MREC").code, "choices in any letter case")
+	assert.Equal(t, "SequenceTable", logicalID("_-."))
+	assert.Equal(t, "OrdersProd2", logicalID("orders-prod.2"))
+}
+
 func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
 	table := newTable(t, client)
 	assert.Equal(t, "table "+table+" is ready: pk (S, HASH)\n", run(t, "create-table", "--table", table, "--kind", "counter").ok(t))
@@ -206,7 +248,7 @@ func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
 	assert.Equal(t, "8\n", run(t, append([]string{"next", "sliced"}, mrec...)...).ok(t))
 	r = run(t, "next", "sliced", "--table", table, "--global-table", "mrec", "--region", "eu-west-1")
 	assert.Equal(t, 2, r.code, "--global-table mrec without --regions")
-	assert.Contains(t, r.stderr, "Regions")
+	assert.Contains(t, r.stderr, "--global-table mrec needs --regions, the ordered list of the table's regions")
 
 	// Errors name the table and the sequence and exit with status 1.
 	r = run(t, "current", "never-used", "--table", table)
@@ -215,6 +257,13 @@ func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
 	r = run(t, "next", "orders", "--table", "no_such_table")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, `table "no_such_table", sequence "orders"`)
+
+	// The versions of a document on a counter table: the advice names flags.
+	r = run(t, "versions", "orders", "--table", table)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "pass --layout partitionkey")
+	assert.Contains(t, r.stderr, "'dynamoseq check --table "+table+" --kind counter|block|sortkey|latest'")
+	assert.NotContains(t, r.stderr, "o.Layout")
 }
 
 // testSingleTable keeps counters beside other items of a table with a
@@ -254,7 +303,9 @@ func testCheck(t *testing.T, run runFunc, client *dynamodb.Client) {
 	assert.Contains(t, r.stdout, "does not exist")
 
 	cf := run(t, "create-table", "--kind", "sortkey", "--table", "Tickets", "--print", "cloudformation", "--ttl", "expires").ok(t)
-	assert.Contains(t, cf, "Type: AWS::DynamoDB::Table")
+	assert.Contains(t, cf, "Resources:\n  Tickets:\n    Type: AWS::DynamoDB::Table")
+	assert.Contains(t, run(t, "create-table", "--kind", "counter", "--table", "orders_prod-v2", "--print", "cloudformation").ok(t),
+		"  OrdersProdV2:\n    Type: AWS::DynamoDB::Table\n    Properties:\n      TableName: orders_prod-v2\n")
 	assert.Contains(t, cf, "AttributeName: sk\n          KeyType: RANGE")
 	assert.Contains(t, cf, "TimeToLiveSpecification:\n        AttributeName: expires")
 	cli := run(t, "create-table", "--kind", "counter", "--table", "Seq", "--print", "cli").ok(t)
@@ -289,6 +340,14 @@ func testSortKey(t *testing.T, run runFunc, client *dynamodb.Client) {
 	r := run(t, append([]string{"get", "projectA", "3"}, sk...)...)
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, `sequence "projectA": not found`)
+
+	// list finds no counters on a SortKey table, and says so.
+	r = run(t, "list", "--table", table)
+	assert.Empty(t, r.ok(t))
+	assert.Contains(t, r.stderr, "2 items in 1 page\n")
+	assert.Contains(t, r.stderr, `no counters in table "`+table+`": none of its 2 items has a Number attribute "value"; its key, pk (S, HASH), sk (S, RANGE), is that of a SortKey or Latest table`)
+	r = run(t, "list", "--table", table, "--prefix", "zzz")
+	assert.Contains(t, r.stderr, `no counters in table "`+table+`" whose name starts with "zzz"`)
 }
 
 // testProfile takes the credentials and the Region from a named profile of

@@ -48,11 +48,11 @@ func (s *settings) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.endpoint, "endpoint-url", "", "send requests to this URL instead of the Region's endpoint (DynamoDB Local: http://localhost:8000)")
 	fs.StringVar(&s.region, "region", "", "the AWS Region (default: from the environment or the profile)")
 	fs.StringVar(&s.profile, "profile", "", "the named profile of the shared AWS config and credentials files")
-	fs.StringVar(&s.output, "output", "text", "output format: text or json")
+	choiceVar(fs, &s.output, "output", "text", "the format of the answers on stdout", "text", "json")
 
 	fs.StringVar(&s.partitionKey, "partition-key", "", `the partition key attribute, a String (default "pk")`)
 	fs.StringVar(&s.sortKey, "sort-key", "", `the sort key attribute (default "sk"); SortKey and Latest`)
-	fs.StringVar(&s.sortKeyType, "sort-key-type", "", "the sort key's type, N or S (default N); SortKey and Latest")
+	choiceVar(fs, &s.sortKeyType, "sort-key-type", "", "the sort key's type (default N); SortKey and Latest", "N", "S")
 	fs.IntVar(&s.sortKeyWidth, "sort-key-width", 0, "digits of a String sort key (default 19)")
 	fs.StringVar(&s.counterSortKey, "counter-sort-key-value", "", `the String sort key value of every counter item, in a single-table design with a String sort key ("COUNTER")`)
 	fs.StringVar(&s.valueAttribute, "value-attribute", "", `the Number attribute of a counter (default "value")`)
@@ -60,24 +60,20 @@ func (s *settings) register(fs *flag.FlagSet) {
 	fs.Int64Var(&s.start, "start", 0, "the first value of a new counter (default 1)")
 	fs.Int64Var(&s.step, "step", 0, "the difference between consecutive counter values (default 1)")
 	fs.Int64Var(&s.maxValue, "max-value", 0, "the largest value a counter hands out (default 9223372036854775807)")
-	fs.StringVar(&s.layout, "layout", "", "Latest's layout: sortkey (default) or partitionkey")
+	choiceVar(fs, &s.layout, "layout", "", "Latest's layout: a Number sort key per version, or a partition key per version on a table without a sort key (default sortkey)", "sortkey", "partitionkey")
 	fs.StringVar(&s.versionAttribute, "version-attribute", "", `Latest's version attribute (default "version")`)
 	fs.StringVar(&s.versionKeyFormat, "version-key-format", "", `Latest's version key with --layout partitionkey (default "%s#v%d")`)
 	fs.StringVar(&s.latestKeyFormat, "latest-key-format", "", `Latest's 'latest' key with --layout partitionkey (default "%s#latest")`)
-	fs.StringVar(&s.globalTable, "global-table", "", "the kind of table: none (default), mrec or mrsc (see docs/global-tables.md)")
+	choiceVar(fs, &s.globalTable, "global-table", "", "the kind of table: single-Region, or global in either mode (default none; see docs/global-tables.md)", "none", "mrec", "mrsc")
 	fs.StringVar(&s.regions, "regions", "", "with --global-table mrec: the table's Regions, comma-separated, in the order every process is given; this process's Region is --region's")
 }
 
-// check reports a missing table or a flag value outside its choices; the
-// library validates the rest when the strategy is built.
+// validate reports a missing table; the flags with choices refused other
+// values when they were parsed, and the library validates the rest when the
+// strategy is built.
 func (s *settings) validate() error {
-	switch {
-	case s.table == "":
+	if s.table == "" {
 		return usageErrorf("--table is required")
-	case s.output != "text" && s.output != "json":
-		return usageErrorf("--output is %q, want text or json", s.output)
-	case s.sortKeyType != "" && s.sortKeyType != "N" && s.sortKeyType != "S":
-		return usageErrorf("--sort-key-type is %q, want N or S", s.sortKeyType)
 	}
 	if _, err := s.parseLayout(); err != nil {
 		return err

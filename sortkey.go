@@ -267,6 +267,7 @@ func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyC
 func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKeyCall) {
 	races := calls[0].Req.races // the oldest call has lost the most
 	for len(calls) > 0 {
+		warm := h.known && races == 0 // the hint is from this writer's own last win
 		first, check, err := s.place(ctx, pk, h, len(calls), races, races > 0 && races%2 == 0)
 		if err != nil {
 			failCalls(calls, err)
@@ -301,7 +302,15 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		case writeLostRace(err):
 			s.stats.lostRaces.Add(1)
 			h.lost(start)
-			if !s.learn(h, err, first, check) {
+			switch {
+			case warm || races%3 == 2:
+				// Query instead of learning: a hint of this writer's own
+				// may be old (other processes may have written many
+				// times since, and learning would step through their
+				// writes one round trip at a time), and a third lost race
+				// in a row may be such a walk (through items written
+				// before tokens told where a write ended).
+			case !s.learn(h, err, first, check):
 				// A conflict with a transaction in flight: nothing to
 				// learn but that the name is busy.
 				if err := s.policy.Wait(ctx, races+1); err != nil {

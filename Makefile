@@ -28,9 +28,15 @@ all: test
 demo: deps $(if $(or $(DYNAMODB_ENDPOINT),$(AWS)),,ddblocal)
 	$(GO) run ./examples/quickstart $(if $(AWS),-aws) $(DEMO_FLAGS)
 
+# The fault and crash tests print what they did (requests resent, answers
+# lost, items stored, what callers were told): they run apart, with -v, so
+# that CI's log shows it.
+FAULT_TESTS := ^(TestFaults|TestCrashRestart)
+
 ## test: go vet, gofmt check, the whole suite with the race detector, and short fuzz runs
 test: deps ddblocal vet fmt-check
-	$(GO) test -race -count=1 -timeout 9m ./...
+	$(GO) test -race -count=1 -timeout 9m -skip '$(FAULT_TESTS)' ./...
+	$(GO) test -race -count=1 -timeout 5m -v -run '$(FAULT_TESTS)' .
 	$(GO) test -run '^$$' -fuzz '^FuzzKeyRoundTrip$$' -fuzztime 10s ./examples/favorites
 	$(GO) test -run '^$$' -fuzz '^FuzzIDRoundTrip$$' -fuzztime 10s .
 

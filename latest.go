@@ -3,8 +3,6 @@ package dynamoseq
 import (
 	"context"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 )
@@ -72,7 +70,7 @@ type Latest struct {
 	policy   backoff.Policy
 	resolver resolver
 	layout   docLayout
-	group    *combine.Group[string, latestHint, latestAppend, int64]
+	group    *combine.Group[string, latestHint, appendReq, int64]
 	stats    appendStats
 
 	// overhead is the size of what the library adds to an item apart from
@@ -90,18 +88,6 @@ type latestHint struct {
 	known   bool  // version is what the last transaction of this process left
 	version int64 // the version 'latest' holds; 0 for none
 	pacer         // takes turns with writers of other processes
-}
-
-// latestAppend is one Append waiting in a batch.
-type latestAppend struct {
-	attrs map[string]types.AttributeValue
-	size  int // the estimated size of the item written, keys included
-	races int // races lost so far (see raceLost)
-}
-
-func (r *latestAppend) lose() int {
-	r.races++
-	return r.races
 }
 
 // NewLatest returns a Latest over table. It reads PartitionKey, SortKey,
@@ -154,7 +140,7 @@ func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, 
 		opts:       o,
 		layout:     layout,
 		policy:     backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay},
-		group:      combine.New[string, latestHint, latestAppend, int64](latestMaxBatch, latestMaxIdle),
+		group:      combine.New[string, latestHint, appendReq, int64](latestMaxBatch, latestMaxIdle),
 		maxVersion: layout.maxVersion(),
 		reserved:   append(layout.keyAttrs(), o.VersionAttribute),
 		overhead:   layout.extraKeyBytes() + len(o.VersionAttribute) + maxNumberBytes,
@@ -240,7 +226,7 @@ func (l *Latest) append(ctx context.Context, op, name string, item any) (_ int64
 	if err != nil {
 		return fail(err)
 	}
-	v, err := l.group.Do(ctx, base, latestAppend{attrs: attrs, size: size + l.overhead + l.layout.keyBytes(base)}, l.run)
+	v, err := l.group.Do(ctx, base, appendReq{attrs: attrs, size: size + l.overhead + l.layout.keyBytes(base)}, l.run)
 	if err != nil {
 		return 0, callError(ctx, op, l.table, name, v, err)
 	}

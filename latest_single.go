@@ -40,7 +40,7 @@ import (
 // appendEach appends the versions of calls one after the other, two
 // PutItems each, and sets every call's outcome. Each call may lose up to
 // MaxAttempts races before ErrContention.
-func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, calls []*combine.Call[latestAppend, int64]) {
+func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, calls []*combine.Call[appendReq, int64]) {
 	races := 0
 	for len(calls) > 0 {
 		if err := ctx.Err(); err != nil {

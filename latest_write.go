@@ -17,28 +17,18 @@ import (
 
 // run writes one batch of appends to the document base, in as many
 // transactions as DynamoDB's limits on actions and bytes require.
-func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch []*combine.Call[latestAppend, int64]) {
+func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch []*combine.Call[appendReq, int64]) {
 	if l.opts.singleItemWrites() {
 		l.appendEach(ctx, base, hint, batch)
 		return
 	}
-	for len(batch) > 0 {
-		n := batchLen(len(batch), latestMaxBatch, func(i int) int { return batch[i].Req.size }, true)
-		if batch[0].Req.races == 0 { // a batch put back is counted once
-			l.stats.batch(n)
-		}
-		l.write(ctx, base, hint, batch[:n])
-		if putBack(batch[:n], batch[n:]) {
-			return
-		}
-		batch = batch[n:]
-	}
+	runBatches(batch, latestMaxBatch, true, &l.stats, func(calls []*combine.Call[appendReq, int64]) { l.write(ctx, base, hint, calls) })
 }
 
 // write appends the versions of calls in one transaction and sets the
 // outcome of every call, or, when it lost a race, puts the calls back in the
 // queue (see raceLost).
-func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls []*combine.Call[latestAppend, int64]) {
+func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls []*combine.Call[appendReq, int64]) {
 	failAll := func(err error) { failCalls(calls, err) }
 	races := calls[0].Req.races // the oldest call has lost the most
 	warm := hint.known
@@ -103,7 +93,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 	case len(calls) > 1 && isValidation(err):
 		// One item DynamoDB refuses must not fail the others of the
 		// batch: find it by writing them one at a time.
-		oneByOne(calls, func(one []*combine.Call[latestAppend, int64]) { l.write(ctx, base, hint, one) })
+		oneByOne(calls, func(one []*combine.Call[appendReq, int64]) { l.write(ctx, base, hint, one) })
 		return
 	default:
 		failAll(l.writeError(err))
@@ -123,7 +113,7 @@ func (l *Latest) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInpu
 
 // transaction builds the TransactWriteItems that appends calls after
 // version prev.
-func (l *Latest) transaction(base string, prev int64, calls []*combine.Call[latestAppend, int64]) *dynamodb.TransactWriteItemsInput {
+func (l *Latest) transaction(base string, prev int64, calls []*combine.Call[appendReq, int64]) *dynamodb.TransactWriteItemsInput {
 	o := &l.opts
 	items := make([]types.TransactWriteItem, 1, len(calls)+1)
 	pkName := map[string]string{"#pk": o.PartitionKey}

@@ -92,18 +92,6 @@ type hint struct {
 	pacer // takes turns with writers of other processes
 }
 
-// appendReq is one call to Append waiting for its number.
-type appendReq struct {
-	attrs map[string]types.AttributeValue // the item without its keys; the run adds them
-	size  int                             // the item's size in bytes, keys included
-	races int                             // races lost so far (see raceLost)
-}
-
-func (r *appendReq) lose() int {
-	r.races++
-	return r.races
-}
-
 // sortKeyHints is the number of idle names whose hint is kept. A name whose
 // hint was dropped pays one Query on its next call.
 const sortKeyHints = 10_000
@@ -248,17 +236,7 @@ func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyC
 		s.writeEach(ctx, pk, h, batch)
 		return
 	}
-	for len(batch) > 0 {
-		n := batchLen(len(batch), maxTransactItems, func(i int) int { return batch[i].Req.size }, false)
-		if batch[0].Req.races == 0 { // a batch put back is counted once
-			s.stats.batch(n)
-		}
-		s.write(ctx, pk, h, batch[:n])
-		if putBack(batch[:n], batch[n:]) {
-			return
-		}
-		batch = batch[n:]
-	}
+	runBatches(batch, maxTransactItems, false, &s.stats.appendStats, func(calls []*sortKeyCall) { s.write(ctx, pk, h, calls) })
 }
 
 // write stores the items of calls at the numbers that follow the last one

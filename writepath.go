@@ -5,12 +5,45 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 )
 
 // The pieces of the write path that SortKey and Latest share. Their retry
 // algorithms differ (a SortKey queries the last number, a Latest reads the
 // version from the failed condition), and each keeps its own.
+
+// appendReq is one call to Append, of a SortKey or a Latest, waiting for its
+// number.
+type appendReq struct {
+	attrs map[string]types.AttributeValue // the item without its keys; the run adds them
+	size  int                             // the item's size in bytes, keys included
+	races int                             // races lost so far (see raceLost)
+}
+
+func (r *appendReq) lose() int {
+	r.races++
+	return r.races
+}
+
+// runBatches writes the calls of one run in order, in as few writes as
+// DynamoDB's limits allow (maxItems; copyLast as for batchLen), counting
+// each batch once in stats, and stops when a write put its calls back in
+// the queue (see putBack).
+func runBatches(batch []*combine.Call[appendReq, int64], maxItems int, copyLast bool, stats *appendStats, write func([]*combine.Call[appendReq, int64])) {
+	for len(batch) > 0 {
+		n := batchLen(len(batch), maxItems, func(i int) int { return batch[i].Req.size }, copyLast)
+		if batch[0].Req.races == 0 { // a batch put back is counted once
+			stats.batch(n)
+		}
+		write(batch[:n])
+		if putBack(batch[:n], batch[n:]) {
+			return
+		}
+		batch = batch[n:]
+	}
+}
 
 // batchLen returns how many of the n calls at the head of a batch fit in one
 // transaction: at most maxItems, and, beyond the first, at most

@@ -119,15 +119,24 @@ type callCounter struct {
 	dynamoseq.Client
 	queries, gets, puts, transactions atomic.Int64
 	races                             atomic.Int64
+	conflicts                         atomic.Int64 // races with a transaction in flight
 	stored                            atomic.Int64 // items stored by successful writes
 	writes                            atomic.Int64 // successful writes
 	writeNanos                        atomic.Int64 // time spent in write calls, all of them
+	lostNanos                         atomic.Int64 // time spent in write calls that lost a race
+	queryNanos                        atomic.Int64 // time spent in Queries
 }
 
 // wrote records a write call that took since start and stored n items when
 // err is nil.
 func (c *callCounter) wrote(start time.Time, n int, err error) {
 	c.writeNanos.Add(int64(time.Since(start)))
+	if lostRace(err) {
+		c.lostNanos.Add(int64(time.Since(start)))
+	}
+	if conflicted(err) {
+		c.conflicts.Add(1)
+	}
 	if err == nil {
 		c.writes.Add(1)
 		c.stored.Add(int64(n))
@@ -141,13 +150,14 @@ func (c *callCounter) total() int64 {
 
 // reset sets every count to zero.
 func (c *callCounter) reset() {
-	for _, n := range []*atomic.Int64{&c.queries, &c.gets, &c.puts, &c.transactions, &c.races, &c.stored, &c.writes, &c.writeNanos} {
+	for _, n := range []*atomic.Int64{&c.queries, &c.gets, &c.puts, &c.transactions, &c.races, &c.conflicts, &c.stored, &c.writes, &c.writeNanos, &c.lostNanos, &c.queryNanos} {
 		n.Store(0)
 	}
 }
 
 func (c *callCounter) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
 	c.queries.Add(1)
+	defer func(start time.Time) { c.queryNanos.Add(int64(time.Since(start))) }(time.Now())
 	return c.Client.Query(ctx, in, optFns...)
 }
 

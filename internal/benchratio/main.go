@@ -75,14 +75,14 @@ func report(w io.Writer, results map[string]samples, order []string) {
 		}
 		lib := results[name]
 		for _, unit := range units(lib) {
-			b, l := median(base[unit]), median(lib[unit])
-			ratio := "-"
-			if b != 0 {
-				ratio = fmt.Sprintf("%.3f", l/b)
-			} else if l == 0 {
-				ratio = "1.000"
+			printRatio(tw, prefix, unit, base[unit], lib[unit])
+		}
+		// References that are not a baseline: dynamoseq in another shape
+		// (BenchmarkProcessesOneName), compared on throughput only.
+		for _, ref := range references {
+			if r, ok := results[prefix+"/"+ref]; ok {
+				printRatio(tw, prefix+" (vs "+ref+")", "appends/s", r["appends/s"], lib["appends/s"])
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", prefix, unit, format(b, len(base[unit])), format(l, len(lib[unit])), ratio)
 		}
 	}
 	tw.Flush()
@@ -98,6 +98,23 @@ func report(w io.Writer, results map[string]samples, order []string) {
 		}
 	}
 	tw.Flush()
+}
+
+// references are the sub-benchmarks that runs of /dynamoseq are also
+// compared with, when present; they are listed with the unpaired ones too.
+var references = []string{"oneprocess", "onewriter"}
+
+// printRatio prints one metric of a baseline and of dynamoseq, and their
+// ratio.
+func printRatio(tw io.Writer, name, unit string, base, lib []float64) {
+	b, l := median(base), median(lib)
+	ratio := "-"
+	if b != 0 {
+		ratio = fmt.Sprintf("%.3f", l/b)
+	} else if l == 0 {
+		ratio = "1.000"
+	}
+	fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", name, unit, format(b, len(base)), format(l, len(lib)), ratio)
 }
 
 func units(s samples) []string {

@@ -87,15 +87,14 @@ type Latest struct {
 type latestHint struct {
 	known   bool  // version is what the last transaction of this process left
 	version int64 // the version 'latest' holds; 0 for none
-	pacer         // takes turns with writers of other processes
+	turns         // with writers of other processes
 }
 
 // NewLatest returns a Latest over table. It reads PartitionKey, SortKey,
 // SortKeyType and SortKeyWidth (LayoutSortKey), KeyPrefix, Layout,
 // VersionKeyFormat and LatestKeyFormat (LayoutPartitionKey),
-// VersionAttribute, MaxAttempts, BaseDelay, MaxDelay, ResolveTimeout,
-// GlobalTable, NoTransactions and, without transactions, TokenAttribute
-// from the options, and refuses any other option set (ErrInvalidArgument).
+// VersionAttribute, TokenAttribute, MaxAttempts, BaseDelay, MaxDelay,
+// ResolveTimeout, GlobalTable and NoTransactions from the options, and refuses any other option set (ErrInvalidArgument).
 // GlobalTableMREC is refused.
 //
 // It makes no call to DynamoDB. It returns an error wrapping
@@ -117,15 +116,11 @@ func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, 
 		err = refuseGlobal(&o, "Latest")
 	}
 	if err == nil {
-		reads := []string{"PartitionKey", "SortKey", "SortKeyType", "SortKeyWidth", "KeyPrefix", "Layout",
-			"VersionKeyFormat", "LatestKeyFormat", "VersionAttribute", "MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout",
-			"GlobalTable", "NoTransactions"}
-		if o.singleItemWrites() {
-			reads = append(reads, "TokenAttribute")
-		}
-		err = checkRead(optFns, reads...)
+		err = checkRead(optFns, "PartitionKey", "SortKey", "SortKeyType", "SortKeyWidth", "KeyPrefix", "Layout",
+			"VersionKeyFormat", "LatestKeyFormat", "VersionAttribute", "TokenAttribute", "MaxAttempts", "BaseDelay", "MaxDelay",
+			"ResolveTimeout", "GlobalTable", "NoTransactions")
 	}
-	if err == nil && o.singleItemWrites() && o.TokenAttribute == o.VersionAttribute {
+	if err == nil && o.TokenAttribute == o.VersionAttribute {
 		err = invalidf("TokenAttribute and VersionAttribute are both %q", o.VersionAttribute)
 	}
 	if err != nil {
@@ -142,14 +137,10 @@ func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, 
 		policy:     backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay},
 		group:      combine.New[string, latestHint, appendReq, int64](latestMaxBatch, latestMaxIdle),
 		maxVersion: layout.maxVersion(),
-		reserved:   append(layout.keyAttrs(), o.VersionAttribute),
-		overhead:   layout.extraKeyBytes() + len(o.VersionAttribute) + maxNumberBytes,
-	}
-	if o.singleItemWrites() {
-		// The version items carry their write token (see putVersion).
-		const tokenBytes = 32 // see newRequestToken
-		l.reserved = append(l.reserved, o.TokenAttribute)
-		l.overhead += len(o.TokenAttribute) + tokenBytes
+		// 'latest' carries a write token in a turn (see turns), and so
+		// do the version items without transactions (see putVersion).
+		reserved: append(layout.keyAttrs(), o.VersionAttribute, o.TokenAttribute),
+		overhead: layout.extraKeyBytes() + len(o.VersionAttribute) + maxNumberBytes + len(o.TokenAttribute) + itemTokenBytes,
 	}
 	l.client = countingClient{Client: client, n: &l.stats.requests}
 	l.resolver = resolver{timeout: o.ResolveTimeout, policy: l.policy, resent: &l.stats.resends}
@@ -185,16 +176,15 @@ func (l *Latest) Next(ctx context.Context, name string) (int64, error) {
 // up to 99 versions (and 4 MB) per transaction, 'latest' taking the item of
 // the last one. When the transaction is cancelled because another process
 // wrote first (ConditionalCheckFailed, TransactionConflict), Append takes
-// the version DynamoDB returned with the failed condition and tries again,
-// with jittered exponential backoff between attempts (reading 'latest' again
-// first when the backoff was longer than the transaction, since the
-// returned version is stale by then), up to Options.MaxAttempts times; then
-// it returns ErrContention. Any other cancellation reason is returned at
+// the version DynamoDB returned with the failed condition and tries again
+// at once (after a jittered exponential backoff and a read of 'latest' when
+// the cancellation returned no item, as after a TransactionConflict), up to
+// Options.MaxAttempts times; then it returns ErrContention. Any other cancellation reason is returned at
 // once, wrapped with the SDK's error. So that processes appending to one
-// document flat out take turns instead of the last winner winning again, a
-// writer that lost a race in the last second pauses for a random part of a
-// round trip before each back-to-back transaction (see pacer); a process
-// alone on a document never pauses.
+// document flat out do not collide, once a writer has met another at a
+// document they take turns of a few round trips each, named in a write
+// token on 'latest' (Options.TokenAttribute), in the order of the turns
+// they last held (see turns); a process alone on a document never waits.
 //
 // When the outcome of the transaction is unknown (a timeout, a connection
 // reset, a server error), Append sends the same transaction again with the

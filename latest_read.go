@@ -17,20 +17,28 @@ import (
 // readVersion returns the version the 'latest' item of base holds, 0 when
 // there is none, with one strongly consistent GetItem.
 func (l *Latest) readVersion(ctx context.Context, base string) (int64, error) {
+	v, _, err := l.readHead(ctx, base)
+	return v, err
+}
+
+// readHead is readVersion, which also returns the end of the turn of the
+// write that moved 'latest' there, if any (see turns).
+func (l *Latest) readHead(ctx context.Context, base string) (int64, turn, error) {
 	out, err := l.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:                aws.String(l.table),
 		Key:                      l.layout.latestKey(base),
 		ConsistentRead:           aws.Bool(true),
-		ProjectionExpression:     aws.String("#v"),
-		ExpressionAttributeNames: map[string]string{"#v": l.opts.VersionAttribute},
+		ProjectionExpression:     aws.String("#v, #tok"),
+		ExpressionAttributeNames: map[string]string{"#v": l.opts.VersionAttribute, "#tok": l.opts.TokenAttribute},
 	})
 	if err != nil {
-		return 0, l.readError(err)
+		return 0, turn{}, l.readError(err)
 	}
 	if out.Item == nil {
-		return 0, nil
+		return 0, turn{}, nil
 	}
-	return l.version(out.Item)
+	v, err := l.version(out.Item)
+	return v, turnOf(out.Item, l.opts.TokenAttribute), err
 }
 
 // version reads the version attribute of an item.

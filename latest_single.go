@@ -50,7 +50,8 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 		if races == 0 {
 			l.stats.batch(1) // each call is written alone
 		}
-		if err := l.placeNext(ctx, base, hint, races == 0); err != nil {
+		tn, err := l.place(ctx, base, hint)
+		if err != nil {
 			failCalls(calls, err)
 			return
 		}
@@ -60,7 +61,8 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			return
 		}
 		start := time.Now()
-		err := l.putVersion(ctx, base, v, calls[0].Req.attrs)
+		tok := &types.AttributeValueMemberS{Value: itemToken(newRequestToken(), v, tn)}
+		err = l.putVersion(ctx, base, v, calls[0].Req.attrs, tok)
 		var ccf *types.ConditionalCheckFailedException
 		switch {
 		case err == nil:
@@ -71,8 +73,10 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			// whatever happens to 'latest'. If 'latest' did not move,
 			// read it before writing v+1.
 			hint.version = v
-			hint.known = l.moveLatest(ctx, base, v, attrs) == nil
-			hint.won(start) // both writes: the pacer's round trip
+			hint.known = l.moveLatest(ctx, base, v, attrs, tok) == nil
+			if hint.won(start, tn) { // both writes: the turn's round trip
+				l.stats.turns.Add(1)
+			}
 		case errors.Is(err, ErrUnknownOutcome):
 			hint.known = false
 			calls[0].Res, calls[0].Err = v, err // the version that may hold the item
@@ -86,6 +90,9 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			took := time.Since(start)
 			l.stats.lostRaces.Add(1)
 			hint.lost(start)
+			if ccf != nil {
+				hint.saw(turnOf(ccf.Item, l.opts.TokenAttribute), l.opts.MaxDelay)
+			}
 			races++
 			if races >= l.opts.MaxAttempts {
 				failCalls(calls, fmt.Errorf("%w: %d attempts: %w", ErrContention, races, err))
@@ -122,31 +129,12 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 	}
 }
 
-// placeNext makes sure hint knows a version that 'latest' holds at least,
-// reading 'latest' (one strongly consistent GetItem) when it does not; a
-// warm writer paces itself instead, on its first attempt (see pacer).
-func (l *Latest) placeNext(ctx context.Context, base string, hint *latestHint, first bool) error {
-	if hint.known {
-		if first {
-			return hint.pace(ctx, l.policy)
-		}
-		return nil
-	}
-	v, err := l.readVersion(ctx, base)
-	if err != nil {
-		return err
-	}
-	hint.known, hint.version = true, v
-	return nil
-}
-
 // putVersion stores attrs as version v of base with a PutItem conditioned
-// on the version being free or holding this request's write token, so that
-// a resend of a write that was applied succeeds. A failed condition returns
-// the item found there (ALL_OLD). An outcome left unknown is resolved by
-// resending (see resolver).
-func (l *Latest) putVersion(ctx context.Context, base string, v int64, attrs map[string]types.AttributeValue) error {
-	tok := &types.AttributeValueMemberS{Value: newRequestToken()}
+// on the version being free or holding this request's write token tok
+// (see itemToken), so that a resend of a write that was applied succeeds.
+// A failed condition returns the item found there (ALL_OLD). An outcome
+// left unknown is resolved by resending (see resolver).
+func (l *Latest) putVersion(ctx context.Context, base string, v int64, attrs map[string]types.AttributeValue, tok types.AttributeValue) error {
 	item := l.item(l.layout.versionKey(base, v), attrs, v)
 	item[l.opts.TokenAttribute] = tok
 	in := &dynamodb.PutItemInput{
@@ -163,16 +151,22 @@ func (l *Latest) putVersion(ctx context.Context, base string, v int64, attrs map
 	})
 }
 
-// moveLatest puts attrs as the 'latest' item of base at version v, with one
-// PutItem conditioned on 'latest' being absent or holding a lower version,
-// so that it never moves back. It returns nil when 'latest' holds v or a
+// moveLatest puts attrs and the write token tok of version v (nil for
+// none) as the 'latest' item of base at version v, with one PutItem
+// conditioned on 'latest' being absent or holding a lower version, so that
+// it never moves back; the token tells the readers of 'latest' the turn of
+// the write (see turns). It returns nil when 'latest' holds v or a
 // higher version afterwards (a failed condition says that another writer
 // moved it there first), and the error otherwise: then 'latest' may still
 // be one version behind, which the next Append or GetLatest repairs.
-func (l *Latest) moveLatest(ctx context.Context, base string, v int64, attrs map[string]types.AttributeValue) error {
+func (l *Latest) moveLatest(ctx context.Context, base string, v int64, attrs map[string]types.AttributeValue, tok types.AttributeValue) error {
+	item := l.item(l.layout.latestKey(base), attrs, v)
+	if tok != nil {
+		item[l.opts.TokenAttribute] = tok
+	}
 	_, err := l.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                 aws.String(l.table),
-		Item:                      l.item(l.layout.latestKey(base), attrs, v),
+		Item:                      item,
 		ConditionExpression:       aws.String("attribute_not_exists(#pk) OR #v < :v"),
 		ExpressionAttributeNames:  map[string]string{"#pk": l.opts.PartitionKey, "#v": l.opts.VersionAttribute},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":v": number(v)},
@@ -194,7 +188,7 @@ func (l *Latest) repairLatest(ctx context.Context, base string, v int64, item ma
 			return err
 		}
 	}
-	return l.moveLatest(ctx, base, v, l.attributes(item))
+	return l.moveLatest(ctx, base, v, l.attributes(item), item[l.opts.TokenAttribute])
 }
 
 // readNewest returns the item of the newest version of base: the 'latest'

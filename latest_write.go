@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 )
 
@@ -31,33 +32,23 @@ func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch [
 func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls []*combine.Call[appendReq, int64]) {
 	failAll := func(err error) { failCalls(calls, err) }
 	races := calls[0].Req.races // the oldest call has lost the most
-	warm := hint.known
-	if !hint.known {
-		v, err := l.readVersion(ctx, base)
-		if err != nil {
-			failAll(err)
-			return
-		}
-		hint.known, hint.version = true, v
+	tn, err := l.place(ctx, base, hint)
+	if err != nil {
+		failAll(err)
+		return
 	}
 	prev := hint.version
 	if int64(len(calls)) > l.maxVersion-prev {
 		failAll(fmt.Errorf("%w: version %d is the highest a %d-digit sort key holds", ErrExhausted, l.maxVersion, l.opts.SortKeyWidth))
 		return
 	}
-	if warm && races == 0 {
-		// Writing again right after its own write: let the
-		// writers of other processes have their turn (see pacer).
-		if err := hint.pace(ctx, l.policy); err != nil {
-			failAll(err)
-			return
-		}
-	}
-	in := l.transaction(base, prev, calls)
+	in := l.transaction(base, prev, calls, tn)
 	start := time.Now()
-	err := l.commit(ctx, in)
+	err = l.commit(ctx, in)
 	if err == nil {
-		hint.won(start)
+		if hint.won(start, tn) {
+			l.stats.turns.Add(1)
+		}
 		for i, c := range calls {
 			c.Res = prev + 1 + int64(i)
 		}
@@ -82,6 +73,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 		// transaction in flight returns no item: then wait, and read.
 		if v, ok := l.versionOf(reasons[0].Item); ok {
 			hint.known, hint.version = true, v
+			hint.saw(turnOf(reasons[0].Item, l.opts.TokenAttribute), l.opts.MaxDelay)
 		} else if werr := l.policy.Wait(ctx, races+1); werr != nil {
 			failAll(werr)
 			return
@@ -101,6 +93,33 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 	}
 }
 
+// place waits while another writer has its turn, or after its own (see
+// turns), makes sure hint knows the version 'latest' holds, reading it when
+// it does not (one strongly consistent GetItem), and returns the end of the
+// turn the next write belongs to.
+func (l *Latest) place(ctx context.Context, base string, hint *latestHint) (turn, error) {
+	for {
+		if d := hint.wait(time.Now(), l.opts.MaxDelay); d > 0 {
+			l.stats.waited(d)
+			if err := backoff.Sleep(ctx, d); err != nil {
+				return turn{}, err
+			}
+			hint.known = false // the others wrote meanwhile
+		}
+		if hint.known {
+			return hint.next(time.Now(), l.opts.MaxDelay), nil
+		}
+		start := time.Now()
+		v, tn, err := l.readHead(ctx, base)
+		hint.sample(time.Since(start))
+		if err != nil {
+			return turn{}, err
+		}
+		hint.known, hint.version = true, v
+		hint.saw(tn, l.opts.MaxDelay)
+	}
+}
+
 // commit sends a transaction, which carries a ClientRequestToken: DynamoDB
 // applies it at most once for 10 minutes whatever the number of sends, so
 // an outcome left unknown is resolved by sending it again (see resolver).
@@ -112,8 +131,10 @@ func (l *Latest) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInpu
 }
 
 // transaction builds the TransactWriteItems that appends calls after
-// version prev.
-func (l *Latest) transaction(base string, prev int64, calls []*combine.Call[appendReq, int64]) *dynamodb.TransactWriteItemsInput {
+// version prev. In a turn (see turns), 'latest' carries a write token that
+// names the turn's end.
+func (l *Latest) transaction(base string, prev int64, calls []*combine.Call[appendReq, int64], tn turn) *dynamodb.TransactWriteItemsInput {
+	token := newRequestToken()
 	o := &l.opts
 	items := make([]types.TransactWriteItem, 1, len(calls)+1)
 	pkName := map[string]string{"#pk": o.PartitionKey}
@@ -132,6 +153,9 @@ func (l *Latest) transaction(base string, prev int64, calls []*combine.Call[appe
 		Item:                                l.item(l.layout.latestKey(base), calls[len(calls)-1].Req.attrs, last),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
+	if tn.no != 0 {
+		latest.Item[o.TokenAttribute] = &types.AttributeValueMemberS{Value: itemToken(token, last, tn)}
+	}
 	if prev == 0 {
 		latest.ConditionExpression = aws.String("attribute_not_exists(#pk)")
 		latest.ExpressionAttributeNames = pkName
@@ -145,7 +169,7 @@ func (l *Latest) transaction(base string, prev int64, calls []*combine.Call[appe
 	items[0] = types.TransactWriteItem{Put: latest}
 	return &dynamodb.TransactWriteItemsInput{
 		TransactItems:      items,
-		ClientRequestToken: aws.String(newRequestToken()),
+		ClientRequestToken: aws.String(token),
 	}
 }
 

@@ -112,7 +112,7 @@ func mrscOptions(o *dynamoseq.Options) {
 // mrscAppendOptions are the options of a SortKey or a Latest on the
 // simulated MRSC table: the default backoff, under which writers of three
 // Regions appending to one name flat out take turns (see docs/sortkey.md,
-// "Taking turns"), and twice the default MaxAttempts: on top of the real
+// "Many processes, one name"), and twice the default MaxAttempts: on top of the real
 // races of 12 writers, the simulation refuses one write in five with a
 // replicated write conflict, and a Latest writer on a loaded machine once
 // lost 25 in a row (ErrContention: nothing stored, correct, but not what

@@ -84,21 +84,24 @@ type Options struct {
 	ResolveTimeout time.Duration
 
 	// TokenAttribute is the String attribute in which a SortKey writes, on
-	// every item it stores, a random token of the request that stored it.
-	// The Put's condition accepts the number's slot when it is free or
-	// holds this token, so that a resend of a write that was applied (by
-	// the SDK's retryer or by the library) succeeds instead of storing the
-	// item again under another number. Items passed to Append must not set
-	// it; it costs about 40 bytes per item. Default "wtok". SortKey, and
-	// Latest without transactions (NoTransactions, GlobalTableMRSC), on
-	// its version items.
+	// every item it stores, a random token of the request that stored it
+	// and the last number of that request. The Put's condition accepts the
+	// number's slot when it is free or holds this token, so that a resend
+	// of a write that was applied (by the SDK's retryer or by the library)
+	// succeeds instead of storing the item again under another number. It
+	// costs about 40 bytes per item, about 40 more while processes take
+	// turns at the name (see docs/sortkey.md, "Many processes, one name").
+	// Latest writes it on 'latest' while processes take turns, and without
+	// transactions (NoTransactions, GlobalTableMRSC) on its version items.
+	// Items passed to Append must not set it. Default "wtok". SortKey,
+	// Latest.
 	TokenAttribute string
 
 	// BaseDelay and MaxDelay bound the exponential backoff, with full
 	// jitter, between attempts after a lost race. Defaults 2ms and 200ms.
-	// MaxDelay (or two round trips, if longer) also caps the pause that a
-	// writer which lost a race lately makes before each back-to-back write,
-	// so that processes writing one name take turns. SortKey, Latest, and
+	// MaxDelay also caps the turn that a writer takes at a name that
+	// other processes write, and the wait for another's turn to end (see
+	// docs/sortkey.md, "Many processes, one name"). SortKey, Latest, and
 	// Counter after a ReplicatedWriteConflictException.
 	BaseDelay time.Duration
 	MaxDelay  time.Duration

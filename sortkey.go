@@ -44,9 +44,10 @@ import (
 // queue and is written again after that number at once, with the calls that
 // arrived meanwhile (see sortkey_race.go), until a call has lost
 // Options.MaxAttempts races (ErrContention). So that processes writing one
-// name flat out take turns, a writer that lost a race in the last second
-// pauses before each back-to-back write after a win, and the losers go
-// first (see pacer).
+// name flat out do not collide, once a writer has met another at a name
+// they take turns of a few round trips each, named in the write tokens,
+// in the order of the turns they last held (see turns); a process that
+// meets no other never waits.
 //
 // Cost per call: one PutItem round trip and one write unit per KB of item
 // when a single call is waiting and the hint is warm, plus a Query (1 read
@@ -61,26 +62,26 @@ import (
 // GlobalTableMRSC, whose tables refuse them) the guarantees are the same;
 // the queued calls are written one after the other, one conditional PutItem
 // each at the next number, with no Query between them: k calls cost k round
-// trips and k write units per KB. There is no leap, and a
-// ReplicatedWriteConflictException counts as a lost race.
+// trips and k write units per KB. A ReplicatedWriteConflictException
+// counts as a lost race.
 //
 // A SortKey is safe for concurrent use by any number of goroutines, and
 // several SortKeys, in one process or many, may share a table and a name.
 // It keeps a hint per recently used name and starts no goroutine.
 type SortKey struct {
-	client   Client
-	table    string
-	opts     Options
-	codec    numberCodec
-	max      int64 // the largest number the sort key can hold
-	lo, hi   types.AttributeValue
-	policy   backoff.Policy
-	resolver resolver
-	qNames   map[string]string // expression attribute names of the Query
-	pkNames  map[string]string // expression attribute names of the check
-	putNames map[string]string // expression attribute names of the Puts
-	calls    *combine.Group[string, hint, appendReq, int64]
-	stats    sortKeyStats
+	client    Client
+	table     string
+	opts      Options
+	codec     numberCodec
+	max       int64 // the largest number the sort key can hold
+	lo, hi    types.AttributeValue
+	policy    backoff.Policy
+	resolver  resolver
+	qNames    map[string]string // expression attribute names of the Query
+	headNames map[string]string // expression attribute names of the Query of the last number
+	putNames  map[string]string // expression attribute names of the Puts
+	calls     *combine.Group[string, hint, appendReq, int64]
+	stats     sortKeyStats
 }
 
 // hint is what a SortKey knows of a name between calls: the last number
@@ -89,7 +90,7 @@ type SortKey struct {
 type hint struct {
 	last  int64
 	known bool
-	pacer // takes turns with writers of other processes
+	turns // with writers of other processes
 }
 
 // sortKeyHints is the number of idle names whose hint is kept. A name whose
@@ -133,14 +134,14 @@ func NewSortKey(client Client, table string, optFns ...func(*Options)) (*SortKey
 		return fail(err)
 	}
 	s := &SortKey{
-		table:    table,
-		opts:     o,
-		codec:    newNumberCodec(&o),
-		policy:   backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay},
-		qNames:   map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey},
-		pkNames:  map[string]string{"#pk": o.PartitionKey},
-		putNames: map[string]string{"#pk": o.PartitionKey, "#tok": o.TokenAttribute},
-		calls:    combine.New[string, hint, appendReq, int64](maxTransactItems, sortKeyHints),
+		table:     table,
+		opts:      o,
+		codec:     newNumberCodec(&o),
+		policy:    backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay},
+		qNames:    map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey},
+		headNames: map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey, "#tok": o.TokenAttribute},
+		putNames:  map[string]string{"#pk": o.PartitionKey, "#tok": o.TokenAttribute},
+		calls:     combine.New[string, hint, appendReq, int64](maxTransactItems, sortKeyHints),
 	}
 	s.client = countingClient{Client: client, n: &s.stats.requests}
 	s.resolver = resolver{timeout: o.ResolveTimeout, policy: s.policy, resent: &s.stats.resends}
@@ -246,7 +247,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 	races := calls[0].Req.races // the oldest call has lost the most
 	for len(calls) > 0 {
 		warm := h.known && races == 0 // the hint is from this writer's own last win
-		first, check, err := s.place(ctx, pk, h, len(calls), races, races > 0 && races%2 == 0)
+		first, tn, err := s.place(ctx, pk, h)
 		if err != nil {
 			failCalls(calls, err)
 			return
@@ -256,13 +257,12 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			calls = calls[:max(room, 0)]
 			continue
 		}
-		if check {
-			s.stats.leaps.Add(1)
-		}
 		start := time.Now()
-		err = s.put(ctx, pk, first, calls, check)
+		err = s.put(ctx, pk, first, calls, tn)
 		if err == nil {
-			h.won(start)
+			if h.won(start, tn) {
+				s.stats.turns.Add(1)
+			}
 			for i, c := range calls {
 				c.Res = first + int64(i)
 			}
@@ -288,7 +288,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 				// writes one round trip at a time), and a third lost race
 				// in a row may be such a walk (through items written
 				// before tokens told where a write ended).
-			case !s.learn(h, err, first, check):
+			case !s.learn(h, err):
 				// A conflict with a transaction in flight: nothing to
 				// learn but that the name is busy.
 				if err := s.policy.Wait(ctx, races+1); err != nil {
@@ -301,56 +301,47 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			}
 			return
 		default:
-			calls = s.settleRefused(ctx, pk, h, calls, first, check, err)
+			calls = s.settleRefused(ctx, pk, h, calls, first, err)
 		}
 	}
 }
 
-// place returns where calls (n of them) go: first, the number of the first
-// one, and check, whether the write leaps over first-1 (only with leap, after
-// a Query). It queries the last number unless the hint knows it; a writer
-// that knows it and has lost no race (races) paces itself instead (see
-// pacer).
-func (s *SortKey) place(ctx context.Context, pk string, h *hint, n, races int, leap bool) (first int64, check bool, err error) {
-	queried := !h.known
-	if queried {
-		last, err := s.queryLast(ctx, pk)
+// place returns where the next write goes: first, the number of its first
+// item, and the turn it belongs to (see turns). It first waits while
+// another writer has its turn, or after its own, and queries the last
+// number (and the turn of its write) unless the hint knows it.
+func (s *SortKey) place(ctx context.Context, pk string, h *hint) (first int64, tn turn, err error) {
+	for {
+		if d := h.wait(time.Now(), s.opts.MaxDelay); d > 0 {
+			s.stats.waited(d)
+			if err := backoff.Sleep(ctx, d); err != nil {
+				return 0, tn, err
+			}
+			h.known = false // the others wrote meanwhile
+		}
+		if h.known {
+			break
+		}
+		start := time.Now()
+		last, end, err := s.queryHead(ctx, pk)
+		h.sample(time.Since(start))
 		if errors.Is(err, ErrNotFound) {
 			last = s.opts.Start - 1 // an empty sequence starts at Start
 		} else if err != nil {
-			return 0, false, err
+			return 0, tn, err
 		}
 		h.last, h.known = last, true
-	} else if races == 0 {
-		if err := h.pace(ctx, s.policy); err != nil {
-			return 0, false, err
-		}
+		h.saw(end, s.opts.MaxDelay)
 	}
-	// A writer that lost a race without learning from it where to write
-	// next, and has just queried, is a round trip behind any warm writer
-	// of another process: by the time its Put lands, the warm writer has
-	// taken last+1 again. So on its second lost race in a row, and every
-	// other one after, it leaps over that number instead: it writes from
-	// last+2, in a transaction that also checks that last+1 exists, so the
-	// numbering stays gap-free whoever wrote last+1.
-	check = leap && queried && n < maxTransactItems && int64(n) < s.max-h.last
-	first = h.last + 1
-	if check {
-		first++
-	}
-	return first, check, nil
+	return h.last + 1, h.next(time.Now(), s.opts.MaxDelay), nil
 }
 
 // settleRefused handles a write that DynamoDB refused for a reason other
 // than a lost race (it stored nothing): it sets the outcome of the calls it
 // can settle and returns those to write again.
-func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls []*sortKeyCall, first int64, check bool, err error) []*sortKeyCall {
-	offset := 0
-	if check {
-		offset = 1 // the transaction's first action was the check
-	}
+func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls []*sortKeyCall, first int64, err error) []*sortKeyCall {
 	refused := refusedItems(err, func(i int) string {
-		return fmt.Sprintf("item %d of %d in the transaction (number %d)", i+1-offset, len(calls), first+int64(i-offset))
+		return fmt.Sprintf("item %d of %d in the transaction (number %d)", i+1, len(calls), first+int64(i))
 	})
 	if len(refused) == 0 {
 		if len(calls) > 1 && apiCode(err) == "ValidationException" {
@@ -371,7 +362,7 @@ func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls [
 	// error naming the item DynamoDB gave.
 	var kept []*sortKeyCall
 	for i, c := range calls {
-		rerr, bad := refused[i+offset]
+		rerr, bad := refused[i]
 		switch {
 		case bad && errors.Is(rerr, ErrInvalidArgument):
 			c.Err = rerr
@@ -380,14 +371,6 @@ func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls [
 			return nil
 		default:
 			kept = append(kept, c)
-		}
-	}
-	if len(kept) == len(calls) {
-		// Only the check was refused: nothing to leave out, so do not
-		// try again.
-		for _, rerr := range refused {
-			failCalls(calls, rerr)
-			return nil
 		}
 	}
 	return kept
@@ -436,13 +419,13 @@ func refusedItems(err error, describe func(i int) string) map[int]error {
 // (two per KB). Every item carries a new write token, and every Put is
 // conditioned on its number being free or holding that token, so that an
 // attempt of this request that was applied already makes the others
-// succeed, and one that lands late changes nothing. With check, the
-// transaction (even for one call) also checks that first-1 exists. An
+// succeed, and one that lands late changes nothing. The token also names
+// the turn the write belongs to (see turns). An
 // outcome left unknown is resolved by resending (see resolver).
-func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sortKeyCall, check bool) error {
+func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sortKeyCall, tn turn) error {
 	token := newRequestToken()
 	pkValue := &types.AttributeValueMemberS{Value: pk}
-	tok := &types.AttributeValueMemberS{Value: itemToken(token, first+int64(len(calls))-1)}
+	tok := &types.AttributeValueMemberS{Value: itemToken(token, first+int64(len(calls))-1, tn)}
 	cond, values := aws.String("attribute_not_exists(#pk) OR #tok = :tok"), map[string]types.AttributeValue{":tok": tok}
 	item := func(i int) map[string]types.AttributeValue {
 		attrs := calls[i].Req.attrs // owned by this call; the keys are set again on every write
@@ -451,7 +434,7 @@ func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sort
 		attrs[s.opts.TokenAttribute] = tok
 		return attrs
 	}
-	if len(calls) == 1 && !check {
+	if len(calls) == 1 {
 		in := &dynamodb.PutItemInput{
 			TableName:                 aws.String(s.table),
 			Item:                      item(0),
@@ -466,15 +449,7 @@ func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sort
 			return err
 		})
 	}
-	actions := make([]types.TransactWriteItem, 0, len(calls)+1)
-	if check {
-		actions = append(actions, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName:                aws.String(s.table),
-			Key:                      map[string]types.AttributeValue{s.opts.PartitionKey: pkValue, s.opts.SortKey: s.codec.key(first - 1)},
-			ConditionExpression:      aws.String("attribute_exists(#pk)"),
-			ExpressionAttributeNames: s.pkNames,
-		}})
-	}
+	actions := make([]types.TransactWriteItem, 0, len(calls))
 	for i := range calls {
 		actions = append(actions, types.TransactWriteItem{Put: &types.Put{
 			TableName:                           aws.String(s.table),
@@ -512,14 +487,27 @@ func (s *SortKey) writeError(err error) error {
 // that a table without the sort key the options describe is refused by
 // DynamoDB instead of being used wrongly.
 func (s *SortKey) queryLast(ctx context.Context, pk string) (int64, error) {
+	last, _, err := s.queryHead(ctx, pk)
+	return last, err
+}
+
+// queryHead is queryLast, which also returns the end of the turn of the
+// write that stored the last number, if any (see turns).
+func (s *SortKey) queryHead(ctx context.Context, pk string) (int64, turn, error) {
 	in := s.rangeQuery(pk, s.lo, s.hi, NewestFirst, 1)
-	in.ProjectionExpression = aws.String("#sk")
+	in.ProjectionExpression = aws.String("#sk, #tok")
+	in.ExpressionAttributeNames = s.headNames
 	out, err := s.client.Query(ctx, in)
 	if err != nil {
-		return 0, s.readError(err)
+		return 0, turn{}, s.readError(err)
 	}
 	if len(out.Items) == 0 {
-		return 0, ErrNotFound
+		return 0, turn{}, ErrNotFound
 	}
-	return s.codec.parse(out.Items[0][s.opts.SortKey])
+	last, err := s.codec.parse(out.Items[0][s.opts.SortKey])
+	if err != nil {
+		return 0, turn{}, err
+	}
+	_, tn, _ := s.storedUpTo(out.Items[0])
+	return last, tn, nil
 }

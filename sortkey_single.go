@@ -18,10 +18,9 @@ import (
 // the hint is cold or stale. They are not written in parallel: a later
 // number stored while an earlier one failed (throttled, refused, outcome
 // unknown) would be a gap that nothing fills, and no condition of one item
-// can check another without a transaction. For the same reason there is no
-// leap over a number (the transaction with a ConditionCheck that the
-// transactional path uses after two lost races): a writer that lost a race
-// takes its turn through backoff and pacing alone.
+// can check another without a transaction. Writers of several processes
+// take turns as on the transactional path (see turns), and a writer that
+// lost a race also backs off before it writes again.
 
 // writeEach stores the items of calls at consecutive numbers, one PutItem
 // per call, and sets every call's outcome. Each call may lose up to
@@ -36,7 +35,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 		if races == 0 {
 			s.stats.batch(1) // each call is written alone
 		}
-		n, _, err := s.place(ctx, pk, h, 1, races, false)
+		n, tn, err := s.place(ctx, pk, h)
 		if err != nil {
 			failCalls(calls, err)
 			return
@@ -46,10 +45,12 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 			return
 		}
 		start := time.Now()
-		err = s.put(ctx, pk, n, calls[:1], false)
+		err = s.put(ctx, pk, n, calls[:1], tn)
 		switch {
 		case err == nil:
-			h.won(start)
+			if h.won(start, tn) {
+				s.stats.turns.Add(1)
+			}
 			calls[0].Res, h.last = n, n
 			calls, races = calls[1:], 0
 		case errors.Is(err, ErrUnknownOutcome):
@@ -65,6 +66,9 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 			s.stats.lostRaces.Add(1)
 			h.known = h.known && replicatedConflict(err)
 			h.lost(start)
+			if _, tn, ok := s.headOf(err); ok {
+				h.saw(tn, s.opts.MaxDelay) // another writer's turn: wait for its end
+			}
 			races++
 			if races >= s.opts.MaxAttempts {
 				failCalls(calls, fmt.Errorf("%w: lost %d races to other writers: %w", ErrContention, races, err))

@@ -120,7 +120,7 @@ func TestSortKeyAppendConcurrent(t *testing.T) {
 func init() {
 	helpers["sortkey-append"] = func(t *testing.T) {
 		// Four processes that write one name flat out, with the default
-		// options: pacing keeps any of them from losing MaxAttempts
+		// options: taking turns keeps any of them from losing MaxAttempts
 		// races in a row.
 		s, err := dynamoseq.NewSortKey(dbtest.Client(t), os.Getenv("TABLE"))
 		require.NoError(t, err)
@@ -194,8 +194,10 @@ func TestSortKeyStaleHint(t *testing.T) {
 	// b queried at first, and again when a's writes had made its own hint
 	// stale (a hint from its own win may be old, so a lost race from it is
 	// followed by a Query, not by stepping through a's writes): three
-	// writes that won and one that lost.
-	assert.Equal(t, int64(2), counting.queries.Load(), "b's Query calls")
+	// writes that won and one that lost. Having lost a race, b writes in
+	// turns (see turn.go) for a second; when a turn ends before its next
+	// write (a slow machine), b reads the head once more.
+	assert.Contains(t, []int64{2, 3}, counting.queries.Load(), "b's Query calls")
 	assert.Equal(t, int64(4), counting.puts.Load(), "b's PutItem calls")
 
 	// Another writer that bypasses the library entirely, writing the next
@@ -585,8 +587,9 @@ func TestSortKeyBadInput(t *testing.T) {
 	}
 	assert.Empty(t, collection(t, client, table, "bad"), "nothing written")
 
-	// Items just under the limit are stored.
-	n, err := s.Append(ctx, "bad", map[string]string{"body": strings.Repeat("x", 400*1024-100)})
+	// Items just under the limit, less the room kept for the write token
+	// (itemTokenBytes), are stored.
+	n, err := s.Append(ctx, "bad", map[string]string{"body": strings.Repeat("x", 400*1024-200)})
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), n)
 }

@@ -43,7 +43,6 @@ type BlockStats struct {
 // returned by SortKey.Stats.
 type SortKeyStats struct {
 	AppendStats
-	Leaps int64 // writes that leapt over the next number after lost races in a row, checking it exists in the transaction (see SortKey)
 }
 
 // LatestStats are cumulative figures of a Latest since it was made,
@@ -64,7 +63,7 @@ type AppendStats struct {
 
 	Reads        int64 // Query and GetItem requests: the lookups of a writer that did not know the last number, and the read methods
 	Puts         int64 // PutItem requests: the write of a batch of one (SortKey), and every write without transactions (Options.NoTransactions, GlobalTableMRSC)
-	Transactions int64 // TransactWriteItems requests: the write of a batch of several, or with a check
+	Transactions int64 // TransactWriteItems requests: the write of a batch of several
 
 	Batches      int64 // groups of calls written together, one request per attempt
 	BatchedCalls int64 // calls in those batches: BatchedCalls/Batches is the mean batch size
@@ -73,6 +72,10 @@ type AppendStats struct {
 	LostRaces int64 // writes refused because another writer had written first (a failed condition or a transaction conflict), or at the same moment from another Region (a replicated write conflict)
 	Retries   int64 // writes sent again after a lost race; the other lost races ended their batch with ErrContention, or their callers gave up
 	Resends   int64 // identical requests sent again to settle an unknown outcome (a lost answer, a timeout, a server error)
+
+	Turns     int64         // turns taken at names that other processes write too: runs of writes back to back while the others wait (see docs/sortkey.md, "Many processes, one name")
+	TurnWaits int64         // waits for the turns of other processes to end
+	TurnWait  time.Duration // the time spent in those waits
 }
 
 // ErrorStats counts failed calls by the kind of error they returned, as
@@ -262,6 +265,13 @@ type appendStats struct {
 	batches, batchedCalls       atomic.Int64
 	maxBatch                    int64Max
 	lostRaces, retries, resends atomic.Int64
+	turns, turnWaits, turnWait  atomic.Int64
+}
+
+// waited counts a wait for the turns of other processes that lasted d.
+func (s *appendStats) waited(d time.Duration) {
+	s.turnWaits.Add(1)
+	s.turnWait.Add(int64(d))
 }
 
 // batch counts a batch of n calls.
@@ -287,20 +297,22 @@ func (s *appendStats) stats() AppendStats {
 		LostRaces:    s.lostRaces.Load(),
 		Retries:      s.retries.Load(),
 		Resends:      s.resends.Load(),
+		Turns:        s.turns.Load(),
+		TurnWaits:    s.turnWaits.Load(),
+		TurnWait:     time.Duration(s.turnWait.Load()),
 	}
 }
 
 // sortKeyStats is the live form of SortKeyStats.
 type sortKeyStats struct {
 	appendStats
-	leaps atomic.Int64
 }
 
 // Stats returns the SortKey's cumulative figures. It reads a few atomic
 // counters: cheap enough to call at any rate, from any goroutine. Figures
 // read while calls are running may be a moment apart from each other.
 func (s *SortKey) Stats() SortKeyStats {
-	return SortKeyStats{AppendStats: s.stats.stats(), Leaps: s.stats.leaps.Load()}
+	return SortKeyStats{AppendStats: s.stats.stats()}
 }
 
 // Stats returns the Latest's cumulative figures, as SortKey.Stats does.

@@ -155,7 +155,18 @@ func TestSortKeyStats(t *testing.T) {
 		RoundTrips: 6, Reads: 3, Puts: 3,
 		Batches: 2, BatchedCalls: 2, MaxBatch: 1,
 		LostRaces: 1, Retries: 1,
+		Turns: 1, // having met another writer, its win started a turn (see turn.go)
 	}}, s.Stats())
+
+	// The other writer's hint is its own number 2: its write loses to the
+	// item in the turn, which names the turn, and it waits for the turn to
+	// end before it writes.
+	n, err := other.Append(ctx, "orders", ticket{Seq: 3})
+	require.NoError(t, err)
+	assert.Equal(t, int64(4), n)
+	st := other.Stats()
+	assert.Equal(t, int64(1), st.TurnWaits, "the other writer's waits for a turn")
+	assert.Positive(t, st.TurnWait, "the time it waited")
 }
 
 // TestSortKeyStatsBatch: calls that queue behind a write are written
@@ -224,6 +235,7 @@ func TestLatestStats(t *testing.T) {
 		RoundTrips: 5, Reads: 2, Transactions: 3,
 		Batches: 2, BatchedCalls: 2, MaxBatch: 1,
 		LostRaces: 1, Retries: 1,
+		Turns: 1, // having met another writer, its win started a turn (see turn.go)
 	}}, l.Stats())
 }
 

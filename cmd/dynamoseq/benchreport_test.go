@@ -15,13 +15,14 @@ import (
 func TestStatsLines(t *testing.T) {
 	st := dynamoseq.SortKeyStats{AppendStats: dynamoseq.AppendStats{
 		Calls: 3, Numbers: 2, Errors: dynamoseq.ErrorStats{Contention: 1}, LostRaces: 4,
-	}, Leaps: 1}
+		Turns: 1,
+	}}
 	assert.Equal(t, []string{
 		"Calls            3",
 		"Numbers          2",
 		"Errors.Contention 1",
 		"LostRaces        4",
-		"Leaps            1",
+		"Turns            1",
 	}, statsLines("", reflect.ValueOf(st)))
 	assert.Equal(t, []string{"WaitTime         1.5s"}, statsLines("", reflect.ValueOf(dynamoseq.BlockStats{WaitTime: 1500 * time.Millisecond})))
 }

@@ -1,0 +1,234 @@
+package dynamoseq
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// contentionWindow is how long after a lost race, or after seeing another
+// writer's turn, a name counts as contended, and its writers take turns.
+const contentionWindow = time.Second
+
+// turnRoundTrips is the length of a turn, in round trips of one write.
+const turnRoundTrips = 6
+
+// turnSpacing is the time between the writers in line at the end of a turn,
+// in round trips: enough for one to read the head and write, so that the
+// next one reads the turn it started instead of colliding with it.
+const turnSpacing = 3
+
+// maxTurnWaits is how many turns of others in a row a writer waits through
+// before it writes without waiting.
+const maxTurnWaits = 16
+
+// turn is a writer's turn at a name: when it ends, and its number. Every
+// write made in a turn names it in its item (see turnToken). The zero turn
+// is no turn.
+type turn struct {
+	end  time.Time
+	no   int64 // one more than the turn before it
+	line int64 // the turns of others between its writer's last two
+}
+
+// turns makes the processes that write one name flat out take turns, so
+// that their writes do not collide. A strategy's per-name hint embeds it;
+// only the run in progress for the name touches it (see combine.Group), so
+// it needs no lock.
+//
+// Why: writers of different processes cannot share a queue. Without turns,
+// each one that has calls waiting writes, one of them wins and the others
+// lose the race and write again at once: with k processes, every stored
+// batch costs about k requests, and each lost one holds up the server, and
+// the winner, for as long as a write.
+//
+// How: while the name is contended (a race lost, or another's turn seen,
+// within contentionWindow), a writer whose write wins holds a turn of
+// turnRoundTrips round trips and writes back to back until it ends. Every
+// write of the turn names the turn, its end and its number, in the item
+// that the others read: in the item returned by a lost race, or by a read
+// of the head. A writer that learns of another's turn sleeps until it ends,
+// reads the head again and writes, which starts its own turn. The writers
+// go in the order of the turns they last held: the one whose last turn is
+// the oldest writes at once when the turn ends, the next turnSpacing round
+// trips later, by when it reads the new turn and waits for it, and so on.
+// A writer whose turn has ended gets in line last. A writer that has not
+// met another lately holds no turn and never waits: a single process pays
+// nothing.
+//
+// The turn's end is a point in time set by the writer's clock; a waiting
+// writer never sleeps longer than MaxDelay for it, so a skewed clock costs
+// throughput, never progress. The turns only order the writes: the
+// conditions of the writes keep the guarantees, whatever the turns say.
+type turns struct {
+	rtt       time.Duration // how long a won write takes, a moving average
+	contended time.Time     // until when the name counts as contended
+	mine      turn          // this writer's turn, while it lasts
+	other     turn          // the newest turn of another writer seen
+	held      int64         // the number of this writer's last turn
+}
+
+// wait returns how long to sleep before the next write at now, 0 for none:
+// while another writer has its turn, or once this writer's own turn is
+// over, until that turn ends, plus turnSpacing round trips for each writer
+// in line before this one (at most maxDelay), less half a round trip, plus
+// a jitter of up to a quarter. After a wait, the writer must read the head
+// again: the others wrote meanwhile.
+func (t *turns) wait(now time.Time, maxDelay time.Duration) time.Duration {
+	if t.held == 0 && t.other.no != 0 { // the first turn this writer sees: in line after the others
+		t.held = t.other.no - 1
+	}
+	var until time.Time
+	var behind int64 // writers in line before this one
+	switch {
+	case now.Before(t.other.end) && t.other.no-t.held <= maxTurnWaits:
+		until, behind = t.other.end, max(0, t.other.line-(t.other.no-t.held))
+	case !t.mine.end.IsZero() && !now.Add(t.rtt).Before(t.mine.end):
+		until, behind = t.mine.end, t.mine.line // over: in line after the others
+		t.mine = turn{}
+	default:
+		return 0
+	}
+	// The first in line reads the head half a round trip before the turn
+	// ends, as the last write of the turn lands.
+	inLine := min(time.Duration(behind*turnSpacing)*t.rtt, maxDelay)
+	wake := until.Add(inLine - t.rtt/2 + rand.N(t.rtt/4+1))
+	return max(0, wake.Sub(now))
+}
+
+// next returns the turn that a write starting at now belongs to: this
+// writer's turn while a write started now ends within it, else a new turn
+// of turnRoundTrips round trips (at most maxDelay) when the name is
+// contended, else no turn.
+func (t *turns) next(now time.Time, maxDelay time.Duration) turn {
+	switch {
+	case !now.Before(t.contended):
+		// Contention is over; when it comes back, the turns are
+		// numbered afresh.
+		t.other, t.held = turn{}, 0
+		return turn{}
+	case now.Add(t.rtt).Before(t.mine.end):
+		return t.mine
+	}
+	end := now.Add(min(max(turnRoundTrips*t.rtt, time.Millisecond), maxDelay))
+	tn := turn{
+		end: time.UnixMicro(end.UnixMicro()), // as turnToken writes it
+		no:  max(t.other.no, t.held) + 1,
+	}
+	if t.held != 0 {
+		// The writers in line, as this one saw them; the others order
+		// themselves by it during the turn (see wait).
+		tn.line = min(max(0, tn.no-t.held-1), maxTurnWaits)
+	}
+	return tn
+}
+
+// won records a write that started at start, belonged to turn tn (the zero
+// turn: none) and has just succeeded, and reports whether it started the
+// turn.
+func (t *turns) won(start time.Time, tn turn) (started bool) {
+	t.sample(time.Since(start))
+	started = tn.no != 0 && tn.no != t.held
+	if tn.no != 0 {
+		t.held = tn.no
+	}
+	t.mine = tn
+	return started
+}
+
+// lost records a write that started at start and has just lost a race to
+// another writer: this writer's turn, if any, is over. Its time is not a
+// round trip: a write that loses may have waited for the winner's.
+func (t *turns) lost(start time.Time) {
+	t.contended = time.Now().Add(contentionWindow)
+	t.mine = turn{}
+}
+
+// saw records a turn read from an item written by the name's latest write:
+// another writer's turn, unless it is over, is to be waited for, at most
+// maxDelay from when it is first seen. A turn seen before, or this
+// writer's own, changes nothing.
+func (t *turns) saw(tn turn, maxDelay time.Duration) {
+	now := time.Now()
+	if tn.no == 0 || tn.no == t.held || tn.no <= t.other.no {
+		return
+	}
+	t.other = tn
+	if !tn.end.After(now) {
+		return
+	}
+	t.contended = now.Add(contentionWindow)
+	if limit := now.Add(maxDelay); tn.end.After(limit) {
+		t.other.end = limit
+	}
+	t.mine = turn{}
+}
+
+// sample adds the time a write or a read took to the moving average of
+// round trips.
+func (t *turns) sample(took time.Duration) {
+	if t.rtt == 0 {
+		t.rtt = took
+	}
+	t.rtt = (3*t.rtt + took) / 4
+}
+
+// turnToken is how a turn is written in an item's write token: its end in
+// Unix microseconds, its number and its line, in decimal, separated by
+// colons; "" for no turn.
+func turnToken(tn turn) string {
+	if tn.no == 0 {
+		return ""
+	}
+	return strconv.FormatInt(tn.end.UnixMicro(), 10) + ":" + strconv.FormatInt(tn.no, 10) + ":" + strconv.FormatInt(tn.line, 10)
+}
+
+// turnTokenBytes is the largest size of a turn token.
+const turnTokenBytes = 3*19 + 2
+
+// parseItemToken reads a write token written by itemToken: the last number
+// of its write, and its turn (the zero turn when it names none). ok is
+// false when s is not such a token.
+func parseItemToken(s string) (last int64, tn turn, ok bool) {
+	f := strings.Split(s, ":")
+	switch len(f) {
+	case 2:
+	case 5:
+		if tn = parseTurn(f[2], f[3], f[4]); tn.no == 0 {
+			return 0, turn{}, false
+		}
+	default:
+		return 0, turn{}, false
+	}
+	last, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0, turn{}, false
+	}
+	return last, tn, true
+}
+
+// parseTurn reads the fields of a turn written by turnToken; the zero turn
+// when they are not one.
+func parseTurn(end, no, line string) turn {
+	us, err1 := strconv.ParseInt(end, 10, 64)
+	n, err2 := strconv.ParseInt(no, 10, 64)
+	l, err3 := strconv.ParseInt(line, 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || us <= 0 || n <= 0 || l < 0 || l > maxTurnWaits {
+		return turn{}
+	}
+	return turn{end: time.UnixMicro(us), no: n, line: l}
+}
+
+// turnOf returns the turn named by the write token of item, in its
+// attribute attr (see itemToken); the zero turn when it names none.
+func turnOf(item map[string]types.AttributeValue, attr string) turn {
+	tok, ok := item[attr].(*types.AttributeValueMemberS)
+	if !ok {
+		return turn{}
+	}
+	_, tn, _ := parseItemToken(tok.Value)
+	return tn
+}

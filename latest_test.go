@@ -182,17 +182,17 @@ func (timeoutError) Timeout() bool   { return true }
 func (timeoutError) Temporary() bool { return true }
 
 // ambiguousClient makes the first send of every transaction fail with a
-// timeout, as if the connection dropped: on odd sends after DynamoDB
-// applied it (the answer was lost), on even sends before it reached
-// DynamoDB (the request was lost). Later sends with the same
-// ClientRequestToken pass through.
+// timeout, as if the connection dropped: every other one after DynamoDB
+// applied it (the answer was lost), the others before it reached DynamoDB
+// (the request was lost). Later sends with the same ClientRequestToken
+// pass through.
 type ambiguousClient struct {
 	dynamoseq.Client
-	mu      sync.Mutex      // protects seen and sends
+	mu      sync.Mutex      // protects seen and firsts
 	seen    map[string]bool // tokens sent before
-	sends   int
-	applied atomic.Int64 // faults injected after the write was applied
-	lost    atomic.Int64 // faults injected before the write was sent
+	firsts  int             // first sends of a token
+	applied atomic.Int64    // faults injected after the write was applied
+	lost    atomic.Int64    // faults injected before the write was sent
 }
 
 func (c *ambiguousClient) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
@@ -200,8 +200,13 @@ func (c *ambiguousClient) TransactWriteItems(ctx context.Context, in *dynamodb.T
 	c.mu.Lock()
 	first := token == "" || !c.seen[token]
 	c.seen[token] = true
-	c.sends++
-	afterApply := c.sends%2 == 1
+	if first {
+		c.firsts++
+	}
+	// Alternate on first sends: counting resends too could fall into
+	// step with them (each lost request is sent twice) and inject only
+	// one kind, as it did once lost races became rare.
+	afterApply := c.firsts%2 == 1
 	c.mu.Unlock()
 	if !first {
 		return c.Client.TransactWriteItems(ctx, in, optFns...)

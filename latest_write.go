@@ -99,7 +99,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 // turn the next write belongs to.
 func (l *Latest) place(ctx context.Context, base string, hint *latestHint) (turn, error) {
 	for {
-		if d := hint.wait(time.Now(), l.opts.MaxDelay); d > 0 {
+		if d, wait := hint.wait(time.Now(), l.opts.MaxDelay); wait {
 			l.stats.waited(d)
 			if err := backoff.Sleep(ctx, d); err != nil {
 				return turn{}, err

@@ -89,7 +89,7 @@ type Options struct {
 	// number's slot when it is free or holds this token, so that a resend
 	// of a write that was applied (by the SDK's retryer or by the library)
 	// succeeds instead of storing the item again under another number. It
-	// costs about 40 bytes per item, about 40 more while processes take
+	// costs about 40 bytes per item, about 25 more while processes take
 	// turns at the name (see docs/sortkey.md, "Many processes, one name").
 	// Latest writes it on 'latest' while processes take turns, and without
 	// transactions (NoTransactions, GlobalTableMRSC) on its version items.

@@ -312,7 +312,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 // number (and the turn of its write) unless the hint knows it.
 func (s *SortKey) place(ctx context.Context, pk string, h *hint) (first int64, tn turn, err error) {
 	for {
-		if d := h.wait(time.Now(), s.opts.MaxDelay); d > 0 {
+		if d, wait := h.wait(time.Now(), s.opts.MaxDelay); wait {
 			s.stats.waited(d)
 			if err := backoff.Sleep(ctx, d); err != nil {
 				return 0, tn, err

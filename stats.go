@@ -74,7 +74,7 @@ type AppendStats struct {
 	Resends   int64 // identical requests sent again to settle an unknown outcome (a lost answer, a timeout, a server error)
 
 	Turns     int64         // turns taken at names that other processes write too: runs of writes back to back while the others wait (see docs/sortkey.md, "Many processes, one name")
-	TurnWaits int64         // waits for the turns of other processes to end
+	TurnWaits int64         // waits for the turns of other processes to end, and pauses after this writer's own to let them go
 	TurnWait  time.Duration // the time spent in those waits
 }
 

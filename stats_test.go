@@ -2,6 +2,7 @@ package dynamoseq_test
 
 import (
 	"context"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"slices"
 	"strconv"
 	"sync"
@@ -157,16 +158,43 @@ func TestSortKeyStats(t *testing.T) {
 		LostRaces: 1, Retries: 1,
 		Turns: 1, // having met another writer, its win started a turn (see turn.go)
 	}}, s.Stats())
+}
 
-	// The other writer's hint is its own number 2: its write loses to the
-	// item in the turn, which names the turn, and it waits for the turn to
-	// end before it writes.
-	n, err := other.Append(ctx, "orders", ticket{Seq: 3})
+// slowPuts is a client whose PutItems take d longer, as from a process far
+// from DynamoDB: its turns last longer.
+type slowPuts struct {
+	dynamoseq.Client
+	d time.Duration
+}
+
+func (c slowPuts) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	time.Sleep(c.d)
+	return c.Client.PutItem(ctx, in, optFns...)
+}
+
+// TestSortKeyStatsTurnWait: a writer that loses a race to an item written
+// in another writer's turn waits for the turn to end, and counts the wait.
+func TestSortKeyStatsTurnWait(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b, client, table := newSortKey(t)
+	a, err := dynamoseq.NewSortKey(slowPuts{client, 25 * time.Millisecond}, table) // turns of about 150ms
 	require.NoError(t, err)
-	assert.Equal(t, int64(4), n)
-	st := other.Stats()
-	assert.Equal(t, int64(1), st.TurnWaits, "the other writer's waits for a turn")
-	assert.Positive(t, st.TurnWait, "the time it waited")
+	for i, w := range []*dynamoseq.SortKey{b, a, b, a, b} {
+		// b's hint is its own last number each time: it loses to a's
+		// item, and then a loses to b's. After its lost race, a's write
+		// starts a turn; b's next write loses to it, reads the turn
+		// from the refused write's item and waits for it to end.
+		n, err := w.Append(ctx, "orders", ticket{Seq: i})
+		require.NoError(t, err)
+		require.Equal(t, int64(i+1), n, "Append %d", i)
+	}
+	assert.Positive(t, a.Stats().Turns, "a's turns")
+	st := b.Stats()
+	// One wait for a's turn; and when b's own turn (after its lost race)
+	// had ended by its next write, the pause that lets the others go first.
+	assert.Contains(t, []int64{1, 2}, st.TurnWaits, "b's waits for a turn")
+	assert.Positive(t, st.TurnWait, "the time b waited")
 }
 
 // TestSortKeyStatsBatch: calls that queue behind a write are written

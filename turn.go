@@ -69,34 +69,42 @@ type turns struct {
 	mine      turn          // this writer's turn, while it lasts
 	other     turn          // the newest turn of another writer seen
 	held      int64         // the number of this writer's last turn
+	waited    int64         // the number of the last turn of another waited for
 }
 
-// wait returns how long to sleep before the next write at now, 0 for none:
-// while another writer has its turn, or once this writer's own turn is
-// over, until that turn ends, plus turnSpacing round trips for each writer
-// in line before this one (at most maxDelay), less half a round trip, plus
-// a jitter of up to a quarter. After a wait, the writer must read the head
-// again: the others wrote meanwhile.
-func (t *turns) wait(now time.Time, maxDelay time.Duration) time.Duration {
+// wait reports whether the writer must wait before its next write at now,
+// and for how long (0 when its place in the line has come already): while
+// another writer has its turn, or once this writer's own turn is over (it
+// goes to the back of the line), until that turn ends, plus turnSpacing
+// round trips for each writer in line before this one (at most maxDelay),
+// less half a round trip, plus a jitter of up to a quarter. After a wait,
+// the writer must read the head again: the others wrote meanwhile.
+func (t *turns) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool) {
 	if t.held == 0 && t.other.no != 0 { // the first turn this writer sees: in line after the others
 		t.held = t.other.no - 1
 	}
 	var until time.Time
 	var behind int64 // writers in line before this one
 	switch {
-	case now.Before(t.other.end) && t.other.no-t.held <= maxTurnWaits:
+	case now.Before(t.other.end) && t.other.no != t.waited && t.other.no-t.held <= maxTurnWaits:
+		// Once per turn: a writer that wakes before the turn ends (the
+		// first in line does, by half a round trip) writes after its
+		// read, whatever the read says of the same turn.
 		until, behind = t.other.end, max(0, t.other.line-(t.other.no-t.held))
+		t.waited = t.other.no
 	case !t.mine.end.IsZero() && !now.Add(t.rtt).Before(t.mine.end):
-		until, behind = t.mine.end, t.mine.line // over: in line after the others
+		// Over: in line after the others, after one at least, so as not
+		// to take the next turn from the first in line.
+		until, behind = t.mine.end, max(t.mine.line, 1)
 		t.mine = turn{}
 	default:
-		return 0
+		return 0, false
 	}
 	// The first in line reads the head half a round trip before the turn
 	// ends, as the last write of the turn lands.
 	inLine := min(time.Duration(behind*turnSpacing)*t.rtt, maxDelay)
 	wake := until.Add(inLine - t.rtt/2 + rand.N(t.rtt/4+1))
-	return max(0, wake.Sub(now))
+	return max(0, wake.Sub(now)), true
 }
 
 // next returns the turn that a write starting at now belongs to: this
@@ -108,7 +116,7 @@ func (t *turns) next(now time.Time, maxDelay time.Duration) turn {
 	case !now.Before(t.contended):
 		// Contention is over; when it comes back, the turns are
 		// numbered afresh.
-		t.other, t.held = turn{}, 0
+		t.other, t.held, t.waited = turn{}, 0, 0
 		return turn{}
 	case now.Add(t.rtt).Before(t.mine.end):
 		return t.mine
@@ -118,11 +126,12 @@ func (t *turns) next(now time.Time, maxDelay time.Duration) turn {
 		end: time.UnixMicro(end.UnixMicro()), // as turnToken writes it
 		no:  max(t.other.no, t.held) + 1,
 	}
-	if t.held != 0 {
-		// The writers in line, as this one saw them; the others order
-		// themselves by it during the turn (see wait).
-		tn.line = min(max(0, tn.no-t.held-1), maxTurnWaits)
-	}
+	// The writers in line: the turns of others since this writer's last
+	// one, and at most one more than the previous holder saw (a writer
+	// that sat out some rounds must not make the line look longer than
+	// it is). The others order themselves by it during the turn (see
+	// wait).
+	tn.line = min(max(0, tn.no-t.held-1), t.other.line+1, maxTurnWaits)
 	return tn
 }
 
@@ -153,6 +162,10 @@ func (t *turns) lost(start time.Time) {
 // writer's own, changes nothing.
 func (t *turns) saw(tn turn, maxDelay time.Duration) {
 	now := time.Now()
+	if !now.Before(t.contended) {
+		// Contention was over; the turns are numbered afresh.
+		t.other, t.held, t.waited = turn{}, 0, 0
+	}
 	if tn.no == 0 || tn.no == t.held || tn.no <= t.other.no {
 		return
 	}

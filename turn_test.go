@@ -17,13 +17,22 @@ const (
 	testMaxDelay = 200 * time.Millisecond
 )
 
+// pause is how long wait tells the writer to sleep at now, -1 for no wait.
+func pause(tr *turns, now time.Time) time.Duration {
+	d, wait := tr.wait(now, testMaxDelay)
+	if !wait {
+		return -1
+	}
+	return d
+}
+
 func TestTurnsLoneWriterNeverWaits(t *testing.T) {
 	t.Parallel()
 	tr := turns{rtt: testRTT}
 	for range 3 {
 		now := time.Now()
-		if d := tr.wait(now, testMaxDelay); d != 0 {
-			t.Fatalf("wait() = %v for a writer that met no other, want 0", d)
+		if d := pause(&tr, now); d != -1 {
+			t.Fatalf("wait() = %v for a writer that met no other, want none", d)
 		}
 		tn := tr.next(now, testMaxDelay)
 		if tn != (turn{}) {
@@ -39,8 +48,8 @@ func TestTurnsHolderWritesUntilItsTurnEnds(t *testing.T) {
 	tr.lost(time.Now())
 	tr.saw(turn{end: time.Now().Add(-time.Millisecond), no: 7, line: 2}, testMaxDelay) // over
 	now := time.Now()
-	if d := tr.wait(now, testMaxDelay); d != 0 {
-		t.Fatalf("wait() = %v after a turn that is over, want 0", d)
+	if d := pause(&tr, now); d != -1 {
+		t.Fatalf("wait() = %v after a turn that is over, want none", d)
 	}
 	tn := tr.next(now, testMaxDelay)
 	if tn.no != 8 || tn.line != 1 {
@@ -53,14 +62,14 @@ func TestTurnsHolderWritesUntilItsTurnEnds(t *testing.T) {
 	if got := tr.next(now.Add(testRTT), testMaxDelay); got != tn {
 		t.Errorf("next() within the turn = %+v, want the same turn %+v", got, tn)
 	}
-	if d := tr.wait(now.Add(testRTT), testMaxDelay); d != 0 {
-		t.Errorf("wait() within the turn = %v, want 0", d)
+	if d := pause(&tr, now.Add(testRTT)); d != -1 {
+		t.Errorf("wait() within the turn = %v, want none", d)
 	}
 	// A write that would end after the turn: the turn is over, and the
 	// holder gets in line after the one writer it saw.
 	rtt := tr.rtt // the won write's time went into it
 	late := tn.end.Add(-rtt / 2)
-	if d, lo := tr.wait(late, testMaxDelay), turnSpacing*rtt; d < lo || d > lo+rtt/4 {
+	if d, lo := pause(&tr, late), turnSpacing*rtt; d < lo || d > lo+rtt/4 {
 		t.Errorf("wait() as the turn ends = %v, want %v to %v", d, lo, lo+rtt/4)
 	}
 	if tr.mine != (turn{}) {
@@ -75,11 +84,11 @@ func TestTurnsWaitInLine(t *testing.T) {
 	// round trip before the turn ends; turn 10's holder goes turnSpacing
 	// round trips later, turn 11's twice that.
 	for held, behind := range map[int64]int64{9: 0, 10: 1, 11: 2} {
-		tr := turns{rtt: testRTT, held: held}
+		tr := turns{rtt: testRTT, held: held, contended: time.Now().Add(time.Second)}
 		now := time.Now()
 		end := now.Add(20 * time.Millisecond)
 		tr.saw(turn{end: end, no: 12, line: 3}, testMaxDelay)
-		d := tr.wait(now, testMaxDelay)
+		d := pause(&tr, now)
 		lo := end.Sub(now) + time.Duration(behind*turnSpacing)*testRTT - testRTT/2
 		if d < lo || d > lo+testRTT/4 {
 			t.Errorf("held turn %d: wait() = %v, want %v to %v", held, d, lo, lo+testRTT/4)
@@ -94,12 +103,12 @@ func TestTurnsSaw(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
 	t.Run("own turn", func(t *testing.T) {
-		tr := turns{rtt: testRTT, mine: turn{end: now.Add(time.Second), no: 5}, held: 5}
+		tr := turns{rtt: testRTT, mine: turn{end: now.Add(time.Second), no: 5}, held: 5, contended: now.Add(time.Second)}
 		tr.saw(tr.mine, testMaxDelay)
 		tr.mine = turn{} // over, as wait makes it: the head still names it
 		tr.saw(turn{end: now.Add(time.Second), no: 5}, testMaxDelay)
-		if d := tr.wait(time.Now(), testMaxDelay); d != 0 {
-			t.Errorf("wait() = %v after seeing its own turn, want 0", d)
+		if d := pause(&tr, time.Now()); d != -1 {
+			t.Errorf("wait() = %v after seeing its own turn, want none", d)
 		}
 	})
 	t.Run("older turn", func(t *testing.T) {
@@ -113,7 +122,7 @@ func TestTurnsSaw(t *testing.T) {
 	t.Run("capped by MaxDelay", func(t *testing.T) {
 		tr := turns{rtt: testRTT}
 		tr.saw(turn{end: now.Add(time.Hour), no: 5}, testMaxDelay) // a skewed clock
-		if d := tr.wait(time.Now(), testMaxDelay); d > testMaxDelay+testRTT {
+		if d := pause(&tr, time.Now()); d > testMaxDelay+testRTT {
 			t.Errorf("wait() = %v for a turn an hour long, want at most MaxDelay", d)
 		}
 	})
@@ -125,10 +134,10 @@ func TestTurnsSaw(t *testing.T) {
 		}
 	})
 	t.Run("waited through too many turns", func(t *testing.T) {
-		tr := turns{rtt: testRTT, held: 1}
+		tr := turns{rtt: testRTT, held: 1, contended: now.Add(time.Second)}
 		tr.saw(turn{end: now.Add(time.Second), no: 2 + maxTurnWaits}, testMaxDelay)
-		if d := tr.wait(time.Now(), testMaxDelay); d != 0 {
-			t.Errorf("wait() = %v after %d turns of others, want 0", d, maxTurnWaits+1)
+		if d := pause(&tr, time.Now()); d != -1 {
+			t.Errorf("wait() = %v after %d turns of others, want none", d, maxTurnWaits+1)
 		}
 	})
 }
@@ -169,28 +178,35 @@ func TestTurnsBounded(t *testing.T) {
 		tr := turns{rtt: testRTT, held: 1}
 		far := turn{end: time.Now().Add(time.Hour), no: 2, line: 1}
 		tr.saw(far, testMaxDelay)
-		if d := tr.wait(time.Now(), testMaxDelay); d <= 0 || d > testMaxDelay+testRTT {
+		if d := pause(&tr, time.Now()); d <= 0 || d > testMaxDelay+testRTT {
 			t.Fatalf("first wait() = %v, want up to MaxDelay", d)
 		}
 		later := time.Now().Add(testMaxDelay + testRTT) // after the wait
 		tr.saw(far, testMaxDelay)
-		if d := tr.wait(later, testMaxDelay); d != 0 {
-			t.Errorf("wait() after reading the same turn again = %v, want 0", d)
+		if d := pause(&tr, later); d != -1 {
+			t.Errorf("wait() after reading the same turn again = %v, want none", d)
 		}
 	})
 	t.Run("a long line is capped", func(t *testing.T) {
-		tr := turns{rtt: 10 * time.Millisecond, held: 10, contended: time.Now().Add(time.Second)}
-		tr.saw(turn{end: time.Now().Add(-time.Millisecond), no: 500, line: 3}, testMaxDelay)
-		tn := tr.next(time.Now(), testMaxDelay)
-		if tn.line != maxTurnWaits {
-			t.Errorf("next().line = %d after 490 turns of others, want maxTurnWaits (%d)", tn.line, maxTurnWaits)
+		// 489 turns of others since this writer's last: the line it
+		// announces is one more than the last holder's, and at most
+		// maxTurnWaits.
+		for seen, want := range map[int64]int64{3: 4, maxTurnWaits: maxTurnWaits} {
+			tr := turns{rtt: 10 * time.Millisecond, held: 10, contended: time.Now().Add(time.Second)}
+			tr.saw(turn{end: time.Now().Add(-time.Millisecond), no: 500, line: seen}, testMaxDelay)
+			if tn := tr.next(time.Now(), testMaxDelay); tn.line != want {
+				t.Errorf("next().line = %d after turn 500 of line %d, want %d", tn.line, seen, want)
+			}
 		}
+		tr := turns{rtt: 10 * time.Millisecond, held: 10, contended: time.Now().Add(time.Second)}
+		tr.saw(turn{end: time.Now().Add(-time.Millisecond), no: 500, line: maxTurnWaits}, testMaxDelay)
+		tn := tr.next(time.Now(), testMaxDelay)
 		item := map[string]types.AttributeValue{"wtok": &types.AttributeValueMemberS{Value: itemToken("abc", 1, tn)}}
 		if got := turnOf(item, "wtok"); got != tn {
 			t.Errorf("the others read %+v from its token, want %+v", got, tn)
 		}
 		tr.won(time.Now(), tn)
-		if d := tr.wait(tn.end, testMaxDelay); d > testMaxDelay+tr.rtt {
+		if d := pause(&tr, tn.end); d > testMaxDelay+tr.rtt {
 			t.Errorf("wait() at the end of the turn = %v, want at most MaxDelay", d)
 		}
 	})
@@ -198,10 +214,30 @@ func TestTurnsBounded(t *testing.T) {
 		tr := turns{rtt: testRTT, contended: time.Now().Add(time.Second)}
 		tn := tr.next(time.Now(), testMaxDelay)
 		tr.won(time.Now(), tn)
-		tr.wait(tn.end, testMaxDelay) // over: mine is cleared
-		tr.saw(tn, testMaxDelay)      // the head still names it
-		if d := tr.wait(time.Now(), testMaxDelay); d != 0 {
-			t.Errorf("wait() after reading its own turn = %v, want 0", d)
+		pause(&tr, tn.end)       // over: mine is cleared
+		tr.saw(tn, testMaxDelay) // the head still names it
+		if d := pause(&tr, time.Now()); d != -1 {
+			t.Errorf("wait() after reading its own turn = %v, want none", d)
+		}
+	})
+	t.Run("a first turn goes to the back of the line", func(t *testing.T) {
+		// Its line is 0 (it saw no one in line), yet at its end it lets
+		// the first in line go, and reads the head again.
+		tr := turns{rtt: testRTT, contended: time.Now().Add(time.Second)}
+		tn := tr.next(time.Now(), testMaxDelay)
+		tr.won(time.Now(), tn)
+		if tn.line != 0 {
+			t.Fatalf("first turn's line = %d, want 0", tn.line)
+		}
+		if d := pause(&tr, tn.end); d < turnSpacing*tr.rtt-tr.rtt/2 {
+			t.Errorf("wait() at the end of a first turn = %v, want at least %v", d, turnSpacing*tr.rtt-tr.rtt/2)
+		}
+	})
+	t.Run("a turn read after a quiet second is numbered afresh", func(t *testing.T) {
+		tr := turns{rtt: testRTT, held: 40, other: turn{no: 41}} // contention long over
+		tr.saw(turn{end: time.Now().Add(time.Second), no: 1}, testMaxDelay)
+		if tr.other.no != 1 {
+			t.Errorf("another writer's turn 1 was ignored after a quiet second")
 		}
 	})
 	t.Run("numbering starts afresh after contention", func(t *testing.T) {

@@ -83,38 +83,11 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			failCalls(calls[1:], fmt.Errorf("not sent: the write of version %d, queued before it, has an unknown outcome, and no later version may be written before it is settled", v))
 			return
 		case errors.As(err, &ccf) || replicatedConflict(err):
-			// A failed condition: another writer stored v; make sure
-			// 'latest' holds it before writing v+1. A replicated write
-			// conflict: another Region is writing v at this moment and
-			// nothing was written; try v again after the backoff.
-			took := time.Since(start)
-			l.stats.lostRaces.Add(1)
-			hint.lost(start)
-			if ccf != nil {
-				hint.saw(turnOf(ccf.Item, l.opts.TokenAttribute), l.opts.MaxDelay)
-			}
 			races++
-			if races >= l.opts.MaxAttempts {
-				failCalls(calls, fmt.Errorf("%w: %d attempts: %w", ErrContention, races, err))
-				return
-			}
-			wait := l.policy.Delay(races)
-			if ccf != nil {
-				// The winner stored v and is now moving 'latest' to it; a
-				// write of v+1 sent at once has its chance before the
-				// winner's next one. During a wait longer than a write the
-				// winner has likely moved on: read 'latest' again then.
-				repaired := l.repairLatest(ctx, base, v, ccf.Item) == nil
-				hint.version, hint.known = v, repaired && wait <= took
-				if hint.known {
-					wait = 0
-				}
-			}
-			if err := backoff.Sleep(ctx, wait); err != nil {
+			if err := l.lostVersion(ctx, base, hint, v, start, ccf, races, err); err != nil {
 				failCalls(calls, err)
 				return
 			}
-			l.stats.retries.Add(1)
 		case apiCode(err) == "ValidationException":
 			// This item alone is refused and nothing was stored: the next
 			// call takes v.
@@ -127,6 +100,42 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			return
 		}
 	}
+}
+
+// lostVersion handles the write of version v, started at start, that lost
+// race number races, err: a failed condition ccf (another writer stored v;
+// make sure 'latest' holds it before writing v+1), or, with ccf nil, a
+// replicated write conflict (another Region is writing v at this moment and
+// nothing was written; try v again after the backoff). It returns
+// ErrContention after MaxAttempts races, ctx's error if ctx ends during the
+// backoff, and nil when the next attempt may go.
+func (l *Latest) lostVersion(ctx context.Context, base string, hint *latestHint, v int64, start time.Time, ccf *types.ConditionalCheckFailedException, races int, err error) error {
+	took := time.Since(start)
+	l.stats.lostRaces.Add(1)
+	hint.lost(start)
+	if ccf != nil {
+		hint.saw(turnOf(ccf.Item, l.opts.TokenAttribute), l.opts.MaxDelay)
+	}
+	if races >= l.opts.MaxAttempts {
+		return fmt.Errorf("%w: %d attempts: %w", ErrContention, races, err)
+	}
+	wait := l.policy.Delay(races)
+	if ccf != nil {
+		// The winner stored v and is now moving 'latest' to it; a write
+		// of v+1 sent at once has its chance before the winner's next
+		// one. During a wait longer than a write the winner has likely
+		// moved on: read 'latest' again then.
+		repaired := l.repairLatest(ctx, base, v, ccf.Item) == nil
+		hint.version, hint.known = v, repaired && wait <= took
+		if hint.known {
+			wait = 0
+		}
+	}
+	if err := backoff.Sleep(ctx, wait); err != nil {
+		return err
+	}
+	l.stats.retries.Add(1)
+	return nil
 }
 
 // putVersion stores attrs as version v of base with a PutItem conditioned

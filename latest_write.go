@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 )
 
@@ -95,29 +94,16 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 
 // place waits while another writer has its turn, or after its own (see
 // turns), makes sure hint knows the version 'latest' holds, reading it when
-// it does not (one strongly consistent GetItem), and returns the end of the
-// turn the next write belongs to.
+// it does not (one strongly consistent GetItem), and returns the turn the
+// next write belongs to (see turns.take).
 func (l *Latest) place(ctx context.Context, base string, hint *latestHint) (turn, error) {
-	for {
-		if d, wait := hint.wait(time.Now(), l.opts.MaxDelay); wait {
-			l.stats.waited(d)
-			if err := backoff.Sleep(ctx, d); err != nil {
-				return turn{}, err
-			}
-			hint.known = false // the others wrote meanwhile
-		}
-		if hint.known {
-			return hint.next(time.Now(), l.opts.MaxDelay), nil
-		}
-		start := time.Now()
+	return hint.take(ctx, &hint.known, &l.stats, l.opts.MaxDelay, func() (turn, error) {
 		v, tn, err := l.readHead(ctx, base)
-		hint.sample(time.Since(start))
-		if err != nil {
-			return turn{}, err
+		if err == nil {
+			hint.version = v
 		}
-		hint.known, hint.version = true, v
-		hint.saw(tn, l.opts.MaxDelay)
-	}
+		return tn, err
+	})
 }
 
 // commit sends a transaction, which carries a ClientRequestToken: DynamoDB

@@ -311,29 +311,17 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 // another writer has its turn, or after its own, and queries the last
 // number (and the turn of its write) unless the hint knows it.
 func (s *SortKey) place(ctx context.Context, pk string, h *hint) (first int64, tn turn, err error) {
-	for {
-		if d, wait := h.wait(time.Now(), s.opts.MaxDelay); wait {
-			s.stats.waited(d)
-			if err := backoff.Sleep(ctx, d); err != nil {
-				return 0, tn, err
-			}
-			h.known = false // the others wrote meanwhile
-		}
-		if h.known {
-			break
-		}
-		start := time.Now()
+	tn, err = h.take(ctx, &h.known, &s.stats.appendStats, s.opts.MaxDelay, func() (turn, error) {
 		last, end, err := s.queryHead(ctx, pk)
-		h.sample(time.Since(start))
 		if errors.Is(err, ErrNotFound) {
-			last = s.opts.Start - 1 // an empty sequence starts at Start
-		} else if err != nil {
-			return 0, tn, err
+			last, err = s.opts.Start-1, nil // an empty sequence starts at Start
 		}
-		h.last, h.known = last, true
-		h.saw(end, s.opts.MaxDelay)
-	}
-	return h.last + 1, h.next(time.Now(), s.opts.MaxDelay), nil
+		if err == nil {
+			h.last = last
+		}
+		return end, err
+	})
+	return h.last + 1, tn, err
 }
 
 // settleRefused handles a write that DynamoDB refused for a reason other

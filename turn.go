@@ -1,12 +1,15 @@
 package dynamoseq
 
 import (
+	"context"
 	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq/internal/backoff"
 )
 
 // contentionWindow is how long after a lost race, or after seeing another
@@ -105,6 +108,34 @@ func (t *turns) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool
 	inLine := min(time.Duration(behind*turnSpacing)*t.rtt, maxDelay)
 	wake := until.Add(inLine - t.rtt/2 + rand.N(t.rtt/4+1))
 	return max(0, wake.Sub(now)), true
+}
+
+// take waits as the turns say before a write (see wait), reads the head
+// with read whenever the writer does not know it (known false; a wait
+// makes it so), and returns the turn the write belongs to (see next). read
+// records the head in the writer's hint and returns the turn of the write
+// that stored it. stats counts the waits.
+func (t *turns) take(ctx context.Context, known *bool, stats *appendStats, maxDelay time.Duration, read func() (turn, error)) (turn, error) {
+	for {
+		if d, wait := t.wait(time.Now(), maxDelay); wait {
+			stats.waited(d)
+			if err := backoff.Sleep(ctx, d); err != nil {
+				return turn{}, err
+			}
+			*known = false // the others wrote meanwhile
+		}
+		if *known {
+			return t.next(time.Now(), maxDelay), nil
+		}
+		start := time.Now()
+		tn, err := read()
+		t.sample(time.Since(start))
+		if err != nil {
+			return turn{}, err
+		}
+		*known = true
+		t.saw(tn, maxDelay)
+	}
 }
 
 // next returns the turn that a write starting at now belongs to: this

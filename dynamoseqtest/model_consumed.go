@@ -6,11 +6,14 @@ import (
 )
 
 // actualOK fills in what a request DynamoDB Local carried out cost. For
-// PutItem, UpdateItem, DeleteItem, GetItem, Query and TransactWriteItems
-// that is the consumed capacity DynamoDB Local reports, which follows
-// AWS's rules (the larger of the item before and after a write, per KB;
-// the items read, per 4 KB; twice per item in a transaction), spread over
-// a transaction's items in proportion to their estimates. A
+// PutItem, UpdateItem, DeleteItem, GetItem, Query and the writes of a
+// TransactWriteItems that is the consumed capacity DynamoDB Local reports,
+// which follows AWS's rules (the larger of the item before and after a
+// write, per KB; the items read, per 4 KB; twice per item in a
+// transaction), spread over a transaction's writes in proportion to their
+// estimates. DynamoDB Local charges a ConditionCheck nothing; the service
+// charges it as a write of the item, twice: the model charges 2 units per
+// KB of its key (the item's size is not in the request). A
 // TransactGetItems costs 2 read units per 4 KB per item read, a replayed
 // TransactWriteItems 2 per 4 KB per item as the request gives it: AWS
 // says the replay returns "the number of read capacity units consumed in
@@ -52,11 +55,15 @@ func (m *model) actualOK(req *request, a *admission, top map[string]json.RawMess
 		total = *cc.CapacityUnits
 	}
 	var est float64
-	for _, e := range a.est {
-		est += e
+	for i, e := range a.est {
+		if !req.targets[i].check {
+			est += e
+		}
 	}
 	for i := range actual {
-		actual[i] = total * a.est[i] / est
+		if !req.targets[i].check {
+			actual[i] = total * a.est[i] / est
+		}
 	}
 }
 

@@ -61,6 +61,7 @@ type target struct {
 	item  string // the whole key; "" for a Query
 	size  int    // the item's size as far as the request tells
 	exact bool   // size is the item written (a Put)
+	check bool   // a ConditionCheck: charged, not written
 }
 
 // request is a modelled request as the model sees it.
@@ -116,7 +117,7 @@ func (m *model) parseTransact(r *request, body []byte) error {
 		case a.Delete != nil:
 			op, k = opDelete, a.Delete
 		case a.ConditionCheck != nil:
-			op, k = opDelete, a.ConditionCheck // a key and nothing written
+			op, k = opDelete, a.ConditionCheck // a key, as a DeleteItem's
 		case a.Get != nil:
 			op, k = opGet, a.Get
 		}
@@ -127,6 +128,7 @@ func (m *model) parseTransact(r *request, body []byte) error {
 		if err != nil {
 			return err
 		}
+		t.check = a.ConditionCheck != nil
 		r.targets = append(r.targets, t)
 	}
 	return nil

@@ -229,3 +229,204 @@ func TestModelTransactionConflicts(t *testing.T) {
 	require.Equal(t, int64(1), s.Partitions[dynamoseqtest.Partition{Table: table, Key: "S:y"}].Conflicts)
 	require.Equal(t, int64(1), s.Partitions[dynamoseqtest.Partition{Table: table, Key: "S:x"}].Conflicts)
 }
+
+// The units the model charges follow AWS's documented table: writes 1
+// unit per KB of the larger of the item before and after (also when the
+// condition fails), reads 1 per 4 KB strongly consistent and half that
+// eventually, transactions twice per item (a ConditionCheck too), a
+// cancelled one CancelledShare of it, a replayed one as transactional
+// reads. ConsumedCapacity says the same when asked.
+func TestModelUnitsCharged(t *testing.T) {
+	t.Parallel()
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{Latency: dynamoseqtest.Latencies{Off: true}}))
+	tab := srv.NewTable(t, table())
+	c := srv.Client(noRetries)
+	ctx := context.Background()
+	tn := aws.String(tab)
+	total := func(cc *types.ConsumedCapacity) float64 { return aws.ToFloat64(cc.CapacityUnits) }
+	sum := func(ccs []types.ConsumedCapacity) float64 {
+		var s float64
+		for i := range ccs {
+			s += total(&ccs[i])
+		}
+		return s
+	}
+	tput := func(pk string, size int) types.TransactWriteItem {
+		return types.TransactWriteItem{Put: &types.Put{TableName: tn, Item: sItem(pk, size)}}
+	}
+	cases := []struct {
+		name  string
+		op    string
+		setup map[string]int // items stored first: pk → size
+		run   func(p string) (float64, error)
+		units float64 // charged
+		read  bool    // read units
+		fails bool
+	}{
+		{"put 500B", "PutItem", nil, func(p string) (float64, error) {
+			out, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: tn, Item: sItem(p, 500), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+			return total(out.ConsumedCapacity), err
+		}, 1, false, false},
+		{"put 1.5KB", "PutItem", nil, func(p string) (float64, error) {
+			out, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: tn, Item: sItem(p, 1500), ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes})
+			return aws.ToFloat64(out.ConsumedCapacity.Table.WriteCapacityUnits), err
+		}, 2, false, false},
+		{"put 1.5KB over 3.5KB", "PutItem", map[string]int{"": 3500}, func(p string) (float64, error) {
+			out, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: tn, Item: sItem(p, 1500), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+			return total(out.ConsumedCapacity), err
+		}, 4, false, false},
+		{"put failing its condition over 2.5KB", "PutItem", map[string]int{"": 2500}, func(p string) (float64, error) {
+			_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: tn, Item: sItem(p, 100), ConditionExpression: aws.String("attribute_not_exists(pk)")})
+			var ccf *types.ConditionalCheckFailedException
+			if errors.As(err, &ccf) && ccf.Item != nil {
+				return 0, errors.New("the item that failed the condition was not asked for")
+			}
+			return 0, err
+		}, 3, false, true},
+		{"update shrinking 2.5KB", "UpdateItem", map[string]int{"": 2500}, func(p string) (float64, error) {
+			out, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: tn, Key: sKey(p), UpdateExpression: aws.String("REMOVE v"), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+			return total(out.ConsumedCapacity), err
+		}, 3, false, false},
+		{"delete 2.5KB", "DeleteItem", map[string]int{"": 2500}, func(p string) (float64, error) {
+			out, err := c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: tn, Key: sKey(p), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+			return total(out.ConsumedCapacity), err
+		}, 3, false, false},
+		{"get 5KB strongly", "GetItem", map[string]int{"": 5000}, func(p string) (float64, error) {
+			out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: tn, Key: sKey(p), ConsistentRead: aws.Bool(true), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+			return total(out.ConsumedCapacity), err
+		}, 2, true, false},
+		{"get 5KB eventually", "GetItem", map[string]int{"": 5000}, func(p string) (float64, error) {
+			out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: tn, Key: sKey(p), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+			return total(out.ConsumedCapacity), err
+		}, 1, true, false},
+		{"query 5KB strongly", "Query", map[string]int{"": 5000}, func(p string) (float64, error) {
+			out, err := c.Query(ctx, &dynamodb.QueryInput{TableName: tn, KeyConditionExpression: aws.String("#k = :k"),
+				ExpressionAttributeNames:  map[string]string{"#k": "pk"},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":k": &types.AttributeValueMemberS{Value: p}},
+				ConsistentRead:            aws.Bool(true), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+			return total(out.ConsumedCapacity), err
+		}, 2, true, false},
+		{"transaction 500B + 1.5KB", "TransactWriteItems", nil, func(p string) (float64, error) {
+			out, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+				TransactItems: []types.TransactWriteItem{tput(p, 500), tput(p+"b", 1500)}})
+			return sum(out.ConsumedCapacity), err
+		}, 6, false, false},
+		{"transaction with a ConditionCheck", "TransactWriteItems", map[string]int{"": 100}, func(p string) (float64, error) {
+			out, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+				TransactItems: []types.TransactWriteItem{tput(p+"b", 500),
+					{ConditionCheck: &types.ConditionCheck{TableName: tn, Key: sKey(p), ConditionExpression: aws.String("attribute_exists(pk)")}}}})
+			return sum(out.ConsumedCapacity), err
+		}, 4, false, false},
+		{"transaction cancelled by its condition", "TransactWriteItems", map[string]int{"": 100}, func(p string) (float64, error) {
+			_, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{tput(p+"b", 500),
+				{Put: &types.Put{TableName: tn, Item: sItem(p, 500), ConditionExpression: aws.String("attribute_not_exists(pk)")}}}})
+			return 0, err
+		}, 2, false, true},
+		{"transaction replayed by its token", "TransactWriteItems", nil, func(p string) (float64, error) {
+			in := &dynamodb.TransactWriteItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal, ClientRequestToken: aws.String("token-" + p),
+				TransactItems: []types.TransactWriteItem{tput(p, 500), tput(p+"b", 1500)}}
+			if _, err := c.TransactWriteItems(ctx, in); err != nil {
+				return 0, err
+			}
+			out, err := c.TransactWriteItems(ctx, in)
+			return sum(out.ConsumedCapacity), err
+		}, 6 + 4, false, false},
+		{"transactional get of 5KB and of nothing", "TransactGetItems", map[string]int{"": 5000}, func(p string) (float64, error) {
+			out, err := c.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+				TransactItems: []types.TransactGetItem{{Get: &types.Get{TableName: tn, Key: sKey(p)}}, {Get: &types.Get{TableName: tn, Key: sKey(p + "none")}}}})
+			return sum(out.ConsumedCapacity), err
+		}, 6, true, false},
+	}
+	for i, tc := range cases {
+		p := "u" + strings.Repeat("0", i) // a partition key value of the case's own, all of one length
+		for suffix, size := range tc.setup {
+			require.NoError(t, putSized(ctx, c, tab, p+suffix, size))
+		}
+		before := srv.ModelStats().Operations[tc.op]
+		got, err := tc.run(p)
+		after := srv.ModelStats().Operations[tc.op]
+		units := after.WriteUnits - before.WriteUnits + after.ReadUnits - before.ReadUnits
+		if tc.fails {
+			require.Error(t, err, tc.name)
+		} else {
+			require.NoError(t, err, tc.name)
+		}
+		require.Equal(t, tc.units, units, "%s: units charged", tc.name)
+		if tc.name == "transaction replayed by its token" {
+			require.Equal(t, 4.0, got, "%s: the replay's ConsumedCapacity, in read units", tc.name)
+			require.Equal(t, 4.0, after.ReadUnits-before.ReadUnits, tc.name)
+			require.Equal(t, int64(1), after.Replays-before.Replays, tc.name)
+			continue
+		}
+		if !tc.fails {
+			require.Equal(t, tc.units, got, "%s: ConsumedCapacity", tc.name)
+		}
+		if tc.read {
+			require.Zero(t, after.WriteUnits-before.WriteUnits, tc.name)
+		}
+	}
+}
+
+// ConsumedCapacity comes only when asked for, as from the service.
+func TestModelConsumedCapacityOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{Latency: dynamoseqtest.Latencies{Off: true}}))
+	tab := srv.NewTable(t, table())
+	c := srv.Client()
+	ctx := context.Background()
+	out, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(tab), Item: sItem("a", 100)})
+	require.NoError(t, err)
+	require.Nil(t, out.ConsumedCapacity)
+	tx, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Put: &types.Put{TableName: aws.String(tab), Item: sItem("b", 100)}}}})
+	require.NoError(t, err)
+	require.Nil(t, tx.ConsumedCapacity)
+	q, err := c.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(tab), KeyConditionExpression: aws.String("pk = :k"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":k": &types.AttributeValueMemberS{Value: "a"}},
+		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal})
+	require.NoError(t, err)
+	require.Equal(t, 0.5, aws.ToFloat64(q.ConsumedCapacity.CapacityUnits), "an eventually consistent Query of 100 bytes")
+	require.Len(t, q.Items, 1)
+}
+
+// The model's answers carry a valid CRC32 header, so a client that checks
+// it (the SDK's default) reads them, errors included.
+func TestModelAnswersCarryChecksums(t *testing.T) {
+	t.Parallel()
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{WriteUnits: 2, Latency: dynamoseqtest.Latencies{Off: true}}))
+	tab := srv.NewTable(t, table())
+	c := srv.Client(noRetries, func(o *dynamodb.Options) { o.DisableValidateResponseChecksum = false })
+	ctx := context.Background()
+	require.NoError(t, putSized(ctx, c, tab, "a", 100))
+	_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(tab), Item: sItem("a", 100), ConditionExpression: aws.String("attribute_not_exists(pk)")})
+	var ccf *types.ConditionalCheckFailedException
+	require.ErrorAs(t, err, &ccf)
+	drain(t, c, tab, "a", 100)
+}
+
+// A TransactWriteItems sent again with the token of one in flight is
+// refused with TransactionInProgressException (which the SDK retries).
+func TestModelTokenInProgress(t *testing.T) {
+	t.Parallel()
+	slow := dynamoseqtest.Latency{P50: 400 * time.Millisecond, P99: 400 * time.Millisecond}
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{Latency: dynamoseqtest.Latencies{Transact: slow}}))
+	tab := srv.NewTable(t, table())
+	c := srv.Client(noRetries)
+	in := &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String("t1"), TransactItems: []types.TransactWriteItem{
+		{Put: &types.Put{TableName: aws.String(tab), Item: sItem("a", 100)}}}}
+	first := make(chan error, 1)
+	go func() {
+		_, err := c.TransactWriteItems(context.Background(), in)
+		first <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	_, err := c.TransactWriteItems(context.Background(), in)
+	var busy *types.TransactionInProgressException
+	require.ErrorAs(t, err, &busy)
+	require.NoError(t, <-first)
+	_, err = c.TransactWriteItems(context.Background(), in)
+	require.NoError(t, err, "a replay once it is done")
+	s := srv.ModelStats().Operations["TransactWriteItems"]
+	require.Equal(t, int64(1), s.InProgress)
+	require.Equal(t, int64(1), s.Replays)
+}

@@ -3,8 +3,10 @@ package dynamoseqtest_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -429,4 +431,31 @@ func TestModelTokenInProgress(t *testing.T) {
 	s := srv.ModelStats().Operations["TransactWriteItems"]
 	require.Equal(t, int64(1), s.InProgress)
 	require.Equal(t, int64(1), s.Replays)
+}
+
+// The model's cost per request beside DynamoDB Local's own, latency off:
+// PutItem on distinct keys from parallel goroutines.
+func BenchmarkModelPutItem(b *testing.B) {
+	local := dynamoseqtest.Start(b)
+	model := dynamoseqtest.Start(b, dynamoseqtest.WithService(dynamoseqtest.Service{Latency: dynamoseqtest.Latencies{Off: true}}))
+	for _, s := range []struct {
+		name string
+		srv  *dynamoseqtest.Server
+	}{{"local", local}, {"model", model}} {
+		b.Run(s.name, func(b *testing.B) {
+			tab := s.srv.NewTable(b, table())
+			c := s.srv.Client()
+			var n atomic.Int64
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := putSized(context.Background(), c, tab, strconv.FormatInt(n.Add(1), 10), 200); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
 }

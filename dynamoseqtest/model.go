@@ -256,8 +256,13 @@ func (m *model) table(name string) (*tableInfo, error) {
 			t.sk = aws.ToString(k.AttributeName)
 		}
 	}
-	bm := out.Table.BillingModeSummary
-	t.onDemand = bm != nil && bm.BillingMode == types.BillingModePayPerRequest
+	// DynamoDB Local may leave BillingModeSummary out; an on-demand table
+	// has no provisioned write capacity.
+	if bm := out.Table.BillingModeSummary; bm != nil {
+		t.onDemand = bm.BillingMode == types.BillingModePayPerRequest
+	} else if pt := out.Table.ProvisionedThroughput; pt != nil {
+		t.onDemand = aws.ToInt64(pt.WriteCapacityUnits) == 0
+	}
 	m.tablesMu.Lock()
 	m.tables[name] = t
 	m.tablesMu.Unlock()

@@ -459,3 +459,21 @@ func BenchmarkModelPutItem(b *testing.B) {
 		})
 	}
 }
+
+// By default a throttle takes the form of the table's billing mode.
+func TestModelThrottleFormByBillingMode(t *testing.T) {
+	t.Parallel()
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{WriteUnits: 2, Latency: dynamoseqtest.Latencies{Off: true}}))
+	onDemand := srv.NewTable(t, table())
+	def := table()
+	def.BillingMode = types.BillingModeProvisioned
+	def.ProvisionedThroughput = &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(5), WriteCapacityUnits: aws.Int64(5)}
+	provisioned := srv.NewTable(t, def)
+	c := srv.Client(noRetries)
+	drain(t, c, onDemand, "hot", 100)
+	drain(t, c, provisioned, "hot", 100)
+	var od *types.ThrottlingException
+	require.ErrorAs(t, putSized(context.Background(), c, onDemand, "hot", 100), &od)
+	var pv *types.ProvisionedThroughputExceededException
+	require.ErrorAs(t, putSized(context.Background(), c, provisioned, "hot", 100), &pv)
+}

@@ -90,7 +90,7 @@ func TestServiceLimits(t *testing.T) {
 			break
 		}
 		if i == 100 {
-			t.Fatalf("100 writes a second to one key, never throttled: %v", e)
+			t.Fatalf("100 writes to one key, never throttled: %v", e)
 		}
 	}
 	_, e := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: put("hot")}}})
@@ -141,6 +141,10 @@ func TestOutsideModule(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "helpdesk_test.go"), []byte(helpdeskTest), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "service_test.go"), []byte(serviceTest), 0o644))
+	readme, err := os.ReadFile(filepath.Join(repo, "README.md"))
+	require.NoError(t, err)
+	body := serviceTest[strings.Index(serviceTest, "func TestServiceLimits"):]
+	require.Contains(t, string(readme), body, "README's \"Test against the service's limits\" shows this test as it is")
 
 	tidy := exec.Command("go", "mod", "tidy")
 	tidy.Dir = dir

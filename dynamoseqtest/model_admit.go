@@ -12,6 +12,7 @@ type admission struct {
 	read    bool          // charged to the read buckets
 	replay  bool          // a TransactWriteItems replayed by its token
 	held    bool          // the targets' items are held until release
+	ok      bool          // DynamoDB Local carried the request out
 }
 
 // cost is a target's estimated units, known before the request runs:
@@ -151,13 +152,15 @@ func (m *model) hold(req *request, a *admission) {
 	a.held = true
 }
 
-// release ends the holds of an answered request.
+// release ends the holds of an answered request, and its token's flight:
+// until its answer leaves, the request is in flight on the service.
 func (m *model) release(req *request, a *admission) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.settleToken(req, a, a.ok)
 	if !a.held {
 		return
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	for i := range req.targets {
 		k := req.targets[i].table.name + "\x00" + req.targets[i].item
 		h := m.holds[k]

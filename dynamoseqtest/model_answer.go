@@ -208,8 +208,8 @@ func (m *model) settle(req *request, a *admission, status int, body []byte) []by
 	if typ == "TransactionCanceledException" {
 		m.op(req.op).Cancellations++
 	}
-	m.settleToken(req, a, status == 200)
 	m.mu.Unlock()
+	a.ok = status == 200
 	if !changed {
 		return body
 	}

@@ -67,13 +67,12 @@ func TestModelFloodThrottledAtRate(t *testing.T) {
 	for _, form := range []dynamoseqtest.ThrottleForm{dynamoseqtest.ThrottleOnDemand, dynamoseqtest.ThrottleProvisioned} {
 		t.Run(form.String(), func(t *testing.T) {
 			t.Parallel()
-			const rate = 100 // write units a second
+			const rate = 200 // write units a second
 			srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{WriteUnits: rate, Throttle: form, Seed: 1}))
 			table := srv.NewTable(t, table())
 			c := srv.Client(noRetries)
 			drain(t, c, table, "hot", 8000)
-			before := srv.ModelStats().Operations["PutItem"]
-			start := time.Now()
+			stop := make(chan struct{})
 			var wg sync.WaitGroup
 			var mu sync.Mutex
 			var firstErr error
@@ -81,8 +80,15 @@ func TestModelFloodThrottledAtRate(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					for time.Since(start) < 2*time.Second {
-						err := putSized(context.Background(), c, table, "hot", 2000) // 2 units
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						// 8 units each: few requests offer far more than
+						// the rate, even on a loaded machine.
+						err := putSized(context.Background(), c, table, "hot", 8000)
 						if err != nil && !throttled(err) {
 							mu.Lock()
 							firstErr = err
@@ -92,17 +98,23 @@ func TestModelFloodThrottledAtRate(t *testing.T) {
 					}
 				}()
 			}
+			// Measured in a window inside the flood, so that the requests
+			// in flight at its two ends cancel out.
+			time.Sleep(200 * time.Millisecond)
+			before, start := srv.ModelStats().Operations["PutItem"], time.Now()
+			time.Sleep(3 * time.Second)
+			after, elapsed := srv.ModelStats().Operations["PutItem"], time.Since(start).Seconds()
+			close(stop)
 			wg.Wait()
 			require.NoError(t, firstErr)
-			elapsed := time.Since(start).Seconds()
-			after := srv.ModelStats().Operations["PutItem"]
 			got := (after.WriteUnits - before.WriteUnits) / elapsed
 			t.Logf("%s: %.0f write units/s admitted of %d configured; %d requests, %d throttled",
 				form, got, rate, after.Requests-before.Requests, after.Throttled-before.Throttled)
 			require.InDelta(t, rate, got, rate*0.1)
 			require.Greater(t, after.Throttled-before.Throttled, int64(0))
-			p := srv.ModelStats().Partitions[dynamoseqtest.Partition{Table: table, Key: "S:hot"}]
-			require.Equal(t, after.Throttled, p.Throttled, "a single-item request's throttle is its partition's")
+			final := srv.ModelStats()
+			p := final.Partitions[dynamoseqtest.Partition{Table: table, Key: "S:hot"}]
+			require.Equal(t, final.Operations["PutItem"].Throttled, p.Throttled, "a single-item request's throttle is its partition's")
 		})
 	}
 }
@@ -177,6 +189,18 @@ func TestModelThrottleAnswers(t *testing.T) {
 	}
 }
 
+// arrived waits until the model has received n requests of op, and a
+// little more, so that the last one has been admitted.
+func arrived(t *testing.T, srv *dynamoseqtest.Server, op string, n int64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for srv.ModelStats().Operations[op].Requests < n {
+		require.True(t, time.Now().Before(deadline), "%s never arrived", op)
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond)
+}
+
 func codes(e *types.TransactionCanceledException) []string {
 	var cs []string
 	for _, r := range e.CancellationReasons {
@@ -196,6 +220,7 @@ func TestModelTransactionConflicts(t *testing.T) {
 	table := srv.NewTable(t, table())
 	c := srv.Client(noRetries)
 	ctx := context.Background()
+	require.NoError(t, putSized(ctx, c, table, "warm", 100)) // the model has described the table
 	put := func(pk string) types.TransactWriteItem {
 		return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: sItem(pk, 100)}}
 	}
@@ -206,7 +231,7 @@ func TestModelTransactionConflicts(t *testing.T) {
 		_, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{put("x"), put("y")}})
 		first <- err
 	}()
-	time.Sleep(150 * time.Millisecond)
+	arrived(t, srv, "TransactWriteItems", 1)
 
 	_, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{put("z"), put("y")}})
 	var cancelled *types.TransactionCanceledException
@@ -219,7 +244,6 @@ func TestModelTransactionConflicts(t *testing.T) {
 
 	_, err = c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: sKey("x")})
 	require.NoError(t, err, "a GetItem does not conflict")
-	require.Less(t, time.Since(sent), 550*time.Millisecond, "the checks ran while the first transaction was in flight")
 
 	require.NoError(t, <-first)
 	require.GreaterOrEqual(t, time.Since(sent), 600*time.Millisecond, "answered after its latency")
@@ -414,6 +438,7 @@ func TestModelTokenInProgress(t *testing.T) {
 	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{Latency: dynamoseqtest.Latencies{Transact: slow}}))
 	tab := srv.NewTable(t, table())
 	c := srv.Client(noRetries)
+	require.NoError(t, putSized(context.Background(), c, tab, "warm", 100)) // the model has described the table
 	in := &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String("t1"), TransactItems: []types.TransactWriteItem{
 		{Put: &types.Put{TableName: aws.String(tab), Item: sItem("a", 100)}}}}
 	first := make(chan error, 1)
@@ -421,7 +446,7 @@ func TestModelTokenInProgress(t *testing.T) {
 		_, err := c.TransactWriteItems(context.Background(), in)
 		first <- err
 	}()
-	time.Sleep(100 * time.Millisecond)
+	arrived(t, srv, "TransactWriteItems", 1)
 	_, err := c.TransactWriteItems(context.Background(), in)
 	var busy *types.TransactionInProgressException
 	require.ErrorAs(t, err, &busy)
@@ -476,4 +501,22 @@ func TestModelThrottleFormByBillingMode(t *testing.T) {
 	require.ErrorAs(t, putSized(context.Background(), c, onDemand, "hot", 100), &od)
 	var pv *types.ProvisionedThroughputExceededException
 	require.ErrorAs(t, putSized(context.Background(), c, provisioned, "hot", 100), &pv)
+}
+
+// An answer is held until its drawn latency has passed since the request
+// arrived, and Scale stretches the latency.
+func TestModelLatencyHeld(t *testing.T) {
+	t.Parallel()
+	fixed := dynamoseqtest.Latency{P50: 40 * time.Millisecond, P99: 40 * time.Millisecond}
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{Scale: 0.5, Latency: dynamoseqtest.Latencies{Write: fixed}}))
+	tab := srv.NewTable(t, table())
+	c := srv.Client()
+	require.NoError(t, putSized(context.Background(), c, tab, "warm", 100))
+	for range 3 {
+		start := time.Now()
+		require.NoError(t, putSized(context.Background(), c, tab, "a", 100))
+		took := time.Since(start)
+		require.GreaterOrEqual(t, took, 80*time.Millisecond, "40ms at scale 0.5")
+		require.Less(t, took, 500*time.Millisecond)
+	}
 }

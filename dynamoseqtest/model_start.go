@@ -1,7 +1,7 @@
 package dynamoseqtest
 
-// Option changes what Start returns.
-type Option func(*startConfig)
+// StartOption changes what Start returns.
+type StartOption func(*startConfig)
 
 type startConfig struct {
 	service  *Service
@@ -36,13 +36,13 @@ type startConfig struct {
 // Every other operation (CreateTable, DescribeTable, Scan, BatchWriteItem,
 // ...) passes through unchanged. Clients from Client and worker processes
 // given Endpoint share the model. It stops when the test ends.
-func WithService(svc Service) Option {
+func WithService(svc Service) StartOption {
 	return func(c *startConfig) { c.service = &svc }
 }
 
 // WithUpstream puts the model of WithService in front of the DynamoDB (Local)
 // at endpoint, such as a server of New, instead of the shared one.
-func WithUpstream(endpoint string) Option {
+func WithUpstream(endpoint string) StartOption {
 	return func(c *startConfig) { c.upstream = endpoint }
 }
 

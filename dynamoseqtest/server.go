@@ -46,7 +46,7 @@ var shared struct {
 // With WithService, Start returns instead a model of the service of its
 // own, in front of the shared DynamoDB Local (or of WithUpstream's
 // endpoint), which stops when tb's test ends: see WithService.
-func Start(tb testing.TB, opts ...Option) *Server {
+func Start(tb testing.TB, opts ...StartOption) *Server {
 	tb.Helper()
 	var c startConfig
 	for _, o := range opts {

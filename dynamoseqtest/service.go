@@ -137,10 +137,10 @@ const (
 	DefaultCancelledShare = 0.5
 )
 
-// Default latencies, before Scale.
+// The default latencies, before Scale.
 var (
-	DefaultWriteLatency    = Latency{P50: 7500 * time.Microsecond, P99: 16 * time.Millisecond}
-	DefaultTransactLatency = Latency{P50: 25 * time.Millisecond, P99: 95 * time.Millisecond}
+	defaultWriteLatency    = Latency{P50: 7500 * time.Microsecond, P99: 16 * time.Millisecond}
+	defaultTransactLatency = Latency{P50: 25 * time.Millisecond, P99: 95 * time.Millisecond}
 )
 
 // tokenWindow is how long a ClientRequestToken makes a TransactWriteItems
@@ -201,9 +201,9 @@ func (s Service) rules() (rules, error) {
 	// units it holds do not change with the scale.
 	r.writeDepth = r.writeRate * scaled(burst, scale).Seconds()
 	r.readDepth = r.readRate * scaled(burst, scale).Seconds()
-	r.write = s.Latency.Write.orDefault(DefaultWriteLatency).scaled(scale)
-	r.read = s.Latency.Read.orDefault(s.Latency.Write.orDefault(DefaultWriteLatency)).scaled(scale)
-	r.transact = s.Latency.Transact.orDefault(DefaultTransactLatency).scaled(scale)
+	r.write = s.Latency.Write.orDefault(defaultWriteLatency).scaled(scale)
+	r.read = s.Latency.Read.orDefault(s.Latency.Write.orDefault(defaultWriteLatency)).scaled(scale)
+	r.transact = s.Latency.Transact.orDefault(defaultTransactLatency).scaled(scale)
 	for _, l := range []Latency{r.write, r.read, r.transact} {
 		if l.P50 <= 0 || l.P99 < l.P50 {
 			return rules{}, fmt.Errorf("dynamoseqtest: Service.Latency %v: want 0 < P50 <= P99", l)

@@ -1,8 +1,10 @@
 // Package dynamoseqtest runs DynamoDB Local for the tests of code that uses
 // dynamoseq (or DynamoDB at all), in the spirit of net/http/httptest: a
-// server per test binary, a table of its own per test, and a transport that
+// server per test binary, a table of its own per test, a transport that
 // loses answers so that a repository can be tested the way the network
-// really fails.
+// really fails, and a model of the service's limits (Start with
+// WithService) that throttles, cancels transactions in conflict and takes
+// the service's time, as DynamoDB Local never does.
 //
 //	func TestOrders(t *testing.T) {
 //		srv := dynamoseqtest.Start(t)

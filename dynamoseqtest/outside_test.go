@@ -46,10 +46,87 @@ func TestTickets(t *testing.T) {
 }
 `
 
+// serviceTest is a user's test on the service model, with raw SDK calls:
+// a hot key throttled (an exception, and a transaction cancelled for it)
+// and a write in conflict with a transaction in flight, all counted.
+const serviceTest = `package helpdesk
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
+)
+
+func TestServiceLimits(t *testing.T) {
+	slow := dynamoseqtest.Latency{P50: 300 * time.Millisecond, P99: 300 * time.Millisecond}
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{
+		WriteUnits: 5, // per partition key value, a second
+		Latency:    dynamoseqtest.Latencies{Transact: slow},
+	}))
+	table := srv.NewTable(t, &dynamodb.CreateTableInput{
+		TableName:            aws.String("tickets"),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+	})
+	db := srv.Client(func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
+	ctx := context.Background()
+	item := func(pk string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}}
+	}
+	put := func(pk string) *types.Put { return &types.Put{TableName: aws.String(table), Item: item(pk)} }
+
+	var throttled *types.ThrottlingException
+	for i := 0; ; i++ {
+		_, e := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item("hot")})
+		if errors.As(e, &throttled) {
+			break
+		}
+		if i == 100 {
+			t.Fatalf("100 writes to one key, never throttled: %v", e)
+		}
+	}
+	_, e := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: put("hot")}}})
+	var cancelled *types.TransactionCanceledException
+	if !errors.As(e, &cancelled) || aws.ToString(cancelled.CancellationReasons[0].Code) != "ThrottlingError" {
+		t.Fatalf("TransactWriteItems on a hot key: %v", e)
+	}
+
+	done := make(chan error, 1)
+	go func() {
+		_, e := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: put("ticket-1")}}})
+		done <- e
+	}()
+	time.Sleep(100 * time.Millisecond)
+	var conflict *types.TransactionConflictException
+	if _, e := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item("ticket-1")}); !errors.As(e, &conflict) {
+		t.Fatalf("PutItem during a transaction: %v", e)
+	}
+	if e := <-done; e != nil {
+		t.Fatal(e)
+	}
+
+	s := srv.ModelStats()
+	if s.Operations["PutItem"].Throttled < 1 || s.Operations["TransactWriteItems"].ThrottledCancellations != 1 || s.Operations["PutItem"].Conflicts != 1 {
+		t.Fatalf("ModelStats: %+v", s.Operations)
+	}
+	t.Logf("PutItem %+v", s.Operations["PutItem"])
+}
+`
+
 // TestOutsideModule builds a module outside the repository that uses
 // dynamoseqtest as a user would (with a replace directive pointing at this
 // checkout) and runs its test with the race detector. The test starts a
-// DynamoDB Local of its own through Start, as on a user's machine.
+// DynamoDB Local of its own through Start, as on a user's machine, and a
+// service model in front of it (Start with WithService), on which raw SDK
+// calls are throttled and in conflict as on the service.
 func TestOutsideModule(t *testing.T) {
 	t.Parallel()
 	_, here, _, _ := runtime.Caller(0)
@@ -63,6 +140,11 @@ func TestOutsideModule(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "helpdesk_test.go"), []byte(helpdeskTest), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "service_test.go"), []byte(serviceTest), 0o644))
+	readme, err := os.ReadFile(filepath.Join(repo, "README.md"))
+	require.NoError(t, err)
+	body := serviceTest[strings.Index(serviceTest, "func TestServiceLimits"):]
+	require.Contains(t, string(readme), body, "README's \"Test against the service's limits\" shows this test as it is")
 
 	tidy := exec.Command("go", "mod", "tidy")
 	tidy.Dir = dir
@@ -75,6 +157,7 @@ func TestOutsideModule(t *testing.T) {
 	out, err = cmd.CombinedOutput()
 	require.NoError(t, err, "go test in the user's module:\n%s", out)
 	require.Contains(t, string(out), "--- PASS: TestTickets")
+	require.Contains(t, string(out), "--- PASS: TestServiceLimits")
 }
 
 func withoutEnv(env []string, name string) []string {

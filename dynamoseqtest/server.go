@@ -21,10 +21,12 @@ import (
 // that is already running, such as http://localhost:8000.
 const EndpointEnv = "DYNAMOSEQ_TEST_ENDPOINT"
 
-// Server is a DynamoDB Local for tests.
+// Server is a DynamoDB Local for tests, or a model of the service in front
+// of one (Start with WithService).
 type Server struct {
 	endpoint string
-	local    *ddblocal.Server // nil for a server found through EndpointEnv
+	local    *ddblocal.Server // nil for a server found through EndpointEnv, and for a model
+	model    *model           // nil but for a model
 }
 
 // shared is the server of Start, one per test binary.
@@ -40,13 +42,40 @@ var shared struct {
 // cleanly, and on Linux the kernel ends it if the binary dies first. Start
 // fails tb, with the commands that install DynamoDB Local, when it cannot
 // start one. It is safe for concurrent use, from parallel tests too.
-func Start(tb testing.TB) *Server {
+//
+// With WithService, Start returns instead a model of the service of its
+// own, in front of the shared DynamoDB Local (or of WithUpstream's
+// endpoint), which stops when tb's test ends: see WithService.
+func Start(tb testing.TB, opts ...StartOption) *Server {
 	tb.Helper()
-	srv, err := Shared()
-	if err != nil {
-		tb.Fatalf("dynamoseqtest: this test needs DynamoDB Local: %v", err)
+	var c startConfig
+	for _, o := range opts {
+		o(&c)
 	}
-	return srv
+	if c.service == nil && c.upstream == "" {
+		srv, err := Shared()
+		if err != nil {
+			tb.Fatalf("dynamoseqtest: this test needs DynamoDB Local: %v", err)
+		}
+		return srv
+	}
+	if c.service == nil {
+		tb.Fatalf("dynamoseqtest: WithUpstream works with WithService only")
+	}
+	upstream := c.upstream
+	if upstream == "" {
+		srv, err := Shared()
+		if err != nil {
+			tb.Fatalf("dynamoseqtest: this test needs DynamoDB Local: %v", err)
+		}
+		upstream = srv.endpoint
+	}
+	m, err := newModel(upstream, *c.service)
+	if err != nil {
+		tb.Fatalf("%v", err)
+	}
+	tb.Cleanup(m.close)
+	return &Server{endpoint: m.srv.URL, model: m}
 }
 
 // Shared is Start for code that has no testing.TB, such as a runnable

@@ -1,0 +1,90 @@
+package dynamoseqtest
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// At scale s capacities are multiplied by s and durations divided by it;
+// what a bucket holds in units does not change.
+func TestServiceScale(t *testing.T) {
+	r, err := Service{Scale: 0.3}.rules()
+	require.NoError(t, err)
+	require.InDelta(t, 300, r.writeRate, 1e-9)
+	require.InDelta(t, 900, r.readRate, 1e-9)
+	require.InDelta(t, 1000, r.writeDepth, 1e-6)
+	require.InDelta(t, 3000, r.readDepth, 1e-6)
+	require.Equal(t, 25*time.Millisecond, r.write.P50)
+	require.Equal(t, r.write, r.read, "reads default to the writes' figures")
+	require.InDelta(t, float64(95*time.Millisecond)/0.3, float64(r.transact.P99), float64(time.Microsecond))
+	require.Equal(t, 2000*time.Second, r.tokenWindow)
+
+	d, err := Service{}.rules()
+	require.NoError(t, err)
+	require.Equal(t, rules{
+		writeRate: 1000, readRate: 3000, writeDepth: 1000, readDepth: 3000, cancelledShare: 0.5,
+		write: defaultWriteLatency, read: defaultWriteLatency, transact: defaultTransactLatency,
+		transactPerItem: 350 * time.Microsecond, tokenWindow: 10 * time.Minute, scale: 1,
+	}, d)
+
+	for _, bad := range []Service{
+		{Scale: -1}, {WriteUnits: -1}, {CancelledShare: 2}, {Throttle: 7},
+		{Latency: Latencies{Write: Latency{P50: 2 * time.Millisecond, P99: time.Millisecond}}},
+	} {
+		_, err := bad.rules()
+		require.Error(t, err, "%+v", bad)
+	}
+}
+
+// The drawn latencies have the median and 99th percentile asked for.
+func TestLatencyDraws(t *testing.T) {
+	m := &model{rules: rules{}, rnd: rand.New(rand.NewPCG(1, 2))}
+	l := Latency{P50: 10 * time.Millisecond, P99: 40 * time.Millisecond}
+	draws := make([]time.Duration, 20000)
+	for i := range draws {
+		draws[i] = m.draw(l, 0)
+	}
+	slices.Sort(draws)
+	require.InEpsilon(t, float64(l.P50), float64(draws[len(draws)/2]), 0.05)
+	require.InEpsilon(t, float64(l.P99), float64(draws[len(draws)*99/100]), 0.15)
+	require.LessOrEqual(t, draws[len(draws)-1], 4*l.P99)
+}
+
+// A bucket admits what it holds, a request larger than it when full, and
+// refills at its rate up to its depth.
+func TestBucket(t *testing.T) {
+	var b bucket
+	now := time.Unix(0, 0)
+	b.fill(now, 10, 5)
+	require.True(t, b.admits(5, 5))
+	b.tokens -= 5
+	require.False(t, b.admits(1, 5))
+	b.fill(now.Add(100*time.Millisecond), 10, 5)
+	require.True(t, b.admits(1, 5))
+	b.fill(now.Add(time.Hour), 10, 5)
+	require.Equal(t, 5.0, b.tokens, "up to its depth")
+	require.True(t, b.admits(50, 5), "a request larger than the bucket when it is full")
+	b.tokens -= 50
+	b.fill(now.Add(time.Hour+4*time.Second), 10, 5)
+	require.False(t, b.admits(1, 5), "in debt until refilled")
+}
+
+func TestItemSize(t *testing.T) {
+	s := func(v string) *string { return &v }
+	item := map[string]attr{
+		"pk": {S: s("abc")},                           // 2 + 3
+		"n":  {N: s("-00123.4500")},                   // 1 + (5 digits+1)/2 + 1 = 1 + 4
+		"m":  {M: map[string]attr{"a": {S: s("xy")}}}, // 1 + 3 + (1 + 2 + 1)
+		"l":  {L: []attr{{S: s("q")}}},                // 1 + 3 + (1 + 1)
+		"b":  {B: []byte{1, 2, 3}},                    // 1 + 3
+	}
+	require.Equal(t, 5+5+8+6+4, itemSize(item))
+	require.Equal(t, 1.0, writeUnits(1024))
+	require.Equal(t, 2.0, writeUnits(1025))
+	require.Equal(t, 0.5, readUnits(4096, false))
+	require.Equal(t, 2.0, readUnits(4097, true))
+}

@@ -7,6 +7,13 @@
 // runs one batch (which holds its own call), hands the lead to the oldest
 // caller still waiting, and returns. Every caller therefore waits for at most
 // the batches queued ahead of it plus its own.
+//
+// Delay. A run can ask that its key's next run start no earlier than a
+// point in time (Call.NotBefore; for example after a throttled write). The
+// caller who leads that run waits for it holding no lock, so that the calls
+// arriving meanwhile join its batch (up to maxBatch); if its context ends
+// first, its call leaves with the context's error and the next caller in
+// line leads and waits for the same time. Other keys are not delayed.
 package combine
 
 import (
@@ -15,6 +22,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Call is one caller's request inside a batch, and the slot for its outcome.
@@ -26,11 +34,18 @@ type Call[Req, Res any] struct {
 	// head of its key's queue: the next run takes it again, first, with
 	// the calls that arrived meanwhile. run may change Req for that run.
 	Again bool
+	// NotBefore, set by run on any call of its batch, asks that the key's
+	// next run start no earlier than then (the latest of the batch counts;
+	// the zero time asks nothing). See the package comment.
+	NotBefore time.Time
 }
 
 // Group batches concurrent calls per key. It is safe for concurrent use.
 type Group[K comparable, S, Req, Res any] struct {
 	maxBatch, maxIdle int
+	// wait sleeps until the given time, or until ctx ends and then returns
+	// its error; tests replace it to hold a leader in its wait.
+	wait func(ctx context.Context, until time.Time) error
 
 	mu   sync.Mutex // protects keys, idle, and every queue and waiter reached from them
 	keys map[K]*queue[S, Req, Res]
@@ -42,7 +57,10 @@ type queue[S, Req, Res any] struct {
 	waiting []*waiter[Req, Res] // calls not yet in a batch, oldest first
 	leading bool                // some caller holds the lead for this key
 	idle    bool                // counted in Group.idle: no lead, nothing waiting
-	state   S                   // read and written only by the lead's run
+	// notBefore is when the next run may start, as the last run asked
+	// (Call.NotBefore); zero for at once.
+	notBefore time.Time
+	state     S // read and written only by the lead's run
 }
 
 type status int
@@ -69,7 +87,18 @@ func New[K comparable, S, Req, Res any](maxBatch, maxIdle int) *Group[K, S, Req,
 	if maxBatch < 1 {
 		panic("combine: maxBatch < 1")
 	}
-	return &Group[K, S, Req, Res]{maxBatch: maxBatch, maxIdle: maxIdle, keys: make(map[K]*queue[S, Req, Res])}
+	return &Group[K, S, Req, Res]{maxBatch: maxBatch, maxIdle: maxIdle, wait: waitUntil, keys: make(map[K]*queue[S, Req, Res])}
+}
+
+func waitUntil(ctx context.Context, until time.Time) error {
+	t := time.NewTimer(time.Until(until))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Do queues req under key and waits for its outcome.
@@ -101,16 +130,58 @@ func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 		return zero, err
 	}
 	w := &waiter[Req, Res]{ctx: ctx, call: Call[Req, Res]{Req: req}, wake: make(chan struct{}, 1)}
+	q := g.enqueue(key, w)
+	for {
+		g.mu.Lock()
+		st, ended := w.status, ctx.Err() != nil
+		switch {
+		case st == done:
+			g.mu.Unlock()
+			return w.outcome()
+		case st == promoted && !ended:
+			g.mu.Unlock()
+			if err := g.lead(key, q, w, run); err != nil {
+				var zero Res
+				return zero, err
+			}
+			continue
+		case st != inBatch && ended:
+			// Queued, or handed the lead: nothing was sent for the call.
+			// Give it up, and pass the lead straight on: the callers
+			// behind this one still need a turn, but not on the
+			// goroutine of a caller that has given up.
+			q.remove(w)
+			if st == promoted {
+				g.handOff(q)
+			}
+			g.mu.Unlock()
+			var zero Res
+			return zero, ctx.Err()
+		}
+		g.mu.Unlock()
+		var gaveUp <-chan struct{}
+		if !ended {
+			gaveUp = ctx.Done() // once ended, only the call's outcome counts
+		}
+		select {
+		case <-w.wake:
+		case <-gaveUp:
+		}
+	}
+}
 
+// enqueue appends w to the queue of key, creating it if need be, and hands
+// w the lead if nobody holds it.
+func (g *Group[K, S, Req, Res]) enqueue(key K, w *waiter[Req, Res]) *queue[S, Req, Res] {
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	q := g.keys[key]
 	if q == nil {
 		q = &queue[S, Req, Res]{}
 		g.keys[key] = q
 	}
 	q.waiting = append(q.waiting, w)
-	lead := !q.leading
-	if lead {
+	if !q.leading {
 		if q.idle {
 			q.idle = false
 			g.idle--
@@ -118,60 +189,7 @@ func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 		q.leading = true
 		w.status = promoted
 	}
-	g.mu.Unlock()
-
-	gaveUp := ctx.Done() // nil once req is in a batch: then only its outcome counts
-	for {
-		if lead {
-			g.lead(key, q, run)
-			// The lead's own call was the oldest in its queue, so it was in
-			// the batch just run: it is done, or back in the queue (Again)
-			// and then the oldest, promoted to lead the next run.
-			g.mu.Lock()
-			again := w.status != done
-			g.mu.Unlock()
-			if !again {
-				return w.outcome()
-			}
-			lead, gaveUp = false, ctx.Done()
-			continue
-		}
-		select {
-		case <-w.wake:
-		case <-gaveUp:
-		}
-		g.mu.Lock()
-		switch w.status {
-		case done:
-			g.mu.Unlock()
-			return w.outcome()
-		case promoted:
-			if ctx.Err() != nil {
-				// Give up the call and pass the lead straight on: the
-				// callers behind this one still need a turn, but not on
-				// the goroutine of a caller that has given up.
-				q.remove(w)
-				g.handOff(q)
-				g.mu.Unlock()
-				var zero Res
-				return zero, ctx.Err()
-			}
-			lead = true
-			g.mu.Unlock()
-		case queued:
-			if ctx.Err() == nil {
-				g.mu.Unlock()
-				continue // put back (Again), still waiting
-			}
-			q.remove(w)
-			g.mu.Unlock()
-			var zero Res
-			return zero, ctx.Err()
-		case inBatch:
-			g.mu.Unlock()
-			gaveUp = nil
-		}
-	}
+	return q
 }
 
 // outcome is the result of w's call, with the caller's own context error in
@@ -184,58 +202,31 @@ func (w *waiter[Req, Res]) outcome() (Res, error) {
 	return w.call.Res, err
 }
 
-// lead runs one batch of q, then hands the lead on or gives it up. The
-// caller holds the lead and not g.mu.
-func (g *Group[K, S, Req, Res]) lead(key K, q *queue[S, Req, Res],
-	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) {
+// lead runs the next batch of q on the goroutine of w, which holds the lead
+// (w is promoted) and not g.mu. It first waits for q.notBefore, for as
+// long as w's context allows: if that ends first, w leaves the queue, the
+// lead passes on and lead returns w's error. Once the batch has run, the
+// calls it put back are first in the queue and the lead has passed on.
+func (g *Group[K, S, Req, Res]) lead(key K, q *queue[S, Req, Res], w *waiter[Req, Res],
+	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) error {
 	g.mu.Lock()
-	var batch []*waiter[Req, Res]
-	i := 0
-	for ; i < len(q.waiting) && len(batch) < g.maxBatch; i++ {
-		w := q.waiting[i]
-		if err := w.ctx.Err(); err != nil {
-			// Gave up before joining a batch: never reaches run.
-			w.call.Err = err
-			w.status = done
-			w.signal()
-			continue
-		}
-		w.status = inBatch
-		batch = append(batch, w)
-	}
-	clear(q.waiting[:i]) // let the backing array drop them
-	q.waiting = q.waiting[i:]
+	notBefore := q.notBefore // only a run's end changes it, and none is in progress
 	g.mu.Unlock()
-
+	if time.Until(notBefore) > 0 {
+		if err := g.wait(w.ctx, notBefore); err != nil {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			q.remove(w)
+			g.handOff(q) // the next leader waits for the same notBefore
+			return err
+		}
+	}
+	batch := g.take(q)
 	finished := false
 	defer func() {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		if !finished {
-			// run panicked: fail its calls rather than report zero
-			// results as successes, and distrust the state it was
-			// changing. The panic goes on up the leader's stack.
-			for _, w := range batch {
-				w.call.Err = errRunPanicked
-			}
-			var zero S
-			q.state = zero
-		}
-		var again []*waiter[Req, Res]
-		for _, w := range batch {
-			if w.call.Again && finished {
-				w.call.Again = false
-				w.status = queued
-				again = append(again, w)
-				continue
-			}
-			w.status = done
-			w.signal()
-		}
-		if len(again) > 0 {
-			q.waiting = append(again, q.waiting...)
-		}
-		g.handOff(q)
+		// If run panicked, fail its calls rather than report zero results
+		// as successes; the panic goes on up the leader's stack.
+		g.finish(q, batch, !finished)
 	}()
 	if len(batch) > 0 {
 		calls := make([]*Call[Req, Res], len(batch))
@@ -247,6 +238,66 @@ func (g *Group[K, S, Req, Res]) lead(key K, q *queue[S, Req, Res],
 		run(ctx, key, &q.state, calls)
 	}
 	finished = true
+	return nil
+}
+
+// take moves up to maxBatch calls from the head of q's queue into a batch,
+// in order. A call whose context has ended never reaches run: it is done.
+func (g *Group[K, S, Req, Res]) take(q *queue[S, Req, Res]) []*waiter[Req, Res] {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var batch []*waiter[Req, Res]
+	i := 0
+	for ; i < len(q.waiting) && len(batch) < g.maxBatch; i++ {
+		w := q.waiting[i]
+		if err := w.ctx.Err(); err != nil {
+			w.call.Err = err
+			w.status = done
+			w.signal()
+			continue
+		}
+		w.status = inBatch
+		batch = append(batch, w)
+	}
+	clear(q.waiting[:i]) // let the backing array drop them
+	q.waiting = q.waiting[i:]
+	return batch
+}
+
+// finish settles the calls of a batch that has run: each one is done, or,
+// put back (Again), first in q's queue again. It records the batch's
+// NotBefore and passes the lead on. After a panic (panicked), every call
+// fails and q's state, which run was changing, is reset.
+func (g *Group[K, S, Req, Res]) finish(q *queue[S, Req, Res], batch []*waiter[Req, Res], panicked bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	q.notBefore = time.Time{}
+	if panicked {
+		var zero S
+		q.state = zero
+	}
+	var again []*waiter[Req, Res]
+	for _, w := range batch {
+		c := &w.call
+		if panicked {
+			c.Err, c.Again = errRunPanicked, false
+		} else if c.NotBefore.After(q.notBefore) {
+			q.notBefore = c.NotBefore
+		}
+		if c.Again {
+			c.Again, c.NotBefore = false, time.Time{}
+			w.status = queued
+			w.signal() // its caller watches its context again
+			again = append(again, w)
+			continue
+		}
+		w.status = done
+		w.signal()
+	}
+	if len(again) > 0 {
+		q.waiting = append(again, q.waiting...)
+	}
+	g.handOff(q)
 }
 
 var errRunPanicked = errors.New("combine: run panicked")

@@ -14,11 +14,17 @@
 // arriving meanwhile join its batch (up to maxBatch); if its context ends
 // first, its call leaves with the context's error and the next caller in
 // line leads and waits for the same time. Other keys are not delayed.
+//
+// Cause. A run that puts a call back can say why (Call.Cause; for example
+// the strategy's ErrThrottled): a caller whose context ends before its call
+// is written again (queued, or leading the wait) gets an error matching
+// both the context's error and the cause. Without a cause, ctx.Err().
 package combine
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -38,6 +44,11 @@ type Call[Req, Res any] struct {
 	// next run start no earlier than then (the latest of the batch counts;
 	// the zero time asks nothing). See the package comment.
 	NotBefore time.Time
+	// Cause, set by run with Again, says why the call was put back (for
+	// example a throttled write): if the caller's context ends before the
+	// call is written again, Do's error matches Cause as well as the
+	// context's error (errors.Is).
+	Cause error
 }
 
 // Group batches concurrent calls per key. It is safe for concurrent use.
@@ -76,6 +87,7 @@ type waiter[Req, Res any] struct {
 	ctx    context.Context
 	call   Call[Req, Res]
 	status status        // guarded by Group.mu
+	cause  error         // Call.Cause of the last put back; guarded by Group.mu
 	wake   chan struct{} // capacity 1: status changed to promoted or done
 }
 
@@ -110,7 +122,7 @@ func waitUntil(ctx context.Context, until time.Time) error {
 // given up (it has no deadline of its own: bound the work inside run). run
 // must set Res or Err on every call, or Again to run it once more, first in
 // the next batch (a call put back whose ctx has ended meanwhile returns
-// ctx.Err() without reaching run again). Only the leading caller's run is used for
+// ctx.Err(), with the call's Cause, without reaching run again). Only the leading caller's run is used for
 // a batch, so every caller of one key must pass the same run, and run must not
 // call Do for its own key, which would wait for itself. If run panics, its
 // calls fail, the key's state is reset to the zero S, the lead passes on, and
@@ -154,9 +166,10 @@ func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 			if st == promoted {
 				g.handOff(q)
 			}
+			err := w.leave(ctx.Err())
 			g.mu.Unlock()
 			var zero Res
-			return zero, ctx.Err()
+			return zero, err
 		}
 		g.mu.Unlock()
 		var gaveUp <-chan struct{}
@@ -192,6 +205,16 @@ func (g *Group[K, S, Req, Res]) enqueue(key K, w *waiter[Req, Res]) *queue[S, Re
 	return q
 }
 
+// leave is the error of w's caller when it leaves with err, its context's
+// error, before its call was written: err, joined with the cause of the
+// call's last put back if run gave one. The caller holds g.mu.
+func (w *waiter[Req, Res]) leave(err error) error {
+	if w.cause == nil {
+		return err
+	}
+	return fmt.Errorf("%w (waiting to write again after: %w)", err, w.cause)
+}
+
 // outcome is the result of w's call, with the caller's own context error in
 // place of the batch's cancellation.
 func (w *waiter[Req, Res]) outcome() (Res, error) {
@@ -218,7 +241,7 @@ func (g *Group[K, S, Req, Res]) lead(key K, q *queue[S, Req, Res], w *waiter[Req
 			defer g.mu.Unlock()
 			q.remove(w)
 			g.handOff(q) // the next leader waits for the same notBefore
-			return err
+			return w.leave(err)
 		}
 	}
 	batch := g.take(q)
@@ -251,7 +274,7 @@ func (g *Group[K, S, Req, Res]) take(q *queue[S, Req, Res]) []*waiter[Req, Res] 
 	for ; i < len(q.waiting) && len(batch) < g.maxBatch; i++ {
 		w := q.waiting[i]
 		if err := w.ctx.Err(); err != nil {
-			w.call.Err = err
+			w.call.Err = w.leave(err)
 			w.status = done
 			w.signal()
 			continue
@@ -285,7 +308,11 @@ func (g *Group[K, S, Req, Res]) finish(q *queue[S, Req, Res], batch []*waiter[Re
 			q.notBefore = c.NotBefore
 		}
 		if c.Again {
-			c.Again, c.NotBefore = false, time.Time{}
+			// Back in the queue as it came, but for Req (run may have
+			// changed it) and the cause its caller may need.
+			w.cause = c.Cause
+			var zero Res
+			c.Res, c.Err, c.Again, c.NotBefore, c.Cause = zero, nil, false, time.Time{}, nil
 			w.status = queued
 			w.signal() // its caller watches its context again
 			again = append(again, w)

@@ -10,13 +10,14 @@ import (
 )
 
 // recorder is a run that records the requests of each batch. A call whose
-// request is in again is put back once, with the recorder's notBefore;
-// every other call gets its request times ten.
+// request is in again is put back once, with the recorder's notBefore and
+// cause; every other call gets its request times ten.
 type recorder struct {
 	mu        sync.Mutex
 	batches   [][]int
 	again     map[int]bool
 	notBefore time.Time
+	cause     error
 }
 
 func (r *recorder) run(_ context.Context, _ string, _ *int, batch []*Call[int, int]) {
@@ -27,7 +28,7 @@ func (r *recorder) run(_ context.Context, _ string, _ *int, batch []*Call[int, i
 		reqs = append(reqs, c.Req)
 		if r.again[c.Req] {
 			delete(r.again, c.Req)
-			c.Again, c.NotBefore = true, r.notBefore
+			c.Again, c.NotBefore, c.Cause = true, r.notBefore, r.cause
 			continue
 		}
 		c.Res = c.Req * 10
@@ -206,6 +207,75 @@ func TestNotBeforeRealClock(t *testing.T) {
 			defer g.mu.Unlock()
 			if nb := g.keys["k"].notBefore; !nb.IsZero() {
 				t.Errorf("after a run that asked no delay, notBefore = %v, want zero", nb)
+			}
+		})
+	}
+}
+
+// TestPutBackCause: a call put back with a Cause whose caller gives up
+// before the call is written again, while it leads the wait for the
+// not-before time or while it is queued behind that leader, gets an error
+// that matches both its context's error and the cause; without a Cause,
+// its context's error alone.
+func TestPutBackCause(t *testing.T) {
+	errThrottled := errors.New("throttled")
+	for _, tc := range []struct {
+		name   string
+		leader bool // the caller that gives up leads the wait
+		cause  error
+	}{
+		{"leading, cause", true, errThrottled},
+		{"queued, cause", false, errThrottled},
+		{"leading, no cause", true, nil},
+		{"queued, no cause", false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := New[string, int, int, int](10, 10)
+			gt := holdWaits(g)
+			r := &recorder{again: map[int]bool{0: true, 1: true}, notBefore: time.Now().Add(time.Hour), cause: tc.cause}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+			defer cancel()
+			ctx0, ctx1 := context.Background(), ctx
+			if tc.leader {
+				ctx0, ctx1 = ctx, context.Background()
+			}
+			started := make(chan struct{})
+			run := func(ctx context.Context, key string, s *int, batch []*Call[int, int]) {
+				if len(r.runs()) == 0 {
+					<-started // 0 and 1 queue behind this first batch
+				}
+				r.run(ctx, key, s, batch)
+			}
+			blocker := doAsync(g, context.Background(), "k", -1, run)
+			waitFor(t, waitingLen(g, "k", 0))
+			out0 := doAsync(g, ctx0, "k", 0, run)
+			waitFor(t, waitingLen(g, "k", 1))
+			out1 := doAsync(g, ctx1, "k", 1, run)
+			waitFor(t, waitingLen(g, "k", 2))
+			close(started) // 0 and 1 run in the next batch...
+			<-blocker
+			<-gt.waits // ...and are both put back: 0 leads the wait
+			quitter, stayer := out1, out0
+			if tc.leader {
+				quitter, stayer = out0, out1
+			}
+			cancel()
+			got := <-quitter
+			if !errors.Is(got.err, context.Canceled) {
+				t.Errorf("Do = %v, want an error matching context.Canceled", got.err)
+			}
+			if tc.cause != nil && !errors.Is(got.err, tc.cause) {
+				t.Errorf("Do = %v, want an error matching the cause %v too", got.err, tc.cause)
+			}
+			if tc.cause == nil && got.err != context.Canceled {
+				t.Errorf("Do = %v, want context.Canceled itself", got.err)
+			}
+			if tc.leader {
+				<-gt.waits // the other call leads the wait now
+			}
+			close(gt.release)
+			if got := <-stayer; got.err != nil {
+				t.Errorf("the caller that stayed got %v", got.err)
 			}
 		})
 	}

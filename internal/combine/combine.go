@@ -6,7 +6,9 @@
 // There is no goroutine of its own: the first caller of an idle key leads,
 // runs one batch (which holds its own call), hands the lead to the oldest
 // caller still waiting, and returns. Every caller therefore waits for at most
-// the batches queued ahead of it plus its own.
+// the batches queued ahead of it plus its own. (With a grace, below, each
+// run goes on a goroutine that the leader starts and that ends with the
+// run.)
 //
 // Delay. A run can ask that its key's next run start no earlier than a
 // point in time (Call.NotBefore; for example after a throttled write). The
@@ -19,21 +21,39 @@
 // the strategy's ErrThrottled): a caller whose context ends before its call
 // is written again (queued, or leading the wait) gets an error matching
 // both the context's error and the cause. Without a cause, ctx.Err().
+//
+// Grace. By default a caller whose call is in a running batch waits for its
+// outcome even after its context ends, so that it learns what was written.
+// With Options.Grace it waits at most the grace (about one round trip):
+// then Do returns the result run published for the call (Call.Publish,
+// just before sending its write) with an error matching ErrUnknownOutcome
+// and the context's error; the run goes on, and the outcome it sets later
+// is read by nobody. A caller whose call run has not yet published leaves
+// at once with its context's error (and cause), since nothing was sent for
+// it, and from then on Publish reports false, so that run does not send it.
+// So that the caller who took the batch can leave too, each run goes on a
+// goroutine of its own, which the leader starts and which ends once the
+// batch is settled; a panic in run goes on in a caller of the batch still
+// in Do.
 package combine
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/dynamoseq/dynamoseq/internal/backoff"
 )
 
 // Group batches concurrent calls per key. It is safe for concurrent use.
 type Group[K comparable, S, Req, Res any] struct {
 	maxBatch, maxIdle int
+	grace             func() time.Duration // Options.Grace
 	// wait sleeps until the given time, or until ctx ends and then returns
 	// its error; tests replace it to hold a leader in its wait.
 	wait func(ctx context.Context, until time.Time) error
@@ -68,29 +88,38 @@ type waiter[Req, Res any] struct {
 	call   Call[Req, Res]
 	status status        // guarded by Group.mu
 	cause  error         // Call.Cause of the last put back; guarded by Group.mu
+	panic  *panicError   // run's panic, for this caller to go on with; guarded by Group.mu
 	wake   chan struct{} // capacity 1: status changed to promoted or done
+}
+
+// Options are a Group's settings, changed by the functions passed to New.
+type Options struct {
+	// Grace bounds how long a caller whose context has ended waits for the
+	// outcome of its call in a running batch (see the package comment); it
+	// is called then, from that caller's goroutine, with no lock held, and
+	// should return about one round trip of the write. nil (the default)
+	// means until the outcome is known, however long the run takes.
+	Grace func() time.Duration
 }
 
 // New returns a Group that passes at most maxBatch calls to one run and keeps
 // the state of at most maxIdle keys that have no call in progress. Beyond
 // that, an idle key is dropped (an arbitrary one, as Go's map iteration
-// yields it) and the next run of that key starts from the zero S.
-func New[K comparable, S, Req, Res any](maxBatch, maxIdle int) *Group[K, S, Req, Res] {
+// yields it) and the next run of that key starts from the zero S. It panics
+// if maxBatch < 1.
+func New[K comparable, S, Req, Res any](maxBatch, maxIdle int, optFns ...func(*Options)) *Group[K, S, Req, Res] {
 	if maxBatch < 1 {
 		panic("combine: maxBatch < 1")
 	}
-	return &Group[K, S, Req, Res]{maxBatch: maxBatch, maxIdle: maxIdle, wait: waitUntil, keys: make(map[K]*queue[S, Req, Res])}
+	var o Options
+	for _, fn := range optFns {
+		fn(&o)
+	}
+	return &Group[K, S, Req, Res]{maxBatch: maxBatch, maxIdle: maxIdle, grace: o.Grace, wait: waitUntil, keys: make(map[K]*queue[S, Req, Res])}
 }
 
 func waitUntil(ctx context.Context, until time.Time) error {
-	t := time.NewTimer(time.Until(until))
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return backoff.Sleep(ctx, time.Until(until))
 }
 
 // Do queues req under key and waits for its outcome.
@@ -102,27 +131,39 @@ func waitUntil(ctx context.Context, until time.Time) error {
 // given up (it has no deadline of its own: bound the work inside run). run
 // must set Res or Err on every call, or Again to run it once more, first in
 // the next batch (a call put back whose ctx has ended meanwhile returns
-// ctx.Err(), with the call's Cause, without reaching run again). Only the leading caller's run is used for
-// a batch, so every caller of one key must pass the same run, and run must not
-// call Do for its own key, which would wait for itself. If run panics, its
-// calls fail, the key's state is reset to the zero S, the lead passes on, and
-// the panic continues up the leading caller's stack.
+// ctx.Err(), with the call's Cause, without reaching run again). Only the
+// leading caller's run is used for a batch, so every caller of one key must
+// pass the same run, and run must not call Do for its own key, which would
+// wait for itself. If run panics, its calls fail, the key's state is reset
+// to the zero S, the lead passes on, and the panic continues up the leading
+// caller's stack (with a grace, up the stack of a caller of the batch still
+// in Do).
 //
-// If ctx ends before req joins a batch, Do returns ctx.Err() and req never
-// reaches run. Once req is in a running batch, Do waits for its outcome
-// even if ctx ends, so that the caller learns what was written; run's
-// context ends when every caller of the batch has given up, so a run that
-// honours it ends promptly. When ctx has ended and the outcome's error is
-// context.Canceled (run's context ending), Do returns ctx.Err() instead, so
-// that a caller whose deadline passed sees context.DeadlineExceeded.
+// If ctx ends before req joins a batch, Do returns ctx.Err() (and the
+// Cause of its last put back) and req never reaches run. Once req is in a
+// running batch, Do waits for its outcome even if ctx ends, so that the
+// caller learns what was written, or, with Options.Grace, for the grace at
+// most (see the package comment); run's context ends when every caller of
+// the batch has given up, so a run that honours it ends promptly. When ctx
+// has ended and the outcome's error is context.Canceled (run's context
+// ending), Do returns ctx.Err() instead, so that a caller whose deadline
+// passed sees context.DeadlineExceeded.
 func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) (Res, error) {
 	if err := ctx.Err(); err != nil {
 		var zero Res
 		return zero, err
 	}
-	w := &waiter[Req, Res]{ctx: ctx, call: Call[Req, Res]{Req: req}, wake: make(chan struct{}, 1)}
+	w := &waiter[Req, Res]{ctx: ctx, call: Call[Req, Res]{Req: req, mu: &g.mu}, wake: make(chan struct{}, 1)}
 	q := g.enqueue(key, w)
+	var zero Res
+	var grace *time.Timer // runs once ctx has ended with the call published in a batch
+	defer func() {
+		if grace != nil {
+			grace.Stop()
+		}
+	}()
+	graceOver := false
 	for {
 		g.mu.Lock()
 		st, ended := w.status, ctx.Err() != nil
@@ -133,7 +174,6 @@ func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 		case st == promoted && !ended:
 			g.mu.Unlock()
 			if err := g.lead(key, q, w, run); err != nil {
-				var zero Res
 				return zero, err
 			}
 			continue
@@ -148,17 +188,29 @@ func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 			}
 			err := w.leave(ctx.Err())
 			g.mu.Unlock()
-			var zero Res
 			return zero, err
+		case st == inBatch && ended && g.grace != nil && (!w.call.published || graceOver):
+			res, err := w.abandon(ctx.Err())
+			g.mu.Unlock()
+			return res, err
 		}
 		g.mu.Unlock()
 		var gaveUp <-chan struct{}
-		if !ended {
-			gaveUp = ctx.Done() // once ended, only the call's outcome counts
-		}
+		var graceUp <-chan time.Time
+		switch {
+		case !ended:
+			gaveUp = ctx.Done()
+		case st == inBatch && g.grace != nil: // and published: wait, a grace at most
+			if grace == nil {
+				grace = time.NewTimer(g.grace())
+			}
+			graceUp = grace.C
+		} // else in a batch without a grace: only the call's outcome counts
 		select {
 		case <-w.wake:
 		case <-gaveUp:
+		case <-graceUp:
+			graceOver = true
 		}
 	}
 }
@@ -195,9 +247,27 @@ func (w *waiter[Req, Res]) leave(err error) error {
 	return fmt.Errorf("%w (waiting to write again after: %w)", err, w.cause)
 }
 
+// abandon is what Do returns when w's caller gives up (err, its context's
+// error) while its call is in a running batch, and marks the call gone, so
+// that Publish reports false from now on: the result run published, with
+// ErrUnknownOutcome; or, if run published nothing, and so will send
+// nothing, err as leave has it. The caller holds g.mu.
+func (w *waiter[Req, Res]) abandon(err error) (Res, error) {
+	w.call.gone = true
+	if !w.call.published {
+		var zero Res
+		return zero, w.leave(err)
+	}
+	return w.call.pending, fmt.Errorf("%w: %w", ErrUnknownOutcome, err)
+}
+
 // outcome is the result of w's call, with the caller's own context error in
-// place of the batch's cancellation.
+// place of the batch's cancellation. If run panicked and passed the panic to
+// this caller, it panics with it.
 func (w *waiter[Req, Res]) outcome() (Res, error) {
+	if w.panic != nil {
+		panic(w.panic)
+	}
 	err := w.call.Err
 	if cerr := w.ctx.Err(); cerr != nil && err != nil && errors.Is(err, context.Canceled) && !errors.Is(err, cerr) {
 		err = cerr
@@ -225,23 +295,70 @@ func (g *Group[K, S, Req, Res]) lead(key K, q *queue[S, Req, Res], w *waiter[Req
 		}
 	}
 	batch := g.take(q)
+	if g.grace == nil || len(batch) == 0 {
+		g.runHere(key, q, batch, run)
+	} else {
+		go g.runApart(key, q, batch, run)
+	}
+	return nil
+}
+
+// runHere runs batch on the calling goroutine, which holds the lead, and
+// settles it. If run panics, its calls fail, the lead passes on, and the
+// panic goes on up this goroutine's stack.
+func (g *Group[K, S, Req, Res]) runHere(key K, q *queue[S, Req, Res], batch []*waiter[Req, Res],
+	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) {
 	finished := false
 	defer func() {
-		// If run panicked, fail its calls rather than report zero results
-		// as successes; the panic goes on up the leader's stack.
-		g.finish(q, batch, !finished)
-	}()
-	if len(batch) > 0 {
-		calls := make([]*Call[Req, Res], len(batch))
-		for i, w := range batch {
-			calls[i] = &w.call
+		if !finished {
+			g.finish(q, batch, errRunPanicked, nil)
 		}
-		ctx, release := mergedContext(batch)
-		defer release()
-		run(ctx, key, &q.state, calls)
-	}
+	}()
+	g.runBatch(key, q, batch, run)
 	finished = true
-	return nil
+	g.finish(q, batch, nil, nil)
+}
+
+// runApart runs batch on its own goroutine, which holds the lead from the
+// caller that took the batch until it is settled (Options.Grace: so that
+// this caller, too, can leave while run goes on). If run panics, its calls
+// fail, the lead passes on, and the panic goes to the first caller of the
+// batch still in Do, which panics with it; if every caller has left, it
+// goes on up this goroutine's stack, and ends the program.
+func (g *Group[K, S, Req, Res]) runApart(key K, q *queue[S, Req, Res], batch []*waiter[Req, Res],
+	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) {
+	finished := false
+	defer func() {
+		if finished {
+			return
+		}
+		var p *panicError
+		if v := recover(); v != nil { // nil: run called runtime.Goexit
+			p = &panicError{value: v, stack: debug.Stack()}
+		}
+		if !g.finish(q, batch, errRunPanicked, p) && p != nil {
+			panic(p)
+		}
+	}()
+	g.runBatch(key, q, batch, run)
+	finished = true
+	g.finish(q, batch, nil, nil)
+}
+
+// runBatch calls run with the calls of batch, under a context that ends when
+// every caller of the batch has given up (see mergedContext).
+func (g *Group[K, S, Req, Res]) runBatch(key K, q *queue[S, Req, Res], batch []*waiter[Req, Res],
+	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) {
+	if len(batch) == 0 {
+		return
+	}
+	calls := make([]*Call[Req, Res], len(batch))
+	for i, w := range batch {
+		calls[i] = &w.call
+	}
+	ctx, release := mergedContext(batch)
+	defer release()
+	run(ctx, key, &q.state, calls)
 }
 
 // take moves up to maxBatch calls from the head of q's queue into a batch,
@@ -268,35 +385,39 @@ func (g *Group[K, S, Req, Res]) take(q *queue[S, Req, Res]) []*waiter[Req, Res] 
 }
 
 // finish settles the calls of a batch that has run: each one is done, or,
-// put back (Again), first in q's queue again. It records the batch's
-// NotBefore and passes the lead on. After a panic (panicked), every call
-// fails and q's state, which run was changing, is reset.
-func (g *Group[K, S, Req, Res]) finish(q *queue[S, Req, Res], batch []*waiter[Req, Res], panicked bool) {
+// put back (Again) and its caller still in Do, first in q's queue again. It
+// records the batch's NotBefore and passes the lead on. If run failed
+// (failed, after a panic), every call fails with that error and q's
+// state, which run was changing, is reset; p, the panic, goes to the first
+// caller still in Do, and finish reports whether there was one.
+func (g *Group[K, S, Req, Res]) finish(q *queue[S, Req, Res], batch []*waiter[Req, Res], failed error, p *panicError) (passed bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	q.notBefore = time.Time{}
-	if panicked {
+	if failed != nil {
 		var zero S
 		q.state = zero
 	}
 	var again []*waiter[Req, Res]
 	for _, w := range batch {
 		c := &w.call
-		if panicked {
-			c.Err, c.Again = errRunPanicked, false
+		if failed != nil {
+			c.Err, c.Again = failed, false
 		} else if c.NotBefore.After(q.notBefore) {
 			q.notBefore = c.NotBefore
 		}
-		if c.Again {
+		if c.Again && !c.gone {
 			// Back in the queue as it came, but for Req (run may have
 			// changed it) and the cause its caller may need.
 			w.cause = c.Cause
-			var zero Res
-			c.Res, c.Err, c.Again, c.NotBefore, c.Cause = zero, nil, false, time.Time{}, nil
+			c.reset()
 			w.status = queued
 			w.signal() // its caller watches its context again
 			again = append(again, w)
 			continue
+		}
+		if p != nil && !passed && !c.gone {
+			w.panic, passed = p, true
 		}
 		w.status = done
 		w.signal()
@@ -305,9 +426,8 @@ func (g *Group[K, S, Req, Res]) finish(q *queue[S, Req, Res], batch []*waiter[Re
 		q.waiting = append(again, q.waiting...)
 	}
 	g.handOff(q)
+	return passed
 }
-
-var errRunPanicked = errors.New("combine: run panicked")
 
 // handOff passes the lead of q to its oldest waiting caller, or gives it up
 // if there is none. The caller holds the lead and g.mu.

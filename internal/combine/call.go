@@ -8,6 +8,8 @@ import (
 )
 
 // Call is one caller's request inside a batch, and the slot for its outcome.
+// While the call is in a batch, its exported fields belong to run (and to
+// no one else); Publish may be called from run only.
 type Call[Req, Res any] struct {
 	Req Req
 	Res Res   // set by run

@@ -58,7 +58,14 @@ type Group[K comparable, S, Req, Res any] struct {
 	// its error; tests replace it to hold a leader in its wait.
 	wait func(ctx context.Context, until time.Time) error
 
-	mu   sync.Mutex // protects keys, idle, and every queue and waiter reached from them
+	// mu protects keys, idle, every queue and waiter reached from them
+	// (but for queue.state), and the publication of their calls
+	// (Call.published, pending, gone). Besides: a queue's state and the
+	// exported fields of the calls of a batch belong to the goroutine
+	// that holds the key's lead from take to finish, which hands them on
+	// under mu; Req and Res are read by the call's caller only once mu
+	// has shown it done.
+	mu   sync.Mutex
 	keys map[K]*queue[S, Req, Res]
 	idle int // how many queues in keys are idle
 }
@@ -89,7 +96,7 @@ type waiter[Req, Res any] struct {
 	status status        // guarded by Group.mu
 	cause  error         // Call.Cause of the last put back; guarded by Group.mu
 	panic  *panicError   // run's panic, for this caller to go on with; guarded by Group.mu
-	wake   chan struct{} // capacity 1: status changed to promoted or done
+	wake   chan struct{} // capacity 1: status changed to promoted, done or (put back) queued
 }
 
 // Options are a Group's settings, changed by the functions passed to New.

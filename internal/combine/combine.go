@@ -6,33 +6,64 @@
 // There is no goroutine of its own: the first caller of an idle key leads,
 // runs one batch (which holds its own call), hands the lead to the oldest
 // caller still waiting, and returns. Every caller therefore waits for at most
-// the batches queued ahead of it plus its own.
+// the batches queued ahead of it plus its own. (With a grace, below, each
+// run goes on a goroutine that the leader starts and that ends with the
+// run.)
+//
+// Delay. A run can ask that its key's next run start no earlier than a
+// point in time (Call.NotBefore; for example after a throttled write). The
+// caller who leads that run waits for it holding no lock, so that the calls
+// arriving meanwhile join its batch (up to maxBatch); if its context ends
+// first, its call leaves with the context's error and the next caller in
+// line leads and waits for the same time. Other keys are not delayed.
+//
+// Cause. A run that puts a call back can say why (Call.Cause; for example
+// the strategy's ErrThrottled): a caller whose context ends before its call
+// is written again (queued, or leading the wait) gets an error matching
+// both the context's error and the cause. Without a cause, ctx.Err().
+//
+// Grace. By default a caller whose call is in a running batch waits for its
+// outcome even after its context ends, so that it learns what was written.
+// With Options.Grace it waits at most the grace (about one round trip):
+// then Do returns the result run published for the call (Call.Publish,
+// just before sending its write) with an error matching ErrUnknownOutcome
+// and the context's error; the run goes on, and the outcome it sets later
+// is read by nobody. A caller whose call run has not yet published leaves
+// at once with its context's error (and cause), since nothing was sent for
+// it, and from then on Publish reports false, so that run does not send it.
+// So that the caller who took the batch can leave too, each run goes on a
+// goroutine of its own, which the leader starts and which ends once the
+// batch is settled; a panic in run goes on in a caller of the batch still
+// in Do.
 package combine
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
-	"sync/atomic"
-)
+	"time"
 
-// Call is one caller's request inside a batch, and the slot for its outcome.
-type Call[Req, Res any] struct {
-	Req Req
-	Res Res   // set by run
-	Err error // set by run
-	// Again, set by run instead of an outcome, puts the call back at the
-	// head of its key's queue: the next run takes it again, first, with
-	// the calls that arrived meanwhile. run may change Req for that run.
-	Again bool
-}
+	"github.com/dynamoseq/dynamoseq/internal/backoff"
+)
 
 // Group batches concurrent calls per key. It is safe for concurrent use.
 type Group[K comparable, S, Req, Res any] struct {
 	maxBatch, maxIdle int
+	grace             func() time.Duration // Options.Grace
+	// wait sleeps until the given time, or until ctx ends and then returns
+	// its error; tests replace it to hold a leader in its wait.
+	wait func(ctx context.Context, until time.Time) error
 
-	mu   sync.Mutex // protects keys, idle, and every queue and waiter reached from them
+	// mu protects keys, idle, every queue and waiter reached from them
+	// (but for queue.state), and the publication of their calls
+	// (Call.published, pending, gone). Besides: a queue's state and the
+	// exported fields of the calls of a batch belong to the goroutine
+	// that holds the key's lead from take to finish, which hands them on
+	// under mu; Req and Res are read by the call's caller only once mu
+	// has shown it done.
+	mu   sync.Mutex
 	keys map[K]*queue[S, Req, Res]
 	idle int // how many queues in keys are idle
 }
@@ -42,7 +73,10 @@ type queue[S, Req, Res any] struct {
 	waiting []*waiter[Req, Res] // calls not yet in a batch, oldest first
 	leading bool                // some caller holds the lead for this key
 	idle    bool                // counted in Group.idle: no lead, nothing waiting
-	state   S                   // read and written only by the lead's run
+	// notBefore is when the next run may start, as the last run asked
+	// (Call.NotBefore); zero for at once.
+	notBefore time.Time
+	state     S // read and written only by the lead's run
 }
 
 type status int
@@ -58,18 +92,39 @@ type waiter[Req, Res any] struct {
 	ctx    context.Context
 	call   Call[Req, Res]
 	status status        // guarded by Group.mu
-	wake   chan struct{} // capacity 1: status changed to promoted or done
+	cause  error         // Call.Cause of the last put back; guarded by Group.mu
+	panic  *panicError   // run's panic, for this caller to go on with; guarded by Group.mu
+	wake   chan struct{} // capacity 1: status changed to promoted, done or (put back) queued
+}
+
+// Options are a Group's settings, changed by the functions passed to New.
+type Options struct {
+	// Grace bounds how long a caller whose context has ended waits for the
+	// outcome of its call in a running batch (see the package comment); it
+	// is called then, from that caller's goroutine, with no lock held, and
+	// should return about one round trip of the write. nil (the default)
+	// means until the outcome is known, however long the run takes.
+	Grace func() time.Duration
 }
 
 // New returns a Group that passes at most maxBatch calls to one run and keeps
 // the state of at most maxIdle keys that have no call in progress. Beyond
 // that, an idle key is dropped (an arbitrary one, as Go's map iteration
-// yields it) and the next run of that key starts from the zero S.
-func New[K comparable, S, Req, Res any](maxBatch, maxIdle int) *Group[K, S, Req, Res] {
+// yields it) and the next run of that key starts from the zero S. It panics
+// if maxBatch < 1.
+func New[K comparable, S, Req, Res any](maxBatch, maxIdle int, optFns ...func(*Options)) *Group[K, S, Req, Res] {
 	if maxBatch < 1 {
 		panic("combine: maxBatch < 1")
 	}
-	return &Group[K, S, Req, Res]{maxBatch: maxBatch, maxIdle: maxIdle, keys: make(map[K]*queue[S, Req, Res])}
+	var o Options
+	for _, fn := range optFns {
+		fn(&o)
+	}
+	return &Group[K, S, Req, Res]{maxBatch: maxBatch, maxIdle: maxIdle, grace: o.Grace, wait: waitUntil, keys: make(map[K]*queue[S, Req, Res])}
+}
+
+func waitUntil(ctx context.Context, until time.Time) error {
+	return backoff.Sleep(ctx, time.Until(until))
 }
 
 // Do queues req under key and waits for its outcome.
@@ -81,36 +136,102 @@ func New[K comparable, S, Req, Res any](maxBatch, maxIdle int) *Group[K, S, Req,
 // given up (it has no deadline of its own: bound the work inside run). run
 // must set Res or Err on every call, or Again to run it once more, first in
 // the next batch (a call put back whose ctx has ended meanwhile returns
-// ctx.Err() without reaching run again). Only the leading caller's run is used for
-// a batch, so every caller of one key must pass the same run, and run must not
-// call Do for its own key, which would wait for itself. If run panics, its
-// calls fail, the key's state is reset to the zero S, the lead passes on, and
-// the panic continues up the leading caller's stack.
+// ctx.Err(), with the call's Cause, without reaching run again). Only the
+// leading caller's run is used for a batch, so every caller of one key must
+// pass the same run, and run must not call Do for its own key, which would
+// wait for itself. If run panics, its calls fail, the key's state is reset
+// to the zero S, the lead passes on, and the panic continues up the leading
+// caller's stack (with a grace, up the stack of a caller of the batch still
+// in Do).
 //
-// If ctx ends before req joins a batch, Do returns ctx.Err() and req never
-// reaches run. Once req is in a running batch, Do waits for its outcome
-// even if ctx ends, so that the caller learns what was written; run's
-// context ends when every caller of the batch has given up, so a run that
-// honours it ends promptly. When ctx has ended and the outcome's error is
-// context.Canceled (run's context ending), Do returns ctx.Err() instead, so
-// that a caller whose deadline passed sees context.DeadlineExceeded.
+// If ctx ends before req joins a batch, Do returns ctx.Err() (and the
+// Cause of its last put back) and req never reaches run. Once req is in a
+// running batch, Do waits for its outcome even if ctx ends, so that the
+// caller learns what was written, or, with Options.Grace, for the grace at
+// most (see the package comment); run's context ends when every caller of
+// the batch has given up, so a run that honours it ends promptly. When ctx
+// has ended and the outcome's error is context.Canceled (run's context
+// ending), Do returns ctx.Err() instead, so that a caller whose deadline
+// passed sees context.DeadlineExceeded.
 func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) (Res, error) {
 	if err := ctx.Err(); err != nil {
 		var zero Res
 		return zero, err
 	}
-	w := &waiter[Req, Res]{ctx: ctx, call: Call[Req, Res]{Req: req}, wake: make(chan struct{}, 1)}
+	w := &waiter[Req, Res]{ctx: ctx, call: Call[Req, Res]{Req: req, mu: &g.mu}, wake: make(chan struct{}, 1)}
+	q := g.enqueue(key, w)
+	var zero Res
+	var grace *time.Timer // runs once ctx has ended with the call published in a batch
+	defer func() {
+		if grace != nil {
+			grace.Stop()
+		}
+	}()
+	graceOver := false
+	for {
+		g.mu.Lock()
+		st, ended := w.status, ctx.Err() != nil
+		switch {
+		case st == done:
+			g.mu.Unlock()
+			return w.outcome()
+		case st == promoted && !ended:
+			g.mu.Unlock()
+			if err := g.lead(key, q, w, run); err != nil {
+				return zero, err
+			}
+			continue
+		case st != inBatch && ended:
+			// Queued, or handed the lead: nothing was sent for the call.
+			// Give it up, and pass the lead straight on: the callers
+			// behind this one still need a turn, but not on the
+			// goroutine of a caller that has given up.
+			q.remove(w)
+			if st == promoted {
+				g.handOff(q)
+			}
+			err := w.leave(ctx.Err())
+			g.mu.Unlock()
+			return zero, err
+		case st == inBatch && ended && g.grace != nil && (!w.call.published || graceOver):
+			res, err := w.abandon(ctx.Err())
+			g.mu.Unlock()
+			return res, err
+		}
+		g.mu.Unlock()
+		var gaveUp <-chan struct{}
+		var graceUp <-chan time.Time
+		switch {
+		case !ended:
+			gaveUp = ctx.Done()
+		case st == inBatch && g.grace != nil: // and published: wait, a grace at most
+			if grace == nil {
+				grace = time.NewTimer(g.grace())
+			}
+			graceUp = grace.C
+		} // else in a batch without a grace: only the call's outcome counts
+		select {
+		case <-w.wake:
+		case <-gaveUp:
+		case <-graceUp:
+			graceOver = true
+		}
+	}
+}
 
+// enqueue appends w to the queue of key, creating it if need be, and hands
+// w the lead if nobody holds it.
+func (g *Group[K, S, Req, Res]) enqueue(key K, w *waiter[Req, Res]) *queue[S, Req, Res] {
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	q := g.keys[key]
 	if q == nil {
 		q = &queue[S, Req, Res]{}
 		g.keys[key] = q
 	}
 	q.waiting = append(q.waiting, w)
-	lead := !q.leading
-	if lead {
+	if !q.leading {
 		if q.idle {
 			q.idle = false
 			g.idle--
@@ -118,161 +239,45 @@ func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 		q.leading = true
 		w.status = promoted
 	}
-	g.mu.Unlock()
+	return q
+}
 
-	gaveUp := ctx.Done() // nil once req is in a batch: then only its outcome counts
-	for {
-		if lead {
-			g.lead(key, q, run)
-			// The lead's own call was the oldest in its queue, so it was in
-			// the batch just run: it is done, or back in the queue (Again)
-			// and then the oldest, promoted to lead the next run.
-			g.mu.Lock()
-			again := w.status != done
-			g.mu.Unlock()
-			if !again {
-				return w.outcome()
-			}
-			lead, gaveUp = false, ctx.Done()
-			continue
-		}
-		select {
-		case <-w.wake:
-		case <-gaveUp:
-		}
-		g.mu.Lock()
-		switch w.status {
-		case done:
-			g.mu.Unlock()
-			return w.outcome()
-		case promoted:
-			if ctx.Err() != nil {
-				// Give up the call and pass the lead straight on: the
-				// callers behind this one still need a turn, but not on
-				// the goroutine of a caller that has given up.
-				q.remove(w)
-				g.handOff(q)
-				g.mu.Unlock()
-				var zero Res
-				return zero, ctx.Err()
-			}
-			lead = true
-			g.mu.Unlock()
-		case queued:
-			if ctx.Err() == nil {
-				g.mu.Unlock()
-				continue // put back (Again), still waiting
-			}
-			q.remove(w)
-			g.mu.Unlock()
-			var zero Res
-			return zero, ctx.Err()
-		case inBatch:
-			g.mu.Unlock()
-			gaveUp = nil
-		}
+// leave is the error of w's caller when it leaves with err, its context's
+// error, before its call was written: err, joined with the cause of the
+// call's last put back if run gave one. The caller holds g.mu.
+func (w *waiter[Req, Res]) leave(err error) error {
+	if w.cause == nil {
+		return err
 	}
+	return fmt.Errorf("%w (waiting to write again after: %w)", err, w.cause)
+}
+
+// abandon is what Do returns when w's caller gives up (err, its context's
+// error) while its call is in a running batch, and marks the call gone, so
+// that Publish reports false from now on: the result run published, with
+// ErrUnknownOutcome; or, if run published nothing, and so will send
+// nothing, err as leave has it. The caller holds g.mu.
+func (w *waiter[Req, Res]) abandon(err error) (Res, error) {
+	w.call.gone = true
+	if !w.call.published {
+		var zero Res
+		return zero, w.leave(err)
+	}
+	return w.call.pending, fmt.Errorf("%w: %w", ErrUnknownOutcome, err)
 }
 
 // outcome is the result of w's call, with the caller's own context error in
-// place of the batch's cancellation.
+// place of the batch's cancellation. If run panicked and passed the panic to
+// this caller, it panics with it.
 func (w *waiter[Req, Res]) outcome() (Res, error) {
+	if w.panic != nil {
+		panic(w.panic)
+	}
 	err := w.call.Err
 	if cerr := w.ctx.Err(); cerr != nil && err != nil && errors.Is(err, context.Canceled) && !errors.Is(err, cerr) {
 		err = cerr
 	}
 	return w.call.Res, err
-}
-
-// lead runs one batch of q, then hands the lead on or gives it up. The
-// caller holds the lead and not g.mu.
-func (g *Group[K, S, Req, Res]) lead(key K, q *queue[S, Req, Res],
-	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) {
-	g.mu.Lock()
-	var batch []*waiter[Req, Res]
-	i := 0
-	for ; i < len(q.waiting) && len(batch) < g.maxBatch; i++ {
-		w := q.waiting[i]
-		if err := w.ctx.Err(); err != nil {
-			// Gave up before joining a batch: never reaches run.
-			w.call.Err = err
-			w.status = done
-			w.signal()
-			continue
-		}
-		w.status = inBatch
-		batch = append(batch, w)
-	}
-	clear(q.waiting[:i]) // let the backing array drop them
-	q.waiting = q.waiting[i:]
-	g.mu.Unlock()
-
-	finished := false
-	defer func() {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		if !finished {
-			// run panicked: fail its calls rather than report zero
-			// results as successes, and distrust the state it was
-			// changing. The panic goes on up the leader's stack.
-			for _, w := range batch {
-				w.call.Err = errRunPanicked
-			}
-			var zero S
-			q.state = zero
-		}
-		var again []*waiter[Req, Res]
-		for _, w := range batch {
-			if w.call.Again && finished {
-				w.call.Again = false
-				w.status = queued
-				again = append(again, w)
-				continue
-			}
-			w.status = done
-			w.signal()
-		}
-		if len(again) > 0 {
-			q.waiting = append(again, q.waiting...)
-		}
-		g.handOff(q)
-	}()
-	if len(batch) > 0 {
-		calls := make([]*Call[Req, Res], len(batch))
-		for i, w := range batch {
-			calls[i] = &w.call
-		}
-		ctx, release := mergedContext(batch)
-		defer release()
-		run(ctx, key, &q.state, calls)
-	}
-	finished = true
-}
-
-var errRunPanicked = errors.New("combine: run panicked")
-
-// handOff passes the lead of q to its oldest waiting caller, or gives it up
-// if there is none. The caller holds the lead and g.mu.
-func (g *Group[K, S, Req, Res]) handOff(q *queue[S, Req, Res]) {
-	if len(q.waiting) > 0 {
-		next := q.waiting[0]
-		next.status = promoted
-		next.signal()
-		return
-	}
-	q.leading = false
-	q.waiting = nil // let the old backing array go
-	q.idle = true
-	g.idle++
-	if g.idle > g.maxIdle {
-		for k, other := range g.keys {
-			if other.idle {
-				delete(g.keys, k)
-				g.idle--
-				break
-			}
-		}
-	}
 }
 
 func (w *waiter[Req, Res]) signal() {
@@ -288,29 +293,5 @@ func (q *queue[S, Req, Res]) remove(w *waiter[Req, Res]) {
 			q.waiting = slices.Delete(q.waiting, i, i+1) // zeroes the freed slot
 			return
 		}
-	}
-}
-
-// mergedContext returns a context with the values of the first caller's
-// context that is cancelled once every caller's context has ended, so that
-// one impatient caller cannot fail the writes of the others, and release,
-// which must be called when the run is over.
-func mergedContext[Req, Res any](batch []*waiter[Req, Res]) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(batch[0].ctx))
-	var remaining atomic.Int64
-	remaining.Store(int64(len(batch)))
-	stops := make([]func() bool, len(batch))
-	for i, w := range batch {
-		stops[i] = context.AfterFunc(w.ctx, func() {
-			if remaining.Add(-1) == 0 {
-				cancel()
-			}
-		})
-	}
-	return ctx, func() {
-		for _, stop := range stops {
-			stop()
-		}
-		cancel()
 	}
 }

@@ -2,6 +2,7 @@ package combine
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -10,12 +11,48 @@ import (
 )
 
 // TestDoStress runs many callers over a few keys with a tiny maxIdle (so that
-// keys are evicted and re-created all the time) and random cancellations, and
-// checks that runs of one key never overlap, that no call reaches run twice,
-// that every call that Do reports as successful reached run exactly once and
-// got its own result, that a call whose context ended before Do was called
-// never reaches run, and that every Do returns.
+// keys are evicted and re-created all the time), random cancellations, runs
+// that stall, put calls back with a cause and a NotBefore, and (without a
+// grace, where a panic has a leader to go up) panic; with a grace, runs
+// publish each call before they store it. It checks that runs of one key
+// never overlap, that no call is in two runs at once or (without a grace)
+// reaches a run after its caller has left, that a call whose context ended before Do never
+// reaches run, that every Do returns, and that each caller was told the
+// truth about its call:
+//   - success: stored once, under the caller's result;
+//   - ErrUnknownOutcome (with a grace): the published result, stored at most
+//     once, and the caller's context's error too;
+//   - any other error: never stored; a cause only after a put back.
 func TestDoStress(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		grace bool
+	}{{"wait for the outcome", false}, {"grace", true}} {
+		t.Run(tc.name, func(t *testing.T) { stress(t, tc.grace) })
+	}
+}
+
+var errStressThrottled = errors.New("throttled")
+
+// stressCall is what the stress test knows of one request.
+type stressCall struct {
+	stored   atomic.Int32 // times a run stored it
+	inRun    atomic.Bool  // in a run now
+	putBack  atomic.Int32 // times a run put it back
+	returned atomic.Bool  // its Do has returned
+	told     atomic.Int32 // what its Do said (a stressTold)
+}
+
+// stressTold is what a Do told its caller about the call's write.
+type stressTold int32
+
+const (
+	toldStored  stressTold = iota + 1 // success
+	toldUnknown                       // ErrUnknownOutcome
+	toldNothing                       // any other error, or a panic
+)
+
+func stress(t *testing.T, grace bool) {
 	const (
 		keys       = 4
 		goroutines = 24
@@ -23,12 +60,15 @@ func TestDoStress(t *testing.T) {
 		maxBatch   = 3
 		maxIdle    = 1
 	)
-	g := New[int, int64, int, int](maxBatch, maxIdle)
-
+	var optFns []func(*Options)
+	if grace {
+		optFns = append(optFns, func(o *Options) { o.Grace = func() time.Duration { return 300 * time.Microsecond } })
+	}
+	g := New[int, int64, int, int](maxBatch, maxIdle, optFns...)
+	calls := make([]stressCall, goroutines*each)
 	var inFlight [keys]atomic.Int32
-	var runs, okCalls, errCalls, multi atomic.Int32
-	seen := make([]atomic.Int32, goroutines*each) // runs that saw each request
-	var preCancelled sync.Map                     // requests whose ctx ended before Do
+	var runs, multi, panics atomic.Int32
+	var preCancelled sync.Map // requests whose ctx ended before Do
 	run := func(ctx context.Context, key int, state *int64, batch []*Call[int, int]) {
 		if inFlight[key].Add(1) != 1 {
 			t.Errorf("two runs of key %d at once", key)
@@ -42,33 +82,39 @@ func TestDoStress(t *testing.T) {
 			multi.Add(1)
 		}
 		*state++ // a race detector target if two runs share a state
-		if rand.IntN(4) == 0 {
-			time.Sleep(time.Duration(rand.IntN(300)) * time.Microsecond)
-		}
 		for _, c := range batch {
-			if seen[c.Req].Add(1) != 1 {
-				t.Errorf("request %d reached run twice", c.Req)
+			sc := &calls[c.Req]
+			if sc.inRun.Swap(true) {
+				t.Errorf("request %d in two runs at once", c.Req)
+			}
+			defer sc.inRun.Store(false)
+			// Without a grace a caller stays while its call is in a run;
+			// with one, it may leave before run sees the call, which
+			// Publish then turns away (and stressCheckStored checks).
+			if !grace && sc.returned.Load() {
+				t.Errorf("request %d reached a run after its Do returned", c.Req)
 			}
 			if _, ok := preCancelled.Load(c.Req); ok {
 				t.Errorf("request %d reached run although its context ended before Do", c.Req)
 			}
-			if ctx.Err() != nil && rand.IntN(2) == 0 {
-				c.Err = ctx.Err()
-				continue
-			}
-			c.Res = c.Req + 1
+		}
+		if !grace && rand.IntN(200) == 0 {
+			panics.Add(1)
+			panic("stress")
+		}
+		for _, c := range batch {
+			stressWrite(ctx, c, &calls[c.Req])
 		}
 	}
 
 	var wg sync.WaitGroup
-	finished := make(chan struct{})
+	var okCalls, errCalls, unknown, caused, recovered atomic.Int32
 	for i := range goroutines {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range each {
 				req := i*each + j
-				key := rand.IntN(keys)
 				ctx, cancel := context.WithCancel(context.Background())
 				switch rand.IntN(6) {
 				case 0: // cancelled at a random moment
@@ -80,38 +126,116 @@ func TestDoStress(t *testing.T) {
 					preCancelled.Store(req, true)
 					cancel()
 				}
-				res, err := g.Do(ctx, key, req, run)
-				cancel()
-				if err != nil {
-					errCalls.Add(1)
-				}
-				if err == nil {
+				res, err, panicked := stressDo(g, ctx, rand.IntN(keys), req, run)
+				sc := &calls[req]
+				sc.returned.Store(true)
+				told := toldNothing
+				switch {
+				case panicked:
+					recovered.Add(1)
+				case err == nil:
+					told = toldStored
 					okCalls.Add(1)
 					if res != req+1 {
 						t.Errorf("request %d got %d, want %d", req, res, req+1)
 					}
-					if n := seen[req].Load(); n != 1 {
-						t.Errorf("request %d succeeded after %d runs", req, n)
+				case errors.Is(err, ErrUnknownOutcome):
+					told = toldUnknown
+					unknown.Add(1)
+					if res != req+1 || ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
+						t.Errorf("request %d got (%d, %v): not its published result and its context's error", req, res, err)
+					}
+				default:
+					errCalls.Add(1)
+					if errors.Is(err, errStressThrottled) {
+						caused.Add(1)
+						if sc.putBack.Load() == 0 {
+							t.Errorf("request %d got the cause %v without a put back", req, err)
+						}
 					}
 				}
+				sc.told.Store(int32(told))
+				cancel()
 			}
 		}()
 	}
+	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
 	select {
 	case <-finished:
 	case <-time.After(60 * time.Second):
 		t.Fatal("some Do never returned")
 	}
+	// With a grace, runs may go on after their callers left: wait for them.
+	waitFor(t, func() bool {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		for _, q := range g.keys {
+			if q.leading || len(q.waiting) != 0 {
+				return false
+			}
+		}
+		return true
+	})
+	t.Logf("runs %d (batched %d, panicked %d), ok %d, unknown %d, err %d (with the cause %d), panics recovered %d",
+		runs.Load(), multi.Load(), panics.Load(), okCalls.Load(), unknown.Load(), errCalls.Load(), caused.Load(), recovered.Load())
+	stressCheckStored(t, g, calls, maxIdle)
+}
 
-	t.Logf("runs %d (batched %d), ok %d, err %d", runs.Load(), multi.Load(), okCalls.Load(), errCalls.Load())
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for k, q := range g.keys {
-		if q.leading || len(q.waiting) != 0 {
-			t.Errorf("key %v left with leading=%v and %d waiting", k, q.leading, len(q.waiting))
+// stressDo calls Do, recovering a panic of run.
+func stressDo(g *Group[int, int64, int, int], ctx context.Context, key, req int,
+	run func(context.Context, int, *int64, []*Call[int, int])) (res int, err error, panicked bool) {
+	defer func() {
+		if recover() != nil {
+			panicked = true
+		}
+	}()
+	res, err = g.Do(ctx, key, req, run)
+	return res, err, false
+}
+
+// stressWrite is the stress run's write of one call: it publishes the
+// call's result (and does not store a call whose caller has left), may
+// stall, and then stores it, fails it, or puts it back with a cause and a
+// NotBefore.
+func stressWrite(ctx context.Context, c *Call[int, int], sc *stressCall) {
+	if !c.Publish(c.Req + 1) {
+		c.Err = errors.New("caller gone")
+		return
+	}
+	if rand.IntN(4) == 0 {
+		time.Sleep(time.Duration(rand.IntN(600)) * time.Microsecond)
+	}
+	switch {
+	case rand.IntN(5) == 0:
+		sc.putBack.Add(1)
+		c.Again, c.Cause = true, errStressThrottled
+		c.NotBefore = time.Now().Add(time.Duration(rand.IntN(300)) * time.Microsecond)
+	case ctx.Err() != nil && rand.IntN(2) == 0:
+		c.Err = ctx.Err()
+	default:
+		sc.stored.Add(1)
+		c.Res = c.Req + 1
+	}
+}
+
+// stressCheckStored checks, once every run has ended, that each call was
+// stored as its caller was told, and that the Group is left idle.
+func stressCheckStored(t *testing.T, g *Group[int, int64, int, int], calls []stressCall, maxIdle int) {
+	t.Helper()
+	for req := range calls {
+		n, told := calls[req].stored.Load(), stressTold(calls[req].told.Load())
+		switch {
+		case told == toldStored && n != 1:
+			t.Errorf("request %d succeeded and was stored %d times", req, n)
+		case told == toldUnknown && n > 1:
+			t.Errorf("request %d, outcome unknown, stored %d times", req, n)
+		case told == toldNothing && n != 0:
+			t.Errorf("request %d failed (nothing stored) and was stored %d times", req, n)
 		}
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	if len(g.keys) > maxIdle {
 		t.Errorf("%d idle keys kept, want at most %d", len(g.keys), maxIdle)
 	}

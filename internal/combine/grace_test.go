@@ -1,0 +1,201 @@
+package combine
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// graceCase is a case of TestGraceStuckRun.
+type graceCase struct {
+	name     string
+	publish  bool // run publishes the quitter's call before it sticks
+	leader   bool // the quitter leads (alone in the batch); else it follows another caller
+	deadline bool // the quitter's context ends by its deadline, not by cancel
+	early    bool // the run ends within the grace
+	putBack  bool // ... and puts the quitter's call back (early too)
+}
+
+// TestGraceStuckRun: with a grace, a caller whose context ends while its
+// call is in a running batch that is stuck returns within the grace: with
+// the result run published and ErrUnknownOutcome joined with its context's
+// error, or, if run published nothing, with its context's error at once, and
+// then run's Publish reports false. The outcome run sets later is not seen;
+// an outcome set within the grace is.
+func TestGraceStuckRun(t *testing.T) {
+	errThrottled := errors.New("throttled")
+	const grace = 50 * time.Millisecond
+	for _, tc := range []graceCase{
+		{name: "published, leader", publish: true, leader: true},
+		{name: "published, follower", publish: true},
+		{name: "published, leader, deadline", publish: true, leader: true, deadline: true},
+		{name: "unpublished, leader", leader: true},
+		{name: "unpublished, follower"},
+		{name: "published, outcome within the grace", publish: true, leader: true, early: true},
+		{name: "published, put back within the grace", publish: true, leader: true, early: true, putBack: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := New[string, int, int, int](10, 10, func(o *Options) {
+				o.Grace = func() time.Duration {
+					if tc.early {
+						return time.Hour
+					}
+					return grace
+				}
+			})
+			const quitter = 1
+			sent, release, open := make(chan struct{}), make(chan struct{}), make(chan struct{})
+			var wrong atomic.Bool // a Publish after the stall answered wrong
+			run := func(_ context.Context, _ string, _ *int, batch []*Call[int, int]) {
+				if batch[0].Req < 0 { // the batch before, held open
+					<-open
+					batch[0].Res = -1
+					return
+				}
+				if tc.publish {
+					for _, c := range batch {
+						c.Publish(c.Req * 10)
+					}
+				}
+				close(sent)
+				<-release
+				for _, c := range batch {
+					// Only a caller that has left makes Publish say no.
+					if c.Publish(c.Req*10) != (c.Req != quitter || tc.early) {
+						wrong.Store(true)
+					}
+					if tc.putBack && c.Req == quitter {
+						c.Again, c.Cause = true, errThrottled
+						continue
+					}
+					c.Res = c.Req*10 + 1 // not what was published
+				}
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			if tc.deadline {
+				ctx, cancel = context.WithTimeout(context.Background(), 30*time.Millisecond)
+			}
+			defer cancel()
+			var out, other <-chan result
+			if tc.leader {
+				out = doAsync(g, ctx, "k", quitter, run)
+			} else {
+				// Caller 0 and the quitter queue behind a batch held
+				// open, and so run in one batch.
+				before := doAsync(g, context.Background(), "k", -1, run)
+				waitFor(t, waitingLen(g, "k", 0))
+				other = doAsync(g, context.Background(), "k", 0, run)
+				waitFor(t, waitingLen(g, "k", 1))
+				out = doAsync(g, ctx, "k", quitter, run)
+				waitFor(t, waitingLen(g, "k", 2))
+				close(open)
+				<-before
+			}
+			<-sent
+			if !tc.deadline {
+				cancel()
+			}
+			<-ctx.Done()
+			ended := time.Now()
+			if tc.early {
+				close(release)
+			}
+			got := <-out
+			took := time.Since(ended)
+			tc.check(t, got, took, ctx.Err(), errThrottled, grace)
+			if !tc.early {
+				close(release)
+			}
+			if other != nil {
+				if got := <-other; got.err != nil || got.res != 1 {
+					t.Errorf("the caller that stayed got (%d, %v), want (1, nil)", got.res, got.err)
+				}
+			}
+			// The stuck run has ended and passed the lead on.
+			if res, err := g.Do(context.Background(), "k", 5, func(_ context.Context, _ string, _ *int, b []*Call[int, int]) {
+				b[0].Res = 50
+			}); err != nil || res != 50 {
+				t.Errorf("Do after the stuck run = (%d, %v), want (50, nil)", res, err)
+			}
+			if wrong.Load() {
+				t.Error("Publish after the stall reported true for a caller that had left, or false for one still there")
+			}
+		})
+	}
+}
+
+// check checks what the caller that gave up got: the outcome if the
+// run ended within the grace, its context's error and the cause if its
+// call was put back, what was published after the grace, or its context's
+// error at once if nothing was published.
+func (tc graceCase) check(t *testing.T, got result, took time.Duration, ctxErr, cause error, grace time.Duration) {
+	t.Helper()
+	const quitter = 1
+	switch {
+	case tc.putBack:
+		if got.res != 0 || !errors.Is(got.err, context.Canceled) || !errors.Is(got.err, cause) || errors.Is(got.err, ErrUnknownOutcome) {
+			t.Errorf("Do = (%d, %v), want (0, context.Canceled and the cause)", got.res, got.err)
+		}
+	case tc.early:
+		if got.err != nil || got.res != quitter*10+1 {
+			t.Errorf("Do = (%d, %v), want the outcome (%d, nil)", got.res, got.err, quitter*10+1)
+		}
+	case tc.publish:
+		if got.res != quitter*10 || !errors.Is(got.err, ErrUnknownOutcome) || !errors.Is(got.err, ctxErr) {
+			t.Errorf("Do = (%d, %v), want (%d, ErrUnknownOutcome and %v)", got.res, got.err, quitter*10, ctxErr)
+		}
+		if took < grace || took > grace+time.Second {
+			t.Errorf("Do returned %v after its context ended, want the grace, %v", took, grace)
+		}
+	default:
+		if got.res != 0 || got.err != ctxErr {
+			t.Errorf("Do = (%d, %v), want (0, %v)", got.res, got.err, ctxErr)
+		}
+		if took > time.Second {
+			t.Errorf("Do returned %v after its context ended, want at once", took)
+		}
+	}
+}
+
+// TestGracePanic: with a grace, run goes on a goroutine of its own; if it
+// panics, the first caller of its batch still in Do panics with the
+// panic's value (and run's stack), the others fail, and the key goes on.
+func TestGracePanic(t *testing.T) {
+	g := New[string, int, int, int](10, 10, func(o *Options) { o.Grace = func() time.Duration { return time.Second } })
+	boom := errors.New("boom")
+	open := make(chan struct{})
+	run := func(_ context.Context, _ string, _ *int, batch []*Call[int, int]) {
+		if batch[0].Req < 0 {
+			<-open
+			batch[0].Res = -1
+			return
+		}
+		panic(boom)
+	}
+	before := doAsync(g, context.Background(), "k", -1, run)
+	waitFor(t, waitingLen(g, "k", 0))
+	panicked := make(chan any, 1)
+	go func() {
+		defer func() { panicked <- recover() }()
+		_, _ = g.Do(context.Background(), "k", 0, run)
+	}()
+	waitFor(t, waitingLen(g, "k", 1))
+	second := doAsync(g, context.Background(), "k", 1, run)
+	waitFor(t, waitingLen(g, "k", 2))
+	close(open)
+	<-before
+	p := <-panicked
+	if err, ok := p.(error); !ok || !errors.Is(err, boom) {
+		t.Errorf("the first caller recovered %v, want a panic matching %v", p, boom)
+	}
+	if got := <-second; !errors.Is(got.err, errRunPanicked) {
+		t.Errorf("the second caller got (%d, %v), want errRunPanicked", got.res, got.err)
+	}
+	if res, err := g.Do(context.Background(), "k", 2, func(_ context.Context, _ string, _ *int, b []*Call[int, int]) {
+		b[0].Res = 20
+	}); err != nil || res != 20 {
+		t.Errorf("Do after the panic = (%d, %v), want (20, nil)", res, err)
+	}
+}

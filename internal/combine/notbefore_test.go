@@ -1,0 +1,282 @@
+package combine
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// recorder is a run that records the requests of each batch. A call whose
+// request is in again is put back once, with the recorder's notBefore and
+// cause; every other call gets its request times ten.
+type recorder struct {
+	mu        sync.Mutex
+	batches   [][]int
+	again     map[int]bool
+	notBefore time.Time
+	cause     error
+}
+
+func (r *recorder) run(_ context.Context, _ string, _ *int, batch []*Call[int, int]) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var reqs []int
+	for _, c := range batch {
+		reqs = append(reqs, c.Req)
+		if r.again[c.Req] {
+			delete(r.again, c.Req)
+			c.Again, c.NotBefore, c.Cause = true, r.notBefore, r.cause
+			continue
+		}
+		c.Res = c.Req * 10
+	}
+	r.batches = append(r.batches, reqs)
+}
+
+func (r *recorder) runs() [][]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.batches)
+}
+
+// gate replaces a Group's wait: each leader that waits for a not-before
+// time sends it on waits, then waits for release or its context.
+type gate struct {
+	waits   chan time.Time
+	release chan struct{}
+}
+
+func holdWaits[K comparable, S, Req, Res any](g *Group[K, S, Req, Res]) *gate {
+	gt := &gate{waits: make(chan time.Time, 16), release: make(chan struct{})}
+	g.wait = func(ctx context.Context, until time.Time) error {
+		gt.waits <- until
+		select {
+		case <-gt.release:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return gt
+}
+
+func waitingLen[K comparable, S, Req, Res any](g *Group[K, S, Req, Res], key K, n int) func() bool {
+	return func() bool {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		q := g.keys[key]
+		return q != nil && len(q.waiting) == n
+	}
+}
+
+type result struct {
+	res int
+	err error
+}
+
+// doAsync calls Do on a goroutine and returns where its result arrives.
+func doAsync(g *Group[string, int, int, int], ctx context.Context, key string, req int, run func(context.Context, string, *int, []*Call[int, int])) <-chan result {
+	out := make(chan result, 1)
+	go func() {
+		res, err := g.Do(ctx, key, req, run)
+		out <- result{res, err}
+	}()
+	return out
+}
+
+// TestNotBeforeGathersCalls: a run that puts a call back with a NotBefore
+// delays the key's next run; the calls that arrive during the delay join
+// the call put back, first, in one batch of at most maxBatch.
+func TestNotBeforeGathersCalls(t *testing.T) {
+	g := New[string, int, int, int](4, 10)
+	gt := holdWaits(g)
+	notBefore := time.Now().Add(time.Hour)
+	r := &recorder{again: map[int]bool{0: true}, notBefore: notBefore}
+	results := []<-chan result{doAsync(g, context.Background(), "k", 0, r.run)}
+	if until := <-gt.waits; !until.Equal(notBefore) {
+		t.Fatalf("leader waits until %v, want %v", until, notBefore)
+	}
+	for i := 1; i <= 5; i++ {
+		results = append(results, doAsync(g, context.Background(), "k", i, r.run))
+		waitFor(t, waitingLen(g, "k", i+1)) // in arrival order
+	}
+	if runs := r.runs(); len(runs) != 1 {
+		t.Fatalf("runs during the delay: %v, want only the first", runs)
+	}
+	close(gt.release)
+	for i, out := range results {
+		if got := <-out; got.err != nil || got.res != i*10 {
+			t.Errorf("Do(%d) = (%d, %v), want (%d, nil)", i, got.res, got.err, i*10)
+		}
+	}
+	want := [][]int{{0}, {0, 1, 2, 3}, {4, 5}}
+	if runs := r.runs(); !slices.EqualFunc(runs, want, slices.Equal) {
+		t.Errorf("batches %v, want %v", runs, want)
+	}
+}
+
+// TestNotBeforeWaitHandedOn: a leader whose context ends while it waits for
+// the not-before time leaves with its context's error, without its call
+// reaching run again, and the next caller leads and waits for the same time.
+func TestNotBeforeWaitHandedOn(t *testing.T) {
+	g := New[string, int, int, int](10, 10)
+	gt := holdWaits(g)
+	notBefore := time.Now().Add(time.Hour)
+	r := &recorder{again: map[int]bool{0: true}, notBefore: notBefore}
+	ctx, cancel := context.WithCancel(context.Background())
+	first := doAsync(g, ctx, "k", 0, r.run)
+	<-gt.waits
+	second := doAsync(g, context.Background(), "k", 1, r.run)
+	waitFor(t, waitingLen(g, "k", 2))
+	third := doAsync(g, context.Background(), "k", 2, r.run)
+	waitFor(t, waitingLen(g, "k", 3))
+	cancel()
+	if got := <-first; !errors.Is(got.err, context.Canceled) {
+		t.Fatalf("the waiting leader got (%d, %v), want context.Canceled", got.res, got.err)
+	}
+	select {
+	case until := <-gt.waits:
+		if !until.Equal(notBefore) {
+			t.Errorf("the next leader waits until %v, want %v", until, notBefore)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("nobody took the lead after the waiting leader left")
+	}
+	close(gt.release)
+	for i, out := range []<-chan result{second, third} {
+		if got := <-out; got.err != nil || got.res != (i+1)*10 {
+			t.Errorf("Do(%d) = (%d, %v), want (%d, nil)", i+1, got.res, got.err, (i+1)*10)
+		}
+	}
+	want := [][]int{{0}, {1, 2}}
+	if runs := r.runs(); !slices.EqualFunc(runs, want, slices.Equal) {
+		t.Errorf("batches %v, want %v", runs, want)
+	}
+}
+
+// TestNotBeforeOtherKeys: a key that waits for its not-before time does not
+// delay another key.
+func TestNotBeforeOtherKeys(t *testing.T) {
+	g := New[string, int, int, int](10, 10)
+	gt := holdWaits(g)
+	r := &recorder{again: map[int]bool{0: true}, notBefore: time.Now().Add(time.Hour)}
+	delayed := doAsync(g, context.Background(), "slow", 0, r.run)
+	<-gt.waits
+	if res, err := g.Do(context.Background(), "other", 1, r.run); err != nil || res != 10 {
+		t.Errorf("Do on another key = (%d, %v), want (10, nil)", res, err)
+	}
+	close(gt.release)
+	<-delayed
+}
+
+// TestNotBeforeRealClock: with the real clock, the next run starts no
+// earlier than the NotBefore asked, and a NotBefore in the past, or a run
+// that asks none, does not delay the next run.
+func TestNotBeforeRealClock(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		delay time.Duration
+	}{
+		{"future", 30 * time.Millisecond},
+		{"past", -time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := New[string, int, int, int](10, 10)
+			var notBefore time.Time
+			var starts []time.Time
+			run := func(_ context.Context, _ string, _ *int, batch []*Call[int, int]) {
+				starts = append(starts, time.Now())
+				if len(starts) == 1 {
+					notBefore = time.Now().Add(tc.delay)
+					batch[0].Again, batch[0].NotBefore = true, notBefore
+				}
+			}
+			if _, err := g.Do(context.Background(), "k", 0, run); err != nil {
+				t.Fatal(err)
+			}
+			if starts[1].Before(notBefore) {
+				t.Errorf("second run started %v before its NotBefore", notBefore.Sub(starts[1]))
+			}
+			if tc.delay < 0 && starts[1].Sub(starts[0]) > time.Second {
+				t.Errorf("a past NotBefore delayed the next run by %v", starts[1].Sub(starts[0]))
+			}
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			if nb := g.keys["k"].notBefore; !nb.IsZero() {
+				t.Errorf("after a run that asked no delay, notBefore = %v, want zero", nb)
+			}
+		})
+	}
+}
+
+// TestPutBackCause: a call put back with a Cause whose caller gives up
+// before the call is written again, while it leads the wait for the
+// not-before time or while it is queued behind that leader, gets an error
+// that matches both its context's error and the cause; without a Cause,
+// its context's error alone.
+func TestPutBackCause(t *testing.T) {
+	errThrottled := errors.New("throttled")
+	for _, tc := range []struct {
+		name   string
+		leader bool // the caller that gives up leads the wait
+		cause  error
+	}{
+		{"leading, cause", true, errThrottled},
+		{"queued, cause", false, errThrottled},
+		{"leading, no cause", true, nil},
+		{"queued, no cause", false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := New[string, int, int, int](10, 10)
+			gt := holdWaits(g)
+			r := &recorder{again: map[int]bool{0: true, 1: true}, notBefore: time.Now().Add(time.Hour), cause: tc.cause}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+			defer cancel()
+			ctx0, ctx1 := context.Background(), ctx
+			if tc.leader {
+				ctx0, ctx1 = ctx, context.Background()
+			}
+			started := make(chan struct{})
+			run := func(ctx context.Context, key string, s *int, batch []*Call[int, int]) {
+				if len(r.runs()) == 0 {
+					<-started // 0 and 1 queue behind this first batch
+				}
+				r.run(ctx, key, s, batch)
+			}
+			blocker := doAsync(g, context.Background(), "k", -1, run)
+			waitFor(t, waitingLen(g, "k", 0))
+			out0 := doAsync(g, ctx0, "k", 0, run)
+			waitFor(t, waitingLen(g, "k", 1))
+			out1 := doAsync(g, ctx1, "k", 1, run)
+			waitFor(t, waitingLen(g, "k", 2))
+			close(started) // 0 and 1 run in the next batch...
+			<-blocker
+			<-gt.waits // ...and are both put back: 0 leads the wait
+			quitter, stayer := out1, out0
+			if tc.leader {
+				quitter, stayer = out0, out1
+			}
+			cancel()
+			got := <-quitter
+			if !errors.Is(got.err, context.Canceled) {
+				t.Errorf("Do = %v, want an error matching context.Canceled", got.err)
+			}
+			if tc.cause != nil && !errors.Is(got.err, tc.cause) {
+				t.Errorf("Do = %v, want an error matching the cause %v too", got.err, tc.cause)
+			}
+			if tc.cause == nil && got.err != context.Canceled {
+				t.Errorf("Do = %v, want context.Canceled itself", got.err)
+			}
+			if tc.leader {
+				<-gt.waits // the other call leads the wait now
+			}
+			close(gt.release)
+			if got := <-stayer; got.err != nil {
+				t.Errorf("the caller that stayed got %v", got.err)
+			}
+		})
+	}
+}

@@ -68,7 +68,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	for i, url := range urls {
 		clients[i] = ddblocal.NewClient(url)
 		if err := createTable(ctx, clients[i], *table); err != nil {
-			return fmt.Errorf("Region %s: %w", regions[i], err)
+			return fmt.Errorf("region %s: %w", regions[i], err)
 		}
 		replicas[i] = replicator.Region{Name: regions[i], Endpoint: url}
 		fmt.Fprintf(out, "Region %-10s DynamoDB Local at %s, table %q\n", regions[i], url, *table)

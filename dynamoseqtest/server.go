@@ -201,7 +201,15 @@ var unsafeChars = regexp.MustCompile(`[^a-zA-Z0-9_.-]+`)
 // is not changed.
 func (s *Server) NewTable(tb testing.TB, in *dynamodb.CreateTableInput) string {
 	tb.Helper()
-	stem := aws.ToString(in.TableName)
+	def := *in
+	def.TableName = aws.String(uniqueTableName(tb, aws.ToString(in.TableName)))
+	s.createTable(tb, &def)
+	return *def.TableName
+}
+
+// uniqueTableName is a table name unique to this test binary and test:
+// stem (default "t"), the process id, a counter and the test's name.
+func uniqueTableName(tb testing.TB, stem string) string {
 	if stem == "" {
 		stem = "t"
 	}
@@ -209,12 +217,18 @@ func (s *Server) NewTable(tb testing.TB, in *dynamodb.CreateTableInput) string {
 	if len(name) > 255 {
 		name = name[:255]
 	}
-	def := *in
-	def.TableName = aws.String(name)
+	return name
+}
+
+// createTable creates the table def describes, under its name, waits until
+// it is active and deletes it when the test ends.
+func (s *Server) createTable(tb testing.TB, def *dynamodb.CreateTableInput) {
+	tb.Helper()
+	name := aws.ToString(def.TableName)
 	client := s.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if _, err := client.CreateTable(ctx, &def); err != nil {
+	if _, err := client.CreateTable(ctx, def); err != nil {
 		tb.Fatalf("dynamoseqtest: CreateTable(%s): %v", name, err)
 	}
 	tb.Cleanup(func() {
@@ -229,5 +243,4 @@ func (s *Server) NewTable(tb testing.TB, in *dynamodb.CreateTableInput) string {
 	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, time.Minute); err != nil {
 		tb.Fatalf("dynamoseqtest: waiting for table %s: %v", name, err)
 	}
-	return name
 }

@@ -27,6 +27,7 @@ type Server struct {
 	endpoint string
 	local    *ddblocal.Server // nil for a server found through EndpointEnv, and for a model
 	model    *model           // nil but for a model
+	shared   bool             // the server of Shared, which Kill and Restart must not touch
 }
 
 // shared is the server of Start, one per test binary.
@@ -91,7 +92,7 @@ func Shared() (*Server, error) {
 			shared.err = err
 			return
 		}
-		shared.srv = &Server{endpoint: local.Endpoint, local: local}
+		shared.srv = &Server{endpoint: local.Endpoint, local: local, shared: true}
 	})
 	return shared.srv, shared.err
 }
@@ -186,7 +187,7 @@ func (s *Server) Restart(tb testing.TB) {
 
 func (s *Server) mustOwn(tb testing.TB, op string) {
 	tb.Helper()
-	if s.local == nil || s == shared.srv {
+	if s.local == nil || s.shared {
 		tb.Fatalf("dynamoseqtest: %s works on a server started by New only", op)
 	}
 }

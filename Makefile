@@ -32,8 +32,18 @@ BENCHCOUNT ?= 5
 all: test
 
 ## demo: mint order numbers against DynamoDB Local (or DYNAMODB_ENDPOINT, or AWS with AWS=1)
+# The quickstart takes -endpoint, or else the AWS configuration chain;
+# internal/withddblocal starts DynamoDB Local for the run and passes its
+# endpoint.
 demo: deps $(if $(or $(DYNAMODB_ENDPOINT),$(AWS)),,ddblocal)
-	$(GO) run ./examples/quickstart $(if $(AWS),-aws) $(DEMO_FLAGS)
+ifneq ($(DYNAMODB_ENDPOINT),)
+	$(GO) run ./examples/quickstart -endpoint '$(DYNAMODB_ENDPOINT)' $(DEMO_FLAGS)
+else ifneq ($(AWS),)
+	$(GO) run ./examples/quickstart $(DEMO_FLAGS)
+else
+	$(GO) build -o /dev/null ./examples/quickstart  # compiled before DynamoDB Local starts
+	$(GO) run ./internal/withddblocal $(GO) run ./examples/quickstart $(DEMO_FLAGS)
+endif
 
 # The fault and crash tests print what they did (requests resent, answers
 # lost, items stored, what callers were told): they run apart, with -v, so

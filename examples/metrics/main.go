@@ -2,7 +2,7 @@
 // a Latest with expvar from the standard library, while a small workload
 // mints with each, so that /debug/vars shows their figures live:
 //
-//	go run ./examples/metrics -for 30s
+//	go run ./examples/metrics -for 30s -endpoint http://localhost:8000
 //	curl -s localhost:8080/debug/vars | jq .dynamoseq
 //
 // Each figure is read on request from Stats (a few atomic loads), not

@@ -27,26 +27,31 @@ const module = "github.com/dynamoseq/dynamoseq"
 
 // TestOutsideModule copies every example's files (its tests and testdata
 // too), changing only the import path of the example's own package, and a
-// package per README snippet into a new module, and compiles all of it with
-// its tests.
+// package per README snippet into a new module whose go.mod has the lines
+// of the README's install note, and compiles all of it with its tests.
 func TestOutsideModule(t *testing.T) {
 	t.Parallel()
 	_, here, _, _ := runtime.Caller(0)
 	examples := filepath.Dir(here)
 	repo := filepath.Dir(examples)
+	readme, err := os.ReadFile(filepath.Join(repo, "README.md"))
+	require.NoError(t, err)
 	dir := t.TempDir()
-	gomod := "module example.com/user\n\ngo 1.24\n\n" +
-		"require " + module + " v0.0.0-00010101000000-000000000000\n\n" +
-		"replace " + module + " => " + repo + "\n"
-	write(t, filepath.Join(dir, "go.mod"), gomod)
+	// The go.mod lines of the README's install note, the clone at repo.
+	var lines []string
+	for _, prefix := range []string{"require " + module + " ", "replace " + module + " => ../dynamoseq"} {
+		i := strings.Index(string(readme), "\n"+prefix)
+		require.GreaterOrEqual(t, i, 0, "README's install note has no line %q", prefix)
+		line, _, _ := strings.Cut(string(readme[i+1:]), "\n")
+		lines = append(lines, strings.Replace(line, "../dynamoseq", repo, 1))
+	}
+	write(t, filepath.Join(dir, "go.mod"), "module example.com/user\n\ngo 1.24\n\n"+strings.Join(lines, "\n\n")+"\n")
 	sum, err := os.ReadFile(filepath.Join(repo, "go.sum"))
 	require.NoError(t, err)
 	write(t, filepath.Join(dir, "go.sum"), string(sum))
 
 	names := copyExamples(t, examples, dir)
 	require.Contains(t, names, "quickstart")
-	readme, err := os.ReadFile(filepath.Join(repo, "README.md"))
-	require.NoError(t, err)
 	snippets := goBlocks(string(readme))
 	require.GreaterOrEqual(t, len(snippets), 10, "Go snippets in README.md")
 	for i, code := range snippets {

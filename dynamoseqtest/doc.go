@@ -2,9 +2,10 @@
 // dynamoseq (or DynamoDB at all), in the spirit of net/http/httptest: a
 // server per test binary, a table of its own per test, a transport that
 // loses answers so that a repository can be tested the way the network
-// really fails, and a model of the service's limits (Start with
-// WithService) that throttles, cancels transactions in conflict and takes
-// the service's time, as DynamoDB Local never does.
+// really fails, a model of the service's limits (Start with WithService)
+// that throttles, cancels transactions in conflict and takes the service's
+// time, as DynamoDB Local never does, and global tables in MREC mode
+// (NewGlobalTable), which DynamoDB Local does not have.
 //
 //	func TestOrders(t *testing.T) {
 //		srv := dynamoseqtest.Start(t)

@@ -128,7 +128,7 @@ func (t *FaultTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	lose, stall := t.draw(op)
 	resp, err := t.base.RoundTrip(req)
 	t.counts.forwarded.Add(1)
-	if err != nil || !(lose || stall) {
+	if err != nil || (!lose && !stall) {
 		return resp, err
 	}
 	// The request was applied; now lose its answer.

@@ -27,6 +27,7 @@ type Server struct {
 	endpoint string
 	local    *ddblocal.Server // nil for a server found through EndpointEnv, and for a model
 	model    *model           // nil but for a model
+	shared   bool             // the server of Shared, which Kill and Restart must not touch
 }
 
 // shared is the server of Start, one per test binary.
@@ -91,7 +92,7 @@ func Shared() (*Server, error) {
 			shared.err = err
 			return
 		}
-		shared.srv = &Server{endpoint: local.Endpoint, local: local}
+		shared.srv = &Server{endpoint: local.Endpoint, local: local, shared: true}
 	})
 	return shared.srv, shared.err
 }
@@ -186,7 +187,7 @@ func (s *Server) Restart(tb testing.TB) {
 
 func (s *Server) mustOwn(tb testing.TB, op string) {
 	tb.Helper()
-	if s.local == nil || s == shared.srv {
+	if s.local == nil || s.shared {
 		tb.Fatalf("dynamoseqtest: %s works on a server started by New only", op)
 	}
 }
@@ -201,7 +202,15 @@ var unsafeChars = regexp.MustCompile(`[^a-zA-Z0-9_.-]+`)
 // is not changed.
 func (s *Server) NewTable(tb testing.TB, in *dynamodb.CreateTableInput) string {
 	tb.Helper()
-	stem := aws.ToString(in.TableName)
+	def := *in
+	def.TableName = aws.String(uniqueTableName(tb, aws.ToString(in.TableName)))
+	s.createTable(tb, &def)
+	return *def.TableName
+}
+
+// uniqueTableName is a table name unique to this test binary and test:
+// stem (default "t"), the process id, a counter and the test's name.
+func uniqueTableName(tb testing.TB, stem string) string {
 	if stem == "" {
 		stem = "t"
 	}
@@ -209,12 +218,18 @@ func (s *Server) NewTable(tb testing.TB, in *dynamodb.CreateTableInput) string {
 	if len(name) > 255 {
 		name = name[:255]
 	}
-	def := *in
-	def.TableName = aws.String(name)
+	return name
+}
+
+// createTable creates the table def describes, under its name, waits until
+// it is active and deletes it when the test ends.
+func (s *Server) createTable(tb testing.TB, def *dynamodb.CreateTableInput) {
+	tb.Helper()
+	name := aws.ToString(def.TableName)
 	client := s.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if _, err := client.CreateTable(ctx, &def); err != nil {
+	if _, err := client.CreateTable(ctx, def); err != nil {
 		tb.Fatalf("dynamoseqtest: CreateTable(%s): %v", name, err)
 	}
 	tb.Cleanup(func() {
@@ -229,5 +244,4 @@ func (s *Server) NewTable(tb testing.TB, in *dynamodb.CreateTableInput) string {
 	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, time.Minute); err != nil {
 		tb.Fatalf("dynamoseqtest: waiting for table %s: %v", name, err)
 	}
-	return name
 }

@@ -16,18 +16,25 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dynamoseq/dynamoseq"
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 	"github.com/dynamoseq/dynamoseq/examples/dailyids"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
 )
 
 func TestMain(m *testing.M) {
-	dbtest.Main(m)
+	dynamoseqtest.Main(m)
+}
+
+// newTable returns a client of the test server and a table of this test's
+// own with the counters' layout (partition key "pk", String).
+func newTable(t *testing.T) (*dynamodb.Client, string) {
+	t.Helper()
+	srv := dynamoseqtest.Start(t)
+	return srv.Client(), srv.NewTable(t, dynamoseq.CounterTable("orders"))
 }
 
 func TestOrdersAcrossMidnight(t *testing.T) {
 	t.Parallel()
-	client := dbtest.Client(t)
-	table := dbtest.CounterTable(t, client)
+	client, table := newTable(t)
 	ctx := context.Background()
 	require.NoError(t, dailyids.EnsureTable(ctx, client, table))
 
@@ -92,8 +99,7 @@ func TestOrdersAcrossMidnight(t *testing.T) {
 
 func TestOrdersConcurrent(t *testing.T) {
 	t.Parallel()
-	client := dbtest.Client(t)
-	table := dbtest.CounterTable(t, client)
+	client, table := newTable(t)
 	ctx := context.Background()
 	orders, err := dailyids.New(client, dailyids.Config{Table: table})
 	require.NoError(t, err)

@@ -3,9 +3,10 @@
 // and every save becomes its own numbered version; the current version is
 // one read away and the history pages newest first.
 //
-// By default it starts DynamoDB Local (installed by `make ddblocal`); with
-// -endpoint (or DYNAMODB_ENDPOINT) it uses a DynamoDB Local you run. The
-// table is created if missing.
+// With -endpoint it runs on that DynamoDB Local (`make ddblocal` prints how
+// to start one); without, on what the AWS configuration chain says
+// (AWS_REGION, AWS_PROFILE, AWS_ENDPOINT_URL...). The table is created if
+// missing.
 package main
 
 import (
@@ -18,8 +19,12 @@ import (
 	"os"
 	"sync"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
 	"github.com/dynamoseq/dynamoseq"
-	"github.com/dynamoseq/dynamoseq/internal/ddblocal"
 )
 
 func main() {
@@ -31,7 +36,7 @@ func main() {
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	flags := flag.NewFlagSet("documents", flag.ContinueOnError)
-	endpoint := flags.String("endpoint", os.Getenv("DYNAMODB_ENDPOINT"), "DynamoDB Local endpoint (empty starts one)")
+	endpoint := flags.String("endpoint", "", "DynamoDB Local's endpoint, such as http://localhost:8000 (default: the AWS configuration chain)")
 	table := flags.String("table", "dynamoseq-documents", "table (created if missing)")
 	id := flags.String("contract", "C-1001", "contract id")
 	editors := flags.Int("editors", 4, "editors saving at once")
@@ -39,15 +44,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
-	if *endpoint == "" {
-		srv, err := ddblocal.Start(ctx)
-		if err != nil {
-			return err
-		}
-		defer srv.Stop()
-		*endpoint = srv.Endpoint
+	client, err := newClient(ctx, *endpoint)
+	if err != nil {
+		return err
 	}
-	client := ddblocal.NewClient(*endpoint)
 	if err := dynamoseq.EnsureTable(ctx, client, dynamoseq.LatestTable(*table), ""); err != nil {
 		return err
 	}
@@ -103,4 +103,25 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "history: %d versions, newest first, in pages of 10\n", count)
 	return nil
+}
+
+// newClient returns a client of the DynamoDB Local at endpoint (any
+// credentials do), or, without one, of what the AWS configuration chain
+// says.
+func newClient(ctx context.Context, endpoint string) (*dynamodb.Client, error) {
+	if endpoint != "" {
+		return dynamodb.New(dynamodb.Options{
+			BaseEndpoint: aws.String(endpoint),
+			Region:       "us-east-1",
+			Credentials:  credentials.NewStaticCredentialsProvider("local", "local", ""),
+			// DynamoDB Local sends no CRC32 on error responses
+			// (aws/aws-sdk-go-v2#3545).
+			DisableValidateResponseChecksum: true,
+		}), nil
+	}
+	cfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("loading the AWS configuration: %w", err)
+	}
+	return dynamodb.NewFromConfig(cfg), nil
 }

@@ -9,20 +9,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+	"github.com/dynamoseq/dynamoseq"
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 )
 
-func TestMain(m *testing.M) { dbtest.Main(m) }
+func TestMain(m *testing.M) { dynamoseqtest.Main(m) }
 
 func newStore(t *testing.T) *Store {
 	t.Helper()
-	client := dbtest.Client(t)
-	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
-	s, err := NewStore(client, table)
+	srv := dynamoseqtest.Start(t)
+	table := srv.NewTable(t, dynamoseq.LatestTable("documents"))
+	s, err := NewStore(srv.Client(), table)
 	require.NoError(t, err)
 	s.now = func() time.Time { return time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC) }
 	return s
@@ -83,8 +83,10 @@ func TestStore(t *testing.T) {
 
 func TestRun(t *testing.T) {
 	t.Parallel()
+	srv := dynamoseqtest.Start(t)
+	table := srv.NewTable(t, dynamoseq.LatestTable("documents"))
 	var out bytes.Buffer
-	args := []string{"-endpoint", dbtest.Endpoint(t), "-table", dbtest.TableName(t), "-editors", "4", "-saves", "5"}
+	args := []string{"-endpoint", srv.Endpoint(), "-table", table, "-editors", "4", "-saves", "5"}
 	require.NoError(t, run(context.Background(), args, &out))
 	assert.Contains(t, out.String(), "versions 1..20, current v20")
 	assert.Contains(t, out.String(), "history: 20 versions")

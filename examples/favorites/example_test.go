@@ -10,14 +10,18 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 	"github.com/dynamoseq/dynamoseq/examples/favorites"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
 )
 
 func Example() {
 	ctx := context.Background()
-	client, base := dbtest.ExampleTable("")
-	table := base + "_Favorites"
+	srv, err := dynamoseqtest.Shared() // the test binary's DynamoDB Local
+	if err != nil {
+		panic(err)
+	}
+	client := srv.Client()
+	table := fmt.Sprintf("Favorites_%d", time.Now().UnixNano()) // a table of this run's own
 	createFromFile(client, "testdata/table.json", table)
 
 	svc, err := favorites.New(client, table)

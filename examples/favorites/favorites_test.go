@@ -16,26 +16,23 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 	"github.com/dynamoseq/dynamoseq/examples/favorites"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
 )
 
 func TestMain(m *testing.M) {
-	dbtest.Main(m)
+	dynamoseqtest.Main(m)
 }
 
-// createTable creates a table for this test from a CreateTable input JSON
-// in testdata (the same file `aws dynamodb create-table --cli-input-json`
-// reads) under a name of its own, and returns the name.
-func createTable(t *testing.T, client *dynamodb.Client, file, suffix string) string {
+// tableFromFile reads a CreateTable input JSON in testdata (the same file
+// `aws dynamodb create-table --cli-input-json` reads).
+func tableFromFile(t *testing.T, file string) *dynamodb.CreateTableInput {
 	t.Helper()
 	b, err := os.ReadFile(file)
 	require.NoError(t, err)
 	var in dynamodb.CreateTableInput
 	require.NoError(t, json.Unmarshal(b, &in), "decoding %s", file)
-	in.TableName = aws.String(dbtest.TableName(t) + suffix)
-	dbtest.CreateTableInput(t, client, &in)
-	return *in.TableName
+	return &in
 }
 
 // clock is a test clock that moves one millisecond forward at each reading.
@@ -53,8 +50,9 @@ type fixture struct {
 
 func newService(t *testing.T) fixture {
 	t.Helper()
-	client := dbtest.Client(t)
-	table := createTable(t, client, "testdata/table.json", "")
+	srv := dynamoseqtest.Start(t)
+	client := srv.Client()
+	table := srv.NewTable(t, tableFromFile(t, "testdata/table.json"))
 	c := &clock{}
 	svc, err := favorites.New(client, table, func(o *favorites.Options) { o.Now = c.now })
 	require.NoError(t, err)
@@ -610,7 +608,7 @@ func nilIfEmpty(s []int64) []int64 {
 
 func TestNewErrors(t *testing.T) {
 	t.Parallel()
-	client := dbtest.Client(t)
+	client := dynamoseqtest.Start(t).Client()
 	_, err := favorites.New(nil, "Favorites")
 	assert.ErrorIs(t, err, favorites.ErrInvalidArgument)
 	_, err = favorites.New(client, "no")

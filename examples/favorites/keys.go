@@ -3,7 +3,6 @@ package favorites
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -93,11 +92,4 @@ const idWidth = 19
 // numeric order. id must be positive, as dynamoseq's ids are.
 func IDKey(id int64) string {
 	return fmt.Sprintf("%0*d", idWidth, id)
-}
-
-func parseIDKey(s string) (int64, error) {
-	if len(s) != idWidth {
-		return 0, fmt.Errorf("%w: id key %q is not %d digits", errBadKey, s, idWidth)
-	}
-	return strconv.ParseInt(s, 10, 64)
 }

@@ -2,16 +2,20 @@
 // multi-Region eventually consistent (MREC) mode, and shows that they never
 // collide: each Region's Counter is given GlobalTableMREC, its own Region
 // and the table's list of Regions, and hands out its own slice of the
-// numbers (us-east-1 the odd ones, eu-west-1 the even ones).
+// numbers (us-east-1 the odd ones, eu-west-1 the even ones). For contrast,
+// the same run also mints with a Counter that knows nothing of Regions,
+// and counts the numbers it hands out twice.
 //
-// DynamoDB Local has no global tables, so the two Regions are two DynamoDB
-// Local servers (started for the run, or given with -endpoints) whose
-// tables a replicator keeps in step as DynamoDB does: each change applied
-// in the other Region after -delay, last writer wins per item. For
-// contrast, the same run also mints with a Counter that knows nothing of
-// Regions, and counts the numbers it hands out twice.
+// The table (-table) must exist in every Region as one global table, with
+// a String partition key "pk" (dynamoseq.CounterTable): on AWS, a table
+// with a replica per Region (UpdateTable with ReplicaUpdates adds one). By
+// default the program reaches each Region through the AWS configuration
+// chain with that Region set; -endpoints gives one endpoint per Region
+// instead. DynamoDB Local has no global tables: the program's test runs it
+// on dynamoseqtest.NewGlobalTable, two DynamoDB Local servers kept in step
+// as the service would keep the Regions.
 //
-//	go run ./examples/global
+//	go run ./examples/global -regions us-east-1,eu-west-1 -table orders-global
 package main
 
 import (
@@ -24,19 +28,14 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq"
-	"github.com/dynamoseq/dynamoseq/internal/ddblocal"
-	"github.com/dynamoseq/dynamoseq/internal/replicator"
 )
-
-// regions is the table's list of Regions, the same in every process.
-var regions = []string{"us-east-1", "eu-west-1"}
 
 func main() {
 	log.SetFlags(0)
@@ -47,45 +46,28 @@ func main() {
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	flags := flag.NewFlagSet("global", flag.ContinueOnError)
-	endpoints := flags.String("endpoints", "", "two DynamoDB Local endpoints, comma-separated, one per Region (empty starts two)")
-	table := flags.String("table", "dynamoseq-global", "table to create in both Regions")
+	regionList := flags.String("regions", "us-east-1,eu-west-1", "the table's Regions, comma-separated: the same list, in the same order, in every process")
+	endpoints := flags.String("endpoints", "", "one DynamoDB endpoint per Region, comma-separated (default: the AWS configuration chain)")
+	table := flags.String("table", "dynamoseq-global", "the global table, with a replica in every Region")
 	goroutines := flags.Int("goroutines", 4, "concurrent callers per Region")
 	orders := flags.Int("orders", 50, "order numbers per caller")
-	delay := flags.Duration("delay", 200*time.Millisecond, "replication delay between the Regions")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
 	if *goroutines < 1 || *orders < 1 {
 		return fmt.Errorf("-goroutines and -orders must be at least 1")
 	}
-	urls, stop, err := servers(ctx, *endpoints)
+	regions := strings.Split(*regionList, ",")
+	clients, err := newClients(ctx, regions, *endpoints)
 	if err != nil {
 		return err
 	}
-	defer stop()
-	clients := make([]*dynamodb.Client, len(regions))
-	replicas := make([]replicator.Region, len(regions))
-	for i, url := range urls {
-		clients[i] = ddblocal.NewClient(url)
-		if err := createTable(ctx, clients[i], *table); err != nil {
-			return fmt.Errorf("Region %s: %w", regions[i], err)
-		}
-		replicas[i] = replicator.Region{Name: regions[i], Endpoint: url}
-		fmt.Fprintf(out, "Region %-10s DynamoDB Local at %s, table %q\n", regions[i], url, *table)
-	}
-	rep, err := replicator.Start(ctx, *table, *delay, replicas...)
-	if err != nil {
-		return err
-	}
-	defer rep.Close()
-	fmt.Fprintf(out, "Replication: every change reaches the other Region after %v; last writer wins per item\n\n", *delay)
-
 	sliced := make([]*dynamoseq.Counter, len(regions))
 	plain := make([]*dynamoseq.Counter, len(regions))
-	for i := range regions {
+	for i, region := range regions {
 		if sliced[i], err = dynamoseq.NewCounter(clients[i], *table, func(o *dynamoseq.Options) {
 			o.GlobalTable = dynamoseq.GlobalTableMREC
-			o.Region = regions[i]
+			o.Region = region
 			o.Regions = regions
 		}); err != nil {
 			return err
@@ -93,7 +75,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		if plain[i], err = dynamoseq.NewCounter(clients[i], *table); err != nil {
 			return err
 		}
+		fmt.Fprintf(out, "Region %-10s table %q\n", region, *table)
 	}
+	fmt.Fprintln(out)
 	for _, c := range []struct {
 		label    string
 		counters []*dynamoseq.Counter
@@ -102,56 +86,45 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		{"Region-sliced Counter (GlobalTableMREC)", sliced, "orders"},
 		{"plain Counter (GlobalTableNone)", plain, "orders-plain"},
 	} {
-		fmt.Fprintf(out, "%s: %d callers per Region, %d order numbers each, both Regions at once\n", c.label, *goroutines, *orders)
+		fmt.Fprintf(out, "%s: %d callers per Region, %d order numbers each, all Regions at once\n", c.label, *goroutines, *orders)
 		byRegion, err := mintInRegions(ctx, c.counters, c.sequence, *goroutines, *orders)
 		if err != nil {
 			return err
 		}
-		if err := rep.Settle(ctx); err != nil {
-			return err
-		}
-		report(out, byRegion)
+		report(out, regions, byRegion)
 	}
 	return nil
 }
 
-// servers returns the endpoints of the two Regions, starting DynamoDB Local
-// for each when none are given, and a function that stops what it started.
-func servers(ctx context.Context, endpoints string) ([]string, func(), error) {
+// newClients returns a client per Region: of the endpoint given for it, or
+// of the AWS configuration chain with the Region set.
+func newClients(ctx context.Context, regions []string, endpoints string) ([]*dynamodb.Client, error) {
+	clients := make([]*dynamodb.Client, len(regions))
 	if endpoints != "" {
 		urls := strings.Split(endpoints, ",")
 		if len(urls) != len(regions) {
-			return nil, nil, fmt.Errorf("-endpoints has %d endpoints, want %d", len(urls), len(regions))
+			return nil, fmt.Errorf("-endpoints has %d endpoints for %d Regions", len(urls), len(regions))
 		}
-		return urls, func() {}, nil
-	}
-	var started []*ddblocal.Server
-	stop := func() {
-		for _, s := range started {
-			s.Stop()
+		for i, url := range urls {
+			clients[i] = dynamodb.New(dynamodb.Options{
+				BaseEndpoint: aws.String(url),
+				Region:       regions[i],
+				Credentials:  credentials.NewStaticCredentialsProvider("local", "local", ""),
+				// DynamoDB Local sends no CRC32 on error responses
+				// (aws/aws-sdk-go-v2#3545).
+				DisableValidateResponseChecksum: true,
+			})
 		}
+		return clients, nil
 	}
-	for range regions {
-		s, err := ddblocal.Start(ctx)
+	for i, region := range regions {
+		cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(region))
 		if err != nil {
-			stop()
-			return nil, nil, err
+			return nil, fmt.Errorf("loading the AWS configuration for %s: %w", region, err)
 		}
-		started = append(started, s)
+		clients[i] = dynamodb.NewFromConfig(cfg)
 	}
-	urls := make([]string, len(started))
-	for i, s := range started {
-		urls[i] = s.Endpoint
-	}
-	return urls, stop, nil
-}
-
-// createTable creates the table with a stream, which the replicator reads.
-func createTable(ctx context.Context, client *dynamodb.Client, table string) error {
-	in := dynamoseq.CounterTable(table)
-	in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage}
-	_, err := client.CreateTable(ctx, in)
-	return err
+	return clients, nil
 }
 
 // mintInRegions mints order numbers from goroutines callers in every
@@ -187,7 +160,7 @@ func mintInRegions(ctx context.Context, counters []*dynamoseq.Counter, sequence 
 
 // report prints each Region's first order numbers and how many numbers
 // were handed out twice, across the Regions.
-func report(out io.Writer, byRegion [][]int64) {
+func report(out io.Writer, regions []string, byRegion [][]int64) {
 	seen := map[int64]int{}
 	total, repeated := 0, 0
 	for r, numbers := range byRegion {

@@ -5,25 +5,37 @@ import (
 	"context"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+	"github.com/dynamoseq/dynamoseq"
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 )
 
-func TestMain(m *testing.M) { dbtest.Main(m) }
+func TestMain(m *testing.M) { dynamoseqtest.Main(m) }
 
-// TestGlobal runs the example against the two test servers: the
-// Region-sliced Counter repeats nothing, the plain one does.
+// TestGlobal runs the example on a simulated global table of two Regions,
+// replicated 200ms after each write: the Region-sliced Counter repeats
+// nothing, the plain one does.
 func TestGlobal(t *testing.T) {
-	e := dbtest.RegionServers(t, 2)
-	endpoints := e[0] + "," + e[1]
-	args := []string{"-endpoints", endpoints, "-table", dbtest.TableName(t), "-goroutines", "3", "-orders", "30"}
+	g := dynamoseqtest.NewGlobalTable(t, dynamoseq.CounterTable("orders"), dynamoseqtest.GlobalTableOptions{
+		Regions: []string{"us-east-1", "eu-west-1"},
+		Delay:   200 * time.Millisecond,
+	})
+	var endpoints []string
+	for _, r := range g.Regions() {
+		endpoints = append(endpoints, g.Server(r).Endpoint())
+	}
+	args := []string{"-regions", strings.Join(g.Regions(), ","), "-endpoints", strings.Join(endpoints, ","),
+		"-table", g.Name(), "-goroutines", "3", "-orders", "30"}
 	var out bytes.Buffer
 	require.NoError(t, run(context.Background(), args, &out), out.String())
-	t.Log("\n" + out.String())
+	g.Settle(t)
+	t.Logf("\n%s\nreplication: %+v", out.String(), g.Stats())
 	assert.Contains(t, out.String(), "us-east-1  ORD-000001 ORD-000003 ORD-000005")
 	assert.Contains(t, out.String(), "eu-west-1  ORD-000002 ORD-000004 ORD-000006")
 	counts := regexp.MustCompile(`handed out twice: (\d+)`).FindAllStringSubmatch(out.String(), -1)
@@ -31,4 +43,5 @@ func TestGlobal(t *testing.T) {
 	assert.Equal(t, "0", counts[0][1], "the Region-sliced Counter repeated numbers")
 	plain, _ := strconv.Atoi(counts[1][1])
 	assert.Positive(t, plain, "the plain Counter repeated no number")
+	assert.Positive(t, g.Stats().Replicated, "nothing was replicated")
 }

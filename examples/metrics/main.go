@@ -2,7 +2,7 @@
 // a Latest with expvar from the standard library, while a small workload
 // mints with each, so that /debug/vars shows their figures live:
 //
-//	go run ./examples/metrics -for 30s
+//	go run ./examples/metrics -for 30s -endpoint http://localhost:8000
 //	curl -s localhost:8080/debug/vars | jq .dynamoseq
 //
 // Each figure is read on request from Stats (a few atomic loads), not
@@ -10,8 +10,9 @@
 // alert on, and how to hand the same figures to Prometheus or
 // OpenTelemetry instead.
 //
-// With -endpoint (default $DYNAMODB_ENDPOINT) it uses that DynamoDB Local;
-// without, it starts one for the run (installed by `make ddblocal`).
+// With -endpoint it uses that DynamoDB Local (`make ddblocal` prints how to
+// start one); without, what the AWS configuration chain says (AWS_REGION,
+// AWS_PROFILE, AWS_ENDPOINT_URL...). The tables are created if missing.
 package main
 
 import (
@@ -29,10 +30,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/dynamoseq/dynamoseq"
-	"github.com/dynamoseq/dynamoseq/internal/ddblocal"
 )
 
 func main() {
@@ -66,7 +69,7 @@ func (s *sequencers) stats() any {
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	flags := flag.NewFlagSet("metrics", flag.ContinueOnError)
-	endpoint := flags.String("endpoint", os.Getenv("DYNAMODB_ENDPOINT"), "DynamoDB Local endpoint (default $DYNAMODB_ENDPOINT; empty starts one)")
+	endpoint := flags.String("endpoint", "", "DynamoDB Local's endpoint, such as http://localhost:8000 (default: the AWS configuration chain)")
 	addr := flags.String("addr", "localhost:8080", "address to serve /debug/vars on")
 	prefix := flags.String("tables", "dynamoseq-metrics", "prefix of the three tables (created if missing)")
 	goroutines := flags.Int("goroutines", 4, "callers per strategy")
@@ -83,11 +86,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		ctx, cancel = context.WithTimeout(ctx, *duration)
 		defer cancel()
 	}
-	client, stop, err := connect(ctx, *endpoint)
+	client, err := newClient(ctx, *endpoint)
 	if err != nil {
 		return err
 	}
-	defer stop()
 	seqs, err := newSequencers(ctx, client, *prefix)
 	if err != nil {
 		return err
@@ -118,17 +120,25 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	return closeErr
 }
 
-// connect returns a client of the DynamoDB Local at endpoint, or of one
-// started for the run, and a function that stops what it started.
-func connect(ctx context.Context, endpoint string) (*dynamodb.Client, func(), error) {
+// newClient returns a client of the DynamoDB Local at endpoint (any
+// credentials do), or, without one, of what the AWS configuration chain
+// says.
+func newClient(ctx context.Context, endpoint string) (*dynamodb.Client, error) {
 	if endpoint != "" {
-		return ddblocal.NewClient(endpoint), func() {}, nil
+		return dynamodb.New(dynamodb.Options{
+			BaseEndpoint: aws.String(endpoint),
+			Region:       "us-east-1",
+			Credentials:  credentials.NewStaticCredentialsProvider("local", "local", ""),
+			// DynamoDB Local sends no CRC32 on error responses
+			// (aws/aws-sdk-go-v2#3545).
+			DisableValidateResponseChecksum: true,
+		}), nil
 	}
-	srv, err := ddblocal.Start(ctx)
+	cfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, fmt.Errorf("loading the AWS configuration: %w", err)
 	}
-	return ddblocal.NewClient(srv.Endpoint), srv.Stop, nil
+	return dynamodb.NewFromConfig(cfg), nil
 }
 
 // newSequencers creates the tables if missing and the four strategies over

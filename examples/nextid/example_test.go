@@ -4,23 +4,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 	"github.com/dynamoseq/dynamoseq/examples/nextid"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
 )
 
 func ExampleUserRepository_Create() {
 	ctx := context.Background()
-	client, base := dbtest.ExampleTable("")
+	srv, err := dynamoseqtest.Shared() // the test binary's DynamoDB Local
+	if err != nil {
+		panic(err)
+	}
+	client := srv.Client()
 	// The shared table as the teams have it, where user ids reached 41.
-	idTable, userTable := base+"_NextId", base+"_Users"
-	mustCreate(client, idTable, "NextKey")
-	mustCreate(client, userTable, "Id")
-	_, err := client.PutItem(ctx, &dynamodb.PutItemInput{
+	idTable, userTable := unique("NextId"), unique("Users")
+	mustCreate(client, keyTable(idTable, "NextKey"))
+	mustCreate(client, keyTable(userTable, "Id"))
+	_, err = client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(idTable),
 		Item: map[string]types.AttributeValue{
 			"NextKey": &types.AttributeValueMemberS{Value: "user"},
@@ -53,14 +58,14 @@ func ExampleUserRepository_Create() {
 	// id 42 again: true
 }
 
-func mustCreate(client *dynamodb.Client, table, key string) {
-	_, err := client.CreateTable(context.Background(), &dynamodb.CreateTableInput{
-		TableName:            aws.String(table),
-		BillingMode:          types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String(key), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String(key), KeyType: types.KeyTypeHash}},
-	})
-	if err != nil {
+// mustCreate creates a table for the example, left for the server's end.
+func mustCreate(client *dynamodb.Client, in *dynamodb.CreateTableInput) {
+	if _, err := client.CreateTable(context.Background(), in); err != nil {
 		panic(err)
 	}
+}
+
+// unique is a table name of its own for each run of the example.
+func unique(stem string) string {
+	return fmt.Sprintf("%s_%d", stem, time.Now().UnixNano())
 }

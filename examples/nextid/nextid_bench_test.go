@@ -15,7 +15,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq/examples/nextid"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
 )
 
 // oldNextID is the teams' "before save" loop: read the NextId item, write
@@ -70,7 +69,7 @@ func oldNextID(ctx context.Context, client *dynamodb.Client, table, key string) 
 // extra figures are round trips per id (2 per attempt for the old loop, so
 // anything above 2 is retries) and the 99th percentile latency of one id.
 func BenchmarkNextID(b *testing.B) {
-	client := dbtest.Client(b)
+	client := testClient(b)
 	table := nextIDTable(b, client, nil)
 	ids, err := nextid.NewIDs(client, table)
 	if err != nil {

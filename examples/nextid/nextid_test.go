@@ -15,19 +15,36 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dynamoseq/dynamoseq"
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 	"github.com/dynamoseq/dynamoseq/examples/nextid"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
 )
 
 func TestMain(m *testing.M) {
-	dbtest.Main(m)
+	dynamoseqtest.Main(m)
+}
+
+// keyTable is the definition of an on-demand table keyed by a String
+// partition key named key.
+func keyTable(name, key string) *dynamodb.CreateTableInput {
+	return &dynamodb.CreateTableInput{
+		TableName:            aws.String(name),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String(key), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String(key), KeyType: types.KeyTypeHash}},
+	}
+}
+
+// testClient returns a client of the test server.
+func testClient(tb testing.TB) *dynamodb.Client {
+	tb.Helper()
+	return dynamoseqtest.Start(tb).Client()
 }
 
 // nextIDTable creates a NextId table as the teams have it and puts the
 // given {NextKey: NextId} items in it.
 func nextIDTable(tb testing.TB, client *dynamodb.Client, seed map[string]int64) string {
 	tb.Helper()
-	table := dbtest.CreateTable(tb, client, dbtest.Key{Name: "NextKey", Type: types.ScalarAttributeTypeS}, nil)
+	table := dynamoseqtest.Start(tb).NewTable(tb, keyTable("NextId", "NextKey"))
 	for key, v := range seed {
 		_, err := client.PutItem(context.Background(), &dynamodb.PutItemInput{
 			TableName: aws.String(table),
@@ -44,7 +61,7 @@ func nextIDTable(tb testing.TB, client *dynamodb.Client, seed map[string]int64) 
 // recordTable creates a table of records keyed by Id (String).
 func recordTable(tb testing.TB, client *dynamodb.Client) string {
 	tb.Helper()
-	return dbtest.CreateTable(tb, client, dbtest.Key{Name: "Id", Type: types.ScalarAttributeTypeS}, nil)
+	return dynamoseqtest.Start(tb).NewTable(tb, keyTable("records", "Id"))
 }
 
 func newUsers(t *testing.T, client dynamoseq.Client, ids *nextid.IDs, table string) *nextid.UserRepository {
@@ -57,7 +74,7 @@ func newUsers(t *testing.T, client dynamoseq.Client, ids *nextid.IDs, table stri
 func TestCreateOnExistingNextIdTable(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	client := dbtest.Client(t)
+	client := testClient(t)
 	ids, err := nextid.NewIDs(client, nextIDTable(t, client, map[string]int64{"user": 0, "order": 41}))
 	require.NoError(t, err)
 	users := newUsers(t, client, ids, recordTable(t, client))
@@ -91,7 +108,7 @@ func TestCreateOnExistingNextIdTable(t *testing.T) {
 func TestCreateNeverOverwrites(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	client := dbtest.Client(t)
+	client := testClient(t)
 	// The NextId item lags behind the users table, as after a restore or a
 	// hand-made import: user 1 exists but NextId still says 0.
 	ids, err := nextid.NewIDs(client, nextIDTable(t, client, map[string]int64{"user": 0}))
@@ -128,7 +145,7 @@ func (failPut) PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamod
 func TestCreateFailedSaveLeavesGap(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	client := dbtest.Client(t)
+	client := testClient(t)
 	idTable, userTable := nextIDTable(t, client, nil), recordTable(t, client)
 	ids, err := nextid.NewIDs(client, idTable)
 	require.NoError(t, err)
@@ -152,7 +169,7 @@ func TestCreateFailedSaveLeavesGap(t *testing.T) {
 func TestCreateErrors(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	client := dbtest.Client(t)
+	client := testClient(t)
 	ids, err := nextid.NewIDs(client, "NoSuchNextIdTable")
 	require.NoError(t, err)
 	users := newUsers(t, client, ids, recordTable(t, client))
@@ -176,7 +193,7 @@ func TestCreateErrors(t *testing.T) {
 func TestCreateConcurrentWithOldLoop(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	client := dbtest.Client(t)
+	client := testClient(t)
 	idTable := nextIDTable(t, client, map[string]int64{"user": 0})
 	ids, err := nextid.NewIDs(client, idTable)
 	require.NoError(t, err)

@@ -2,14 +2,14 @@
 // dynamoseq.Counter and shows that none repeated. `make demo` runs it.
 //
 // Where it runs:
-//   - by default it starts DynamoDB Local (installed by `make ddblocal`) on
-//     a free loopback port and stops it at the end;
-//   - with DYNAMODB_ENDPOINT=http://host:port (or -endpoint) it uses that
-//     endpoint, for a DynamoDB Local you run yourself;
-//   - with -aws (`make demo AWS=1`) it uses the normal AWS configuration
-//     chain (AWS_PROFILE, AWS_REGION, ...) against real DynamoDB. The table
-//     is created if missing (dynamoseq.EnsureTable, on-demand capacity) and
-//     left in place.
+//   - with -endpoint http://host:port, on that DynamoDB Local (any
+//     credentials; `make demo` starts one and passes its endpoint);
+//   - without, on what the AWS configuration chain says (AWS_PROFILE,
+//     AWS_REGION, credentials...): real DynamoDB, or the endpoint
+//     AWS_ENDPOINT_URL names (`make demo AWS=1`).
+//
+// The table is created if missing (dynamoseq.EnsureTable, on-demand
+// capacity) and left in place.
 package main
 
 import (
@@ -30,7 +30,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/dynamoseq/dynamoseq"
-	"github.com/dynamoseq/dynamoseq/internal/ddblocal"
 )
 
 func main() {
@@ -42,8 +41,7 @@ func main() {
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	flags := flag.NewFlagSet("quickstart", flag.ContinueOnError)
-	endpoint := flags.String("endpoint", os.Getenv("DYNAMODB_ENDPOINT"), "DynamoDB endpoint (default $DYNAMODB_ENDPOINT; empty starts DynamoDB Local)")
-	useAWS := flags.Bool("aws", false, "use the AWS configuration chain and real DynamoDB")
+	endpoint := flags.String("endpoint", "", "DynamoDB Local's endpoint, such as http://localhost:8000 (default: the AWS configuration chain, AWS_ENDPOINT_URL included)")
 	table := flags.String("table", "dynamoseq-quickstart", "table to mint in (created if missing)")
 	sequence := flags.String("sequence", "orders", "sequence name")
 	goroutines := flags.Int("goroutines", 16, "concurrent callers")
@@ -55,11 +53,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return fmt.Errorf("-goroutines and -orders must be at least 1")
 	}
 
-	client, where, stop, err := connect(ctx, *endpoint, *useAWS)
+	client, where, err := connect(ctx, *endpoint)
 	if err != nil {
 		return err
 	}
-	defer stop()
 	fmt.Fprintf(out, "DynamoDB:  %s\n", where)
 
 	// The table a Counter needs under its options: a String partition
@@ -89,38 +86,33 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	return report(out, values, latencies, elapsed, before)
 }
 
-// connect returns a client for the endpoint the user chose, describing it,
-// and a function that releases what connect started.
-func connect(ctx context.Context, endpoint string, useAWS bool) (*dynamodb.Client, string, func(), error) {
-	switch {
-	case useAWS:
-		cfg, err := config.LoadDefaultConfig(ctx)
-		if err != nil {
-			return nil, "", nil, fmt.Errorf("loading the AWS configuration: %w", err)
-		}
-		return dynamodb.NewFromConfig(cfg), "AWS, region " + cfg.Region, func() {}, nil
-	case endpoint != "":
-		// A DynamoDB Local you run yourself: it accepts any credentials, so
-		// the AWS chain (and its instance-metadata probes) is not consulted.
-		region := os.Getenv("AWS_REGION")
-		if region == "" {
-			region = "us-east-1"
-		}
+// connect returns a client for the endpoint the user chose, and says which.
+func connect(ctx context.Context, endpoint string) (*dynamodb.Client, string, error) {
+	if endpoint != "" {
+		// A DynamoDB Local: it accepts any credentials, so the AWS chain
+		// (and its instance-metadata probes) is not consulted.
 		client := dynamodb.New(dynamodb.Options{
 			BaseEndpoint: aws.String(endpoint),
-			Region:       region,
+			Region:       "us-east-1",
 			Credentials:  credentials.NewStaticCredentialsProvider("dynamoseq", "dynamoseq", ""),
 			// DynamoDB Local sends no CRC32 on error responses; without this
 			// the SDK logs a warning for each (aws/aws-sdk-go-v2#3545).
 			DisableValidateResponseChecksum: true,
 		})
-		return client, endpoint, func() {}, nil
+		return client, endpoint, nil
 	}
-	srv, err := ddblocal.Start(ctx)
+	cfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", fmt.Errorf("loading the AWS configuration: %w", err)
 	}
-	return ddblocal.NewClient(srv.Endpoint), "DynamoDB Local started for this run at " + srv.Endpoint, srv.Stop, nil
+	client := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+		// An endpoint from AWS_ENDPOINT_URL is most often DynamoDB Local.
+		o.DisableValidateResponseChecksum = o.BaseEndpoint != nil
+	})
+	if e := client.Options().BaseEndpoint; e != nil {
+		return client, *e + " (AWS_ENDPOINT_URL), Region " + cfg.Region, nil
+	}
+	return client, "AWS, Region " + cfg.Region, nil
 }
 
 func mint(ctx context.Context, c *dynamoseq.Counter, name string, goroutines, total int) ([]int64, []time.Duration, time.Duration, error) {

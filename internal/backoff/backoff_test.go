@@ -2,6 +2,7 @@ package backoff
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 )
@@ -47,7 +48,7 @@ func TestWaitEndsWithContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	if err := p.Wait(ctx, 1); err != context.DeadlineExceeded {
+	if err := p.Wait(ctx, 1); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Wait = %v, want context.DeadlineExceeded", err)
 	}
 	if d := time.Since(start); d > time.Second {

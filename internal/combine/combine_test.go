@@ -129,7 +129,7 @@ func TestDoCancelledWhileQueued(t *testing.T) {
 	}()
 	waitFor(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return len(g.keys["k"].waiting) == 2 })
 	cancel()
-	if err := <-errc; err != context.Canceled {
+	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Do with a cancelled context = %v, want context.Canceled", err)
 	}
 	close(release)
@@ -227,8 +227,8 @@ func TestGiveUpInBatchWaitsForOutcome(t *testing.T) {
 	<-started
 	cancel()
 	select {
-	case <-errc:
-		t.Fatal("Do returned before its batch ended")
+	case err := <-errc:
+		t.Fatalf("Do returned (%v) before its batch ended", err)
 	case <-time.After(20 * time.Millisecond):
 	}
 	close(release)

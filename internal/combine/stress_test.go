@@ -254,7 +254,7 @@ func TestDoPreCancelledNeverRuns(t *testing.T) {
 			c.Res = "number burnt"
 		}
 	})
-	if ran || err != context.Canceled {
+	if ran || !errors.Is(err, context.Canceled) {
 		t.Errorf("Do with an ended context: run called=%v, got (%q, %v), want run not called and context.Canceled", ran, res, err)
 	}
 }
@@ -325,7 +325,7 @@ func TestDoCancelledPromotedCallerWaitsForOthers(t *testing.T) {
 
 		select {
 		case err := <-errW:
-			if err != context.Canceled {
+			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("W: %v", err)
 			}
 			close(releaseX)
@@ -333,9 +333,9 @@ func TestDoCancelledPromotedCallerWaitsForOthers(t *testing.T) {
 			continue // W looked first this time; try again
 		case <-time.After(200 * time.Millisecond):
 			close(releaseX)
-			<-errW
+			errWAfter := <-errW
 			<-doneX
-			t.Errorf("attempt %d: a caller whose context had ended was still in Do 200ms later, leading another caller's batch", attempt)
+			t.Errorf("attempt %d: a caller whose context had ended was still in Do 200ms later, leading another caller's batch (it returned %v once released)", attempt, errWAfter)
 			return
 		}
 	}

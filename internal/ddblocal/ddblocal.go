@@ -175,7 +175,7 @@ func (s *Server) waitReady(ctx context.Context) error {
 		case <-exited:
 			return fmt.Errorf("ddblocal: DynamoDB Local exited during start-up:\n%s", output.String())
 		case <-ctx.Done():
-			return fmt.Errorf("ddblocal: DynamoDB Local did not answer within 60s (%v); its output:\n%s", err, output.String())
+			return fmt.Errorf("ddblocal: DynamoDB Local did not answer within 60s (%w); its output:\n%s", err, output.String())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

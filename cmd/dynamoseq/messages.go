@@ -9,16 +9,6 @@ import (
 	"github.com/dynamoseq/dynamoseq"
 )
 
-// flagInError finds a flag name in the flag package's errors, which write
-// it with one dash ("flag provided but not defined: -bogus").
-var flagInError = regexp.MustCompile(`(defined: |flag |for |argument: )-([[:alpha:]][[:alnum:]-]+)`)
-
-// parseError is an error of flag.FlagSet.Parse with the long flags written
-// as the help writes them, with two dashes.
-func parseError(err error) error {
-	return errors.New(flagInError.ReplaceAllString(err.Error(), "$1--$2"))
-}
-
 // optionFlags are the library's options that the command sets from flags,
 // by the names the library's errors give them. Longer names come first,
 // so that Regions is not read as Region.

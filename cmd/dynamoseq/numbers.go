@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/spf13/pflag"
 
 	"github.com/dynamoseq/dynamoseq"
 )
@@ -39,9 +39,9 @@ func nextCommand() *command {
 			"UpdateItem for all -n numbers; with sortkey or latest, one Next (an empty\n" +
 			"item) per number.\n",
 		minArgs: 1, maxArgs: 1,
-		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := kindFlag(fs, kindCounter, kindCounter, kindSortKey, kindLatest)
-			n := fs.Int64("n", 1, "how many numbers to take")
+			n := fs.Int64P("count", "n", 1, "how many numbers to take")
 			return func(ctx context.Context, e *env, args []string) error {
 				if *n < 1 || *n > maxNext {
 					return usageErrorf("-n is %d, want 1 to %d", *n, maxNext)
@@ -112,7 +112,7 @@ func currentCommand() *command {
 			"version of Latest's 'latest' item. Exit status 1 when the sequence was never\n" +
 			"used.\n",
 		minArgs: 1, maxArgs: 1,
-		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := kindFlag(fs, kindCounter, kindCounter, kindSortKey, kindLatest)
 			return func(ctx context.Context, e *env, args []string) error {
 				v, err := e.current(ctx, *kind, args[0])
@@ -157,7 +157,7 @@ func advanceCommand() *command {
 			"above TO. It never moves a counter back: when the counter is already past TO\n" +
 			"it says so on stderr and leaves it.\n",
 		minArgs: 2, maxArgs: 2,
-		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			return func(ctx context.Context, e *env, args []string) error {
 				name := args[0]
 				to, err := strconv.ParseInt(args[1], 10, 64)

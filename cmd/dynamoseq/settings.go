@@ -1,11 +1,11 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/spf13/pflag"
 
 	"github.com/dynamoseq/dynamoseq"
 )
@@ -43,7 +43,7 @@ type settings struct {
 
 // register defines the shared flags on fs. A zero value means the library's
 // default, as in dynamoseq.Options.
-func (s *settings) register(fs *flag.FlagSet) {
+func (s *settings) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.table, "table", "", "the DynamoDB table (required)")
 	fs.StringVar(&s.endpoint, "endpoint-url", "", "send requests to this URL instead of the Region's endpoint (DynamoDB Local: http://localhost:8000)")
 	fs.StringVar(&s.region, "region", "", "the AWS Region (default: from the environment or the profile)")

@@ -2,7 +2,8 @@ package main
 
 import (
 	"context"
-	"flag"
+
+	"github.com/spf13/pflag"
 
 	"github.com/dynamoseq/dynamoseq"
 )
@@ -17,7 +18,7 @@ const (
 
 // kindFlag defines --kind on fs with the given default and choices; a
 // value outside the choices is a usage error when the flags are parsed.
-func kindFlag(fs *flag.FlagSet, def string, choices ...string) *string {
+func kindFlag(fs *pflag.FlagSet, def string, choices ...string) *string {
 	k := new(string)
 	choiceVar(fs, k, "kind", def, "the strategy of the table", choices...)
 	return k

@@ -117,6 +117,10 @@ func runCommand(ctx context.Context, c *command, args []string, stdout, stderr i
 	case errors.Is(err, pflag.ErrHelp):
 		commandUsage(stdout, c, fs)
 		return 0
+	case err == nil:
+		err = fromEnvironment(fs)
+	}
+	switch {
 	case err != nil:
 		return usageFailed(stderr, c, err)
 	case len(positional) < c.minArgs || len(positional) > c.maxArgs:
@@ -198,7 +202,7 @@ func printFlags(w io.Writer, fs *pflag.FlagSet, which func(*pflag.Flag) bool) {
 		if !isZeroDefault(f) {
 			def = fmt.Sprintf(" (default %s)", f.DefValue)
 		}
-		fmt.Fprintf(w, "  %s\n    \t%s%s\n", flagSynopsis(f), help, def)
+		fmt.Fprintf(w, "  %s\n    \t%s%s%s\n", flagSynopsis(f), help, def, envNote(f.Name))
 	})
 }
 

@@ -47,6 +47,7 @@ func TestCommand(t *testing.T) {
 	t.Run("sortkey", func(t *testing.T) { testSortKey(t, run, client) })
 	t.Run("bench", func(t *testing.T) { testBench(t, run, client) })
 	t.Run("profile", func(t *testing.T) { testProfile(t, bin, endpoint, client) })
+	t.Run("environment", func(t *testing.T) { testEnvironment(t, bin, endpoint, client) })
 }
 
 // result is what one run of the command printed and its exit status.
@@ -72,12 +73,15 @@ func build(t *testing.T) string {
 // runBinary runs the built command with credentials and Region for
 // DynamoDB Local in its environment and no shared AWS files, so that the
 // machine's own AWS settings play no part; env overrides these. --endpoint-url
-// is added after the arguments, as a user may write it.
+// is added after the arguments, as a user may write it, unless endpoint is "".
 func runBinary(t *testing.T, bin, endpoint string, env []string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append(args, "--endpoint-url", endpoint)...)
+	if endpoint != "" {
+		args = append(args, "--endpoint-url", endpoint)
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(),
 		"AWS_ACCESS_KEY_ID=dynamoseq", "AWS_SECRET_ACCESS_KEY=dynamoseq", "AWS_REGION=us-east-1",
 		"AWS_CONFIG_FILE="+filepath.Join(t.TempDir(), "none"), "AWS_SHARED_CREDENTIALS_FILE="+filepath.Join(t.TempDir(), "none"),
@@ -367,6 +371,37 @@ func testProfile(t *testing.T, bin, endpoint string, client *dynamodb.Client) {
 	r = runBinary(t, bin, endpoint, env, "next", "orders", "--table", table, "--profile", "nosuch")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "nosuch")
+}
+
+// testEnvironment names the table and the endpoint in environment variables
+// instead of flags, as an operator sets them once per shell.
+func testEnvironment(t *testing.T, bin, endpoint string, client *dynamodb.Client) {
+	table := newTable(t, client)
+	for _, endpointVar := range []string{"AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL"} {
+		env := []string{"DYNAMOSEQ_TABLE=" + table, endpointVar + "=" + endpoint, "DYNAMOSEQ_KEY_PREFIX=SEQ#"}
+		run := func(args ...string) result { return runBinary(t, bin, "", env, args...) }
+		run("create-table", "--kind", "counter").ok(t)
+		assert.Equal(t, "1\n", run("next", "env-"+endpointVar).ok(t), endpointVar)
+		got := jsonOf[value](t, runBinary(t, bin, "", append(env, "DYNAMOSEQ_OUTPUT=json"), "current", "env-"+endpointVar))
+		assert.Equal(t, value{Table: table, Sequence: "env-" + endpointVar, Value: 1}, got)
+		// An error answer of DynamoDB Local, which has no CRC32: no warning
+		// about it on a loopback endpoint.
+		r := run("next", "orders", "--table", "no_such_table")
+		assert.Equal(t, 1, r.code)
+		assert.Contains(t, r.stderr, `table "no_such_table", sequence "orders": table not found`, endpointVar)
+		assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "%s: one line, no warning:\n%s", endpointVar, r.stderr)
+	}
+	// The flag wins over the variable; the prefix came from the variable.
+	env := []string{"DYNAMOSEQ_TABLE=no_such_table", "DYNAMOSEQ_KEY_PREFIX=SEQ#"}
+	assert.Equal(t, "SEQ#env-AWS_ENDPOINT_URL\t1\nSEQ#env-AWS_ENDPOINT_URL_DYNAMODB\t1\n",
+		runBinary(t, bin, endpoint, env, "list", "--table", table, "--key-prefix", "").ok(t))
+	r := runBinary(t, bin, endpoint, []string{"DYNAMOSEQ_OUTPUT=yaml"}, "next", "orders", "--table", table)
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, `DYNAMOSEQ_OUTPUT=yaml: invalid argument "yaml" for "--output" flag: want text, json`)
+	r = runBinary(t, bin, endpoint, nil, "next", "orders")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "--table is required (or set DYNAMOSEQ_TABLE)")
+	assert.Contains(t, runBinary(t, bin, endpoint, nil, "next", "--help").ok(t), "the DynamoDB table (required) (env DYNAMOSEQ_TABLE)")
 }
 
 func testBench(t *testing.T, run runFunc, client *dynamodb.Client) {

@@ -46,7 +46,7 @@ type settings struct {
 func (s *settings) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.table, "table", "", "the DynamoDB table (required)")
 	fs.StringVar(&s.endpoint, "endpoint-url", "", "send requests to this URL instead of the Region's endpoint (DynamoDB Local: http://localhost:8000)")
-	fs.StringVar(&s.region, "region", "", "the AWS Region (default: from the environment or the profile)")
+	fs.StringVar(&s.region, "region", "", "the AWS Region (default: the profile's)")
 	fs.StringVar(&s.profile, "profile", "", "the named profile of the shared AWS config and credentials files")
 	choiceVar(fs, &s.output, "output", "text", "the format of the answers on stdout", "text", "json")
 
@@ -73,7 +73,7 @@ func (s *settings) register(fs *pflag.FlagSet) {
 // strategy is built.
 func (s *settings) validate() error {
 	if s.table == "" {
-		return usageErrorf("--table is required")
+		return usageErrorf("--table is required (or set DYNAMOSEQ_TABLE)")
 	}
 	if _, err := s.parseLayout(); err != nil {
 		return err

@@ -47,17 +47,18 @@ func checkCommand() *command {
 			"billing, and whether the table is a global table, in which mode (MREC or\n" +
 			"MRSC), with what that means for the strategy. One finding a line: ok,\n" +
 			"warning or problem. Exit status 1 when there is a problem, something that\n" +
-			"would break.\n",
+			"would break.\n" + kindRule,
 		minArgs: 0, maxArgs: 0,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
-			kind := kindFlag(fs, kindCounter, kindCounter, kindBlock, kindSortKey, kindLatest)
+			kind := defineKind(fs, kindCounter, kindBlock, kindSortKey, kindLatest)
 			ttl := fs.String("ttl", "", "the TTL attribute the table must have enabled (IDMinter's TTLAttribute)")
 			return func(ctx context.Context, e *env, _ []string) error {
 				client, err := e.client(ctx)
 				if err != nil {
 					return err
 				}
-				r := report{Table: e.table, Kind: *kind, OK: true, Findings: e.check(ctx, client, *kind, *ttl)}
+				r := report{Table: e.table, OK: true}
+				r.Kind, r.Findings = e.check(ctx, client, kind, *ttl)
 				var text strings.Builder
 				problems := 0
 				for _, f := range r.Findings {
@@ -72,7 +73,7 @@ func checkCommand() *command {
 				}
 				if problems > 0 {
 					// Exit status 1; the report above says what.
-					return fmt.Errorf("check: table %q: %d problem(s) for %s", e.table, problems, *kind)
+					return fmt.Errorf("check: table %q: %d problem(s) for %s", e.table, problems, r.Kind)
 				}
 				return nil
 			}
@@ -80,20 +81,39 @@ func checkCommand() *command {
 	}
 }
 
-// check describes the table and returns what it found.
-func (e *env) check(ctx context.Context, client *dynamodb.Client, kind, ttl string) []finding {
+// check describes the table and returns the kind it checked the table for
+// and what it found.
+func (e *env) check(ctx context.Context, client *dynamodb.Client, k *kindFlag, ttl string) (string, []finding) {
 	out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(e.table)})
 	var notFound *types.ResourceNotFoundException
 	switch {
 	case errors.As(err, &notFound):
-		return []finding{{levelProblem, "table", fmt.Sprintf("%q does not exist in this Region (or these credentials cannot see it); create-table makes it", e.table)}}
+		return k.given, []finding{{levelProblem, "table", fmt.Sprintf("%q does not exist in this Region (or these credentials cannot see it); create-table makes it", e.table)}}
 	case err != nil:
-		return []finding{{levelProblem, "table", fmt.Sprintf("DescribeTable: %v", err)}}
+		return k.given, []finding{{levelProblem, "table", fmt.Sprintf("DescribeTable: %v", err)}}
 	}
 	t := out.Table
-	found := []finding{tableStatus(t), e.keySchema(t, kind), billing(t)}
+	kind, err := k.fromTable(ctx, e, t, "") // no GetItem without a NAME
+	if err != nil {
+		return k.given, []finding{{levelProblem, "kind", err.Error()}}
+	}
+	found := []finding{tableStatus(t), kindFinding(k, kind, t)}
+	found = append(found, e.keySchema(t, kind), billing(t))
 	found = append(found, e.timeToLive(ctx, client, ttl, t))
-	return append(found, e.globalFinding(t, kind, ttl))
+	return kind, append(found, e.globalFinding(t, kind, ttl))
+}
+
+// kindFinding says which kind check compares the table with, and where
+// that came from.
+func kindFinding(k *kindFlag, kind string, t *types.TableDescription) finding {
+	if k.given != "" {
+		return finding{levelOK, "kind", kind + ", as --kind says"}
+	}
+	key := "a partition key only"
+	if len(t.KeySchema) > 1 {
+		key = "a sort key"
+	}
+	return finding{levelOK, "kind", fmt.Sprintf("%s, read from the table's key (%s); --kind names another", kind, key)}
 }
 
 func tableStatus(t *types.TableDescription) finding {

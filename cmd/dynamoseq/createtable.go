@@ -26,7 +26,8 @@ func createTableCommand() *command {
 			"commands.\n",
 		minArgs: 0, maxArgs: 0,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
-			kind := kindFlag(fs, "", kindCounter, kindBlock, kindSortKey, kindLatest)
+			kind := new(string)
+			choiceVar(fs, kind, "kind", "", "the strategy the table is for (required: there is no table to read it from)", kindCounter, kindBlock, kindSortKey, kindLatest)
 			ttl := fs.String("ttl", "", "enable Time to Live on this attribute (IDMinter's TTLAttribute)")
 			printAs := new(string)
 			choiceVar(fs, printAs, "print", "", "write the definition instead of creating the table: a CloudFormation template or aws CLI commands", "cloudformation", "cli")

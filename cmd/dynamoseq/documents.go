@@ -27,17 +27,21 @@ func versionsCommand() *command {
 		summary:  "List the versions of a Latest document, or a SortKey sequence's items",
 		doc: "Newest first, each with its attributes: Latest.Versions, one strongly\n" +
 			"consistent Query per page of --page-size (with --layout partitionkey one\n" +
-			"GetItem per version); with --kind sortkey, SortKey.Items, one Query a page.\n",
+			"GetItem per version); with --kind sortkey, SortKey.Items, one Query a page.\n" + kindRule,
 		minArgs: 1, maxArgs: 1,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
-			kind := kindFlag(fs, kindLatest, kindLatest, kindSortKey)
+			kind := defineKind(fs, kindLatest, kindSortKey)
 			pageSize := fs.Int("page-size", 100, "versions read per request, 1 to 1000")
 			limit := fs.Int("max-items", 0, "stop after this many versions (default: all)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if *pageSize < 1 || *pageSize > 1000 {
 					return usageErrorf("--page-size is %d, want 1 to 1000", *pageSize)
 				}
-				docs, err := e.versions(ctx, *kind, args[0], *pageSize, *limit)
+				k, err := kind.of(ctx, e, args[0])
+				if err != nil {
+					return err
+				}
+				docs, err := e.versions(ctx, k, args[0], *pageSize, *limit)
 				if err != nil {
 					return err
 				}
@@ -94,10 +98,10 @@ func getCommand() *command {
 		doc: "Latest.GetLatest, or Latest.Get with VERSION: one strongly consistent\n" +
 			"GetItem. With --kind sortkey, the item under number VERSION of a SortKey\n" +
 			"sequence (SortKey.Get), or under its last number (SortKey.Last first, a\n" +
-			"Query). Text output: the number, a tab, the attributes as JSON.\n",
+			"Query). Text output: the number, a tab, the attributes as JSON.\n" + kindRule,
 		minArgs: 1, maxArgs: 2,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
-			kind := kindFlag(fs, kindLatest, kindLatest, kindSortKey)
+			kind := defineKind(fs, kindLatest, kindSortKey)
 			return func(ctx context.Context, e *env, args []string) error {
 				var version int64
 				if len(args) == 2 {
@@ -107,7 +111,11 @@ func getCommand() *command {
 					}
 					version = v
 				}
-				doc, err := e.get(ctx, *kind, args[0], version)
+				k, err := kind.of(ctx, e, args[0])
+				if err != nil {
+					return err
+				}
+				doc, err := e.get(ctx, k, args[0], version)
 				if err != nil {
 					return err
 				}

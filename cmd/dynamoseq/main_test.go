@@ -45,6 +45,7 @@ func TestCommand(t *testing.T) {
 	t.Run("single-table", func(t *testing.T) { testSingleTable(t, run, client) })
 	t.Run("latest", func(t *testing.T) { testLatest(t, run, client) })
 	t.Run("sortkey", func(t *testing.T) { testSortKey(t, run, client) })
+	t.Run("kind", func(t *testing.T) { testKindRule(t, run, client) })
 	t.Run("bench", func(t *testing.T) { testBench(t, run, client) })
 	t.Run("profile", func(t *testing.T) { testProfile(t, bin, endpoint, client) })
 	t.Run("environment", func(t *testing.T) { testEnvironment(t, bin, endpoint, client) })
@@ -102,12 +103,16 @@ func runBinary(t *testing.T, bin, endpoint string, env []string, args ...string)
 }
 
 // runInProcess runs a command line in the test's process, with the
-// credentials and Region of DynamoDB Local.
+// credentials and Region of DynamoDB Local, and without --endpoint-url an
+// endpoint on loopback where nothing listens: a command line that should
+// not reach DynamoDB never reaches AWS.
 func runInProcess(t *testing.T, args ...string) result {
 	t.Helper()
 	t.Setenv("AWS_ACCESS_KEY_ID", "dynamoseq")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "dynamoseq")
 	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:1")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), args, &stdout, &stderr)
 	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
@@ -157,7 +162,7 @@ func TestUsage(t *testing.T) {
 		{"advance", "orders", "ten", "--table", "Seq"},
 		{"create-table", "--table", "Seq"}, // no --kind
 		{"create-table", "--table", "Seq", "--kind", "counter", "--print", "terraform"},
-		{"next", "orders", "--table", "Seq", "--start", "-3"}, // the library refuses the option
+		{"next", "orders", "--table", "Seq", "--kind", "counter", "--start", "-3"}, // the library refuses the option
 	} {
 		r := run(t, args...)
 		assert.Equal(t, 2, r.code, "dynamoseq %q: exit status; stderr:\n%s", args, r.stderr)
@@ -201,10 +206,10 @@ func TestMessages(t *testing.T) {
 		{[]string{"next", "orders", "--table", "Seq", "--bogus"}, "unknown flag: --bogus\n"},
 		{[]string{"next", "orders", "--table", "Seq", "--kind", "x"}, `invalid argument "x" for "--kind" flag: want counter, sortkey, latest`},
 		{[]string{"next", "orders", "--table", "Seq", "--output", "yaml"}, `invalid argument "yaml" for "--output" flag: want text, json`},
-		{[]string{"next", "orders", "--table", "Seq", "--start", "-3"}, "invalid argument: --start is -3, want at least 1"},
-		{[]string{"next", "orders", "--table", "Seq", "--start", "9", "--max-value", "5"}, "--max-value 5 is below --start 9"},
+		{[]string{"next", "orders", "--table", "Seq", "--kind", "counter", "--start", "-3"}, "invalid argument: --start is -3, want at least 1"},
+		{[]string{"next", "orders", "--table", "Seq", "--kind", "counter", "--start", "9", "--max-value", "5"}, "--max-value 5 is below --start 9"},
 		{[]string{"bench", "--table", "Seq", "--kind", "block", "--refill-threshold", "2"}, "--refill-threshold is 2"},
-		{[]string{"next", "orders", "--table", "Seq", "--regions", "a,b"}, "--regions is read only with --global-table mrec; --global-table is none"},
+		{[]string{"next", "orders", "--table", "Seq", "--kind", "counter", "--regions", "a,b"}, "--regions is read only with --global-table mrec; --global-table is none"},
 	} {
 		r := run(t, tc.args...)
 		assert.Equal(t, 2, r.code, "dynamoseq %q", tc.args)
@@ -262,8 +267,9 @@ func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, `table "no_such_table", sequence "orders"`)
 
-	// The versions of a document on a counter table: the advice names flags.
-	r = run(t, "versions", "orders", "--table", table)
+	// The versions of a document in the sortkey layout on a counter table:
+	// the advice names flags.
+	r = run(t, "versions", "orders", "--table", table, "--kind", "latest")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "pass --layout partitionkey")
 	assert.Contains(t, r.stderr, "'dynamoseq check --table "+table+" --kind counter|block|sortkey|latest'")
@@ -352,6 +358,43 @@ func testSortKey(t *testing.T, run runFunc, client *dynamodb.Client) {
 	assert.Contains(t, r.stderr, `no counters in table "`+table+`": none of its 2 items has a Number attribute "value"; its key, pk (S, HASH), sk (S, RANGE), is that of a SortKey or Latest table`)
 	r = run(t, "list", "--table", table, "--prefix", "zzz")
 	assert.Contains(t, r.stderr, `no counters in table "`+table+`" whose name starts with "zzz"`)
+}
+
+// testKindRule leaves --kind out: every command reads it from the table.
+func testKindRule(t *testing.T, run runFunc, client *dynamodb.Client) {
+	counters, docs, items, pkDocs := newTable(t, client), newTable(t, client), newTable(t, client), newTable(t, client)
+	run(t, "create-table", "--kind", "counter", "--table", counters).ok(t)
+	run(t, "create-table", "--kind", "latest", "--table", docs).ok(t)
+	run(t, "create-table", "--kind", "sortkey", "--table", items).ok(t)
+	run(t, "create-table", "--kind", "latest", "--layout", "partitionkey", "--table", pkDocs).ok(t)
+
+	// A table with a partition key only: counters, or documents with a
+	// 'latest' item in the partitionkey layout.
+	assert.Equal(t, "1\n", run(t, "next", "orders", "--table", counters).ok(t))
+	assert.Equal(t, "1\n", run(t, "current", "orders", "--table", counters).ok(t))
+	assert.Contains(t, run(t, "check", "--table", counters).ok(t), "ok       kind: counter, read from the table's key (a partition key only)")
+	run(t, "next", "doc1", "--table", pkDocs, "--kind", "latest", "--layout", "partitionkey").ok(t)
+	assert.Equal(t, "2\n", run(t, "next", "doc1", "--table", pkDocs).ok(t), "doc1 has a 'latest' item")
+	assert.Equal(t, "2\t{}\n1\t{}\n", run(t, "versions", "doc1", "--table", pkDocs).ok(t))
+	assert.Equal(t, "1\t{}\n", run(t, "get", "doc1", "1", "--table", pkDocs).ok(t))
+	assert.Equal(t, "1\n", run(t, "next", "doc2", "--table", pkDocs, "--layout", "partitionkey").ok(t))
+	assert.Equal(t, "1\n", run(t, "current", "doc2", "--table", pkDocs).ok(t))
+
+	// A table with a sort key: SortKey sequences, or documents with a
+	// 'latest' item at sort key 0.
+	assert.Equal(t, "1\n2\n", run(t, "next", "tickets", "-n", "2", "--table", items).ok(t))
+	assert.Equal(t, "2\n", run(t, "current", "tickets", "--table", items).ok(t))
+	assert.Equal(t, "1\t{}\n", run(t, "get", "tickets", "1", "--table", items).ok(t))
+	assert.Contains(t, run(t, "check", "--table", items).ok(t), "ok       kind: sortkey, read from the table's key (a sort key)")
+	run(t, "next", "doc1", "--table", docs, "--kind", "latest").ok(t)
+	assert.Equal(t, "2\n", run(t, "next", "doc1", "--table", docs).ok(t))
+	assert.Equal(t, "2\n", run(t, "current", "doc1", "--table", docs).ok(t))
+	assert.Equal(t, "2\t{}\n1\t{}\n", run(t, "versions", "doc1", "--table", docs).ok(t))
+
+	r := run(t, "current", "orders", "--table", "no_such_table")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `table "no_such_table", sequence "orders": table not found`)
+	assert.Contains(t, run(t, "next", "--help").ok(t), "Without --kind, the kind is read from the table")
 }
 
 // testProfile takes the credentials and the Region from a named profile of

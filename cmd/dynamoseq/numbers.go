@@ -37,16 +37,20 @@ func nextCommand() *command {
 		summary:  "Take the next numbers of a sequence",
 		doc: "As the library hands them out: with --kind counter, Counter.NextN, one\n" +
 			"UpdateItem for all -n numbers; with sortkey or latest, one Next (an empty\n" +
-			"item) per number.\n",
+			"item) per number.\n" + kindRule,
 		minArgs: 1, maxArgs: 1,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
-			kind := kindFlag(fs, kindCounter, kindCounter, kindSortKey, kindLatest)
+			kind := defineKind(fs, kindCounter, kindSortKey, kindLatest)
 			n := fs.Int64P("count", "n", 1, "how many numbers to take")
 			return func(ctx context.Context, e *env, args []string) error {
 				if *n < 1 || *n > maxNext {
 					return usageErrorf("-n is %d, want 1 to %d", *n, maxNext)
 				}
-				got, err := e.next(ctx, *kind, args[0], *n)
+				k, err := kind.of(ctx, e, args[0])
+				if err != nil {
+					return err
+				}
+				got, err := e.next(ctx, k, args[0], *n)
 				if len(got) == 0 {
 					return err
 				}
@@ -110,12 +114,16 @@ func currentCommand() *command {
 		summary:  "Print the last number of a sequence",
 		doc: "One strongly consistent read: Counter.Current, SortKey.Last, or the\n" +
 			"version of Latest's 'latest' item. Exit status 1 when the sequence was never\n" +
-			"used.\n",
+			"used.\n" + kindRule,
 		minArgs: 1, maxArgs: 1,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
-			kind := kindFlag(fs, kindCounter, kindCounter, kindSortKey, kindLatest)
+			kind := defineKind(fs, kindCounter, kindSortKey, kindLatest)
 			return func(ctx context.Context, e *env, args []string) error {
-				v, err := e.current(ctx, *kind, args[0])
+				k, err := kind.of(ctx, e, args[0])
+				if err != nil {
+					return err
+				}
+				v, err := e.current(ctx, k, args[0])
 				if err != nil {
 					return err
 				}

@@ -135,6 +135,21 @@ func (s *settings) options(o *dynamoseq.Options) {
 	}
 }
 
+// latestKeys copies into o only the flags that say where a Latest's items
+// are, for reading a document's 'latest' item whatever strategy the other
+// flags are meant for.
+func (s *settings) latestKeys(o *dynamoseq.Options) {
+	o.PartitionKey = s.partitionKey
+	o.SortKey = s.sortKey
+	o.SortKeyType = types.ScalarAttributeType(s.sortKeyType)
+	o.SortKeyWidth = s.sortKeyWidth
+	o.KeyPrefix = s.keyPrefix
+	o.Layout, _ = s.parseLayout() // checked by validate
+	o.VersionAttribute = s.versionAttribute
+	o.VersionKeyFormat = s.versionKeyFormat
+	o.LatestKeyFormat = s.latestKeyFormat
+}
+
 // usageError is a mistake in the command line: exit status 2.
 type usageError struct{ msg string }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/spf13/pflag"
@@ -33,15 +34,20 @@ func versionsCommand() *command {
 			kind := defineKind(fs, kindLatest, kindSortKey)
 			pageSize := fs.Int("page-size", 100, "versions read per request, 1 to 1000")
 			limit := fs.Int("max-items", 0, "stop after this many versions (default: all)")
+			period := definePeriod(fs)
 			return func(ctx context.Context, e *env, args []string) error {
 				if *pageSize < 1 || *pageSize > 1000 {
 					return usageErrorf("--page-size is %d, want 1 to 1000", *pageSize)
 				}
-				k, err := kind.of(ctx, e, args[0])
+				name, err := period.sequence(args[0], time.Now())
 				if err != nil {
 					return err
 				}
-				docs, err := e.versions(ctx, k, args[0], *pageSize, *limit)
+				k, err := kind.of(ctx, e, name)
+				if err != nil {
+					return err
+				}
+				docs, err := e.versions(ctx, k, name, *pageSize, *limit)
 				if err != nil {
 					return err
 				}
@@ -102,6 +108,7 @@ func getCommand() *command {
 		minArgs: 1, maxArgs: 2,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := defineKind(fs, kindLatest, kindSortKey)
+			period := definePeriod(fs)
 			return func(ctx context.Context, e *env, args []string) error {
 				var version int64
 				if len(args) == 2 {
@@ -111,11 +118,15 @@ func getCommand() *command {
 					}
 					version = v
 				}
-				k, err := kind.of(ctx, e, args[0])
+				name, err := period.sequence(args[0], time.Now())
 				if err != nil {
 					return err
 				}
-				doc, err := e.get(ctx, k, args[0], version)
+				k, err := kind.of(ctx, e, name)
+				if err != nil {
+					return err
+				}
+				doc, err := e.get(ctx, k, name, version)
 				if err != nil {
 					return err
 				}

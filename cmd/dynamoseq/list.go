@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -26,17 +28,25 @@ func listCommand() *command {
 		summary:  "List the counters of a table and their values",
 		doc: "It is a paginated Scan of the whole table: it costs read units for every\n" +
 			"item, whatever --prefix leaves out, and says so on stderr. Items whose value\n" +
-			"attribute is not a Number are not counters and are left out.\n",
+			"attribute is not a Number are not counters and are left out. With --period,\n" +
+			"only the counters an IDMinter keeps for that period (names ending in\n" +
+			"#20261122 with --period day).\n",
 		minArgs: 0, maxArgs: 0,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			prefix := fs.String("prefix", "", "only the sequences whose name starts with this")
+			period := definePeriod(fs)
 			return func(ctx context.Context, e *env, _ []string) error {
+				suffix, err := period.suffix(time.Now())
+				if err != nil {
+					return err
+				}
 				found, scanned, err := e.scanCounters(ctx, *prefix)
 				if err != nil {
 					return e.fail("list", *prefix, err)
 				}
+				found = slices.DeleteFunc(found, func(l listed) bool { return !strings.HasSuffix(l.Sequence, suffix) })
 				if len(found) == 0 {
-					e.note("%s", e.noCounters(ctx, *prefix, scanned))
+					e.note("%s", e.noCounters(ctx, *prefix, suffix, scanned))
 				}
 				var text strings.Builder
 				for _, l := range found {
@@ -106,13 +116,17 @@ func (e *env) scanCounters(ctx context.Context, prefix string) ([]listed, int, e
 // noCounters says that list found no counters among the scanned items,
 // and what the table seems to hold instead, from its key schema (one
 // DescribeTable; without it, the remark names no key).
-func (e *env) noCounters(ctx context.Context, prefix string, scanned int) string {
+func (e *env) noCounters(ctx context.Context, prefix, suffix string, scanned int) string {
 	valueName := or(e.valueAttribute, "value")
 	switch {
 	case scanned == 0:
 		return fmt.Sprintf("no counters: table %q is empty", e.table)
+	case prefix != "" && suffix != "":
+		return fmt.Sprintf("no counters in table %q whose name starts with %q and ends with %q", e.table, prefix, suffix)
 	case prefix != "":
 		return fmt.Sprintf("no counters in table %q whose name starts with %q", e.table, prefix)
+	case suffix != "":
+		return fmt.Sprintf("no counters in table %q whose name ends with %q", e.table, suffix)
 	}
 	msg := fmt.Sprintf("no counters in table %q: none of its %s has a Number attribute %q", e.table, plural(scanned, "item"), valueName)
 	client, err := e.client(ctx)

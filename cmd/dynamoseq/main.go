@@ -25,6 +25,7 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+	_ "time/tzdata" // --location on a machine without a zoneinfo database
 
 	"github.com/spf13/pflag"
 

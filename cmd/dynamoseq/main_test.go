@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dynamoseq/dynamoseq"
 	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 	"github.com/dynamoseq/dynamoseq/internal/dbtest"
 )
@@ -46,6 +47,7 @@ func TestCommand(t *testing.T) {
 	t.Run("latest", func(t *testing.T) { testLatest(t, run, client) })
 	t.Run("sortkey", func(t *testing.T) { testSortKey(t, run, client) })
 	t.Run("kind", func(t *testing.T) { testKindRule(t, run, client) })
+	t.Run("period", func(t *testing.T) { testPeriod(t, run, client) })
 	t.Run("bench", func(t *testing.T) { testBench(t, run, client) })
 	t.Run("profile", func(t *testing.T) { testProfile(t, bin, endpoint, client) })
 	t.Run("environment", func(t *testing.T) { testEnvironment(t, bin, endpoint, client) })
@@ -395,6 +397,63 @@ func testKindRule(t *testing.T, run runFunc, client *dynamodb.Client) {
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, `table "no_such_table", sequence "orders": table not found`)
 	assert.Contains(t, run(t, "next", "--help").ok(t), "Without --kind, the kind is read from the table")
+}
+
+// testPeriod reads and moves the counters an IDMinter keeps per period
+// with --period, without writing their names.
+func testPeriod(t *testing.T, run runFunc, client *dynamodb.Client) {
+	table := newTable(t, client)
+	run(t, "create-table", "--kind", "counter", "--table", table).ok(t)
+	ctx := context.Background()
+	counter, err := dynamoseq.NewCounter(client, table)
+	require.NoError(t, err)
+	mint := func(at time.Time, loc *time.Location, period dynamoseq.Period) string {
+		t.Helper()
+		m, err := dynamoseq.NewIDMinter(counter, dynamoseq.Format{Prefix: "ORD", DateLayout: "060102", Separator: "-", Width: 6}, period,
+			func(o *dynamoseq.Options) { o.Now, o.Location = func() time.Time { return at }, loc })
+		require.NoError(t, err)
+		id, err := m.Next(ctx, "orders")
+		require.NoError(t, err)
+		return id
+	}
+	nov22 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	assert.Equal(t, "ORD-261122-000001", mint(nov22, time.UTC, dynamoseq.Daily))
+	assert.Equal(t, "ORD-261122-000002", mint(nov22, time.UTC, dynamoseq.Daily))
+
+	day := []string{"--table", table, "--period", "day", "--date", "2026-11-22"}
+	assert.Equal(t, "2\n", run(t, append([]string{"current", "orders"}, day...)...).ok(t))
+	got := jsonOf[numbers](t, run(t, append([]string{"next", "orders", "--output", "json"}, day...)...))
+	assert.Equal(t, numbers{Table: table, Sequence: "orders#20261122", Numbers: []int64{3}}, got)
+	assert.Equal(t, "ORD-261122-000004", mint(nov22, time.UTC, dynamoseq.Daily), "the command took the IDMinter's number 3")
+	assert.Equal(t, "100\n", run(t, append([]string{"advance", "orders", "100"}, day...)...).ok(t))
+	assert.Equal(t, "ORD-261122-000101", mint(nov22, time.UTC, dynamoseq.Daily))
+
+	// The same instant is 21 November in Los Angeles.
+	la, err := time.LoadLocation("America/Los_Angeles")
+	require.NoError(t, err)
+	assert.Equal(t, "ORD-261121-000001", mint(nov22, la, dynamoseq.Daily))
+	assert.Equal(t, "1\n", run(t, "current", "orders", "--table", table, "--period", "day", "--date", "2026-11-21", "--location", "America/Los_Angeles").ok(t))
+	assert.Equal(t, "ORD-261122-000001", mint(nov22, time.UTC, dynamoseq.Monthly))
+	assert.Equal(t, "1\n", run(t, "current", "orders", "--table", table, "--period", "month", "--date", "2026-11").ok(t))
+	assert.Equal(t, "1\n", run(t, "next", "orders", "--table", table, "--period", "year", "--date", "2026").ok(t))
+
+	// Without --date, the period of now.
+	before := "orders#" + time.Now().UTC().Format("20060102")
+	got = jsonOf[numbers](t, run(t, "next", "orders", "--table", table, "--period", "day", "--output", "json"))
+	after := "orders#" + time.Now().UTC().Format("20060102")
+	assert.Contains(t, []string{before, after}, got.Sequence)
+
+	assert.Equal(t, "orders#20261122\t101\n", run(t, "list", "--table", table, "--period", "day", "--date", "2026-11-22").ok(t))
+	assert.Equal(t, "orders#2026\t1\n", run(t, "list", "--table", table, "--period", "year", "--date", "2026-05-01").ok(t))
+	for _, args := range [][]string{
+		{"current", "orders", "--table", table, "--date", "2026-11-22"},
+		{"current", "orders", "--table", table, "--period", "day", "--date", "2026-11"},
+		{"current", "orders", "--table", table, "--period", "week"},
+		{"current", "orders", "--table", table, "--period", "day", "--location", "Mars/Olympus_Mons"},
+	} {
+		r := run(t, args...)
+		assert.Equal(t, 2, r.code, "dynamoseq %q: %s", args, r.stderr)
+	}
 }
 
 // testProfile takes the credentials and the Region from a named profile of

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/spf13/pflag"
@@ -42,15 +43,20 @@ func nextCommand() *command {
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := defineKind(fs, kindCounter, kindSortKey, kindLatest)
 			n := fs.Int64P("count", "n", 1, "how many numbers to take")
+			period := definePeriod(fs)
 			return func(ctx context.Context, e *env, args []string) error {
 				if *n < 1 || *n > maxNext {
 					return usageErrorf("-n is %d, want 1 to %d", *n, maxNext)
 				}
-				k, err := kind.of(ctx, e, args[0])
+				name, err := period.sequence(args[0], time.Now())
 				if err != nil {
 					return err
 				}
-				got, err := e.next(ctx, k, args[0], *n)
+				k, err := kind.of(ctx, e, name)
+				if err != nil {
+					return err
+				}
+				got, err := e.next(ctx, k, name, *n)
 				if len(got) == 0 {
 					return err
 				}
@@ -60,7 +66,7 @@ func nextCommand() *command {
 				for _, v := range got {
 					fmt.Fprintln(&text, v)
 				}
-				if perr := e.print(text.String(), numbers{Table: e.table, Sequence: args[0], Numbers: got}); perr != nil {
+				if perr := e.print(text.String(), numbers{Table: e.table, Sequence: name, Numbers: got}); perr != nil {
 					return perr
 				}
 				return err
@@ -118,16 +124,21 @@ func currentCommand() *command {
 		minArgs: 1, maxArgs: 1,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := defineKind(fs, kindCounter, kindSortKey, kindLatest)
+			period := definePeriod(fs)
 			return func(ctx context.Context, e *env, args []string) error {
-				k, err := kind.of(ctx, e, args[0])
+				name, err := period.sequence(args[0], time.Now())
 				if err != nil {
 					return err
 				}
-				v, err := e.current(ctx, k, args[0])
+				k, err := kind.of(ctx, e, name)
 				if err != nil {
 					return err
 				}
-				return e.print(fmt.Sprintln(v), value{Table: e.table, Sequence: args[0], Value: v})
+				v, err := e.current(ctx, k, name)
+				if err != nil {
+					return err
+				}
+				return e.print(fmt.Sprintln(v), value{Table: e.table, Sequence: name, Value: v})
 			}
 		},
 	}
@@ -166,11 +177,15 @@ func advanceCommand() *command {
 			"it says so on stderr and leaves it.\n",
 		minArgs: 2, maxArgs: 2,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
+			period := definePeriod(fs)
 			return func(ctx context.Context, e *env, args []string) error {
-				name := args[0]
 				to, err := strconv.ParseInt(args[1], 10, 64)
 				if err != nil || to < 1 {
 					return usageErrorf("TO is %q, want a positive whole number", args[1])
+				}
+				name, err := period.sequence(args[0], time.Now())
+				if err != nil {
+					return err
 				}
 				c, err := e.newCounter(ctx)
 				if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -48,8 +49,12 @@ func versionsCommand() *command {
 					return err
 				}
 				docs, err := e.versions(ctx, k, name, *pageSize, *limit)
+				if err == nil && len(docs) == 0 {
+					op := map[string]string{kindLatest: "Latest.Versions", kindSortKey: "SortKey.Items"}[k]
+					err = e.fail(op, name, dynamoseq.ErrNotFound)
+				}
 				if err != nil {
-					return err
+					return e.notFound(ctx, k, args[0], name, err)
 				}
 				return e.print(documentsText(docs), docs)
 			}
@@ -128,12 +133,26 @@ func getCommand() *command {
 				}
 				doc, err := e.get(ctx, k, name, version)
 				if err != nil {
-					return err
+					return e.noVersion(ctx, k, args[0], name, version, err)
 				}
 				return e.print(documentsText([]document{doc}), doc)
 			}
 		},
 	}
+}
+
+// noVersion adds hints to err when version (0 for the last one) of the
+// document or sequence name was not found: its last version when it has
+// one (one more read), or the closest names.
+func (e *env) noVersion(ctx context.Context, kind, typed, name string, version int64, err error) error {
+	if version == 0 || !errors.Is(err, dynamoseq.ErrNotFound) {
+		return e.notFound(ctx, kind, typed, name, err)
+	}
+	last, lerr := e.current(ctx, kind, name)
+	if lerr != nil {
+		return e.notFound(ctx, kind, typed, name, err)
+	}
+	return &hinted{err: err, hints: []string{fmt.Sprintf("%q has versions up to %d", name, last)}}
 }
 
 // get reads version of the document name, or its latest version when

@@ -66,11 +66,35 @@ func (e *env) scanCounters(ctx context.Context, prefix string) ([]listed, int, e
 	if err != nil {
 		return nil, 0, err
 	}
-	pkName, valueName := or(e.partitionKey, "pk"), or(e.valueAttribute, "value")
+	found := []listed{}
+	pages, scanned := 0, 0
+	for p := dynamodb.NewScanPaginator(client, e.counterScan(prefix)); p.HasMorePages(); {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, 0, err
+		}
+		pages++
+		scanned += int(out.ScannedCount)
+		for _, item := range out.Items {
+			if l, ok := e.counterOf(item); ok {
+				found = append(found, l)
+			}
+		}
+	}
+	e.note("list read the whole table %q with a paginated Scan: %s in %s", e.table, plural(scanned, "item"), plural(pages, "page"))
+	sort.Slice(found, func(i, j int) bool { return found[i].Sequence < found[j].Sequence })
+	return found, scanned, nil
+}
+
+// counterScan is a Scan of the counters whose name starts with prefix: the
+// items whose partition key starts with the key prefix and prefix and whose
+// value attribute is a Number (at the counter sort key value, when there is
+// one), projected to those two attributes.
+func (e *env) counterScan(prefix string) *dynamodb.ScanInput {
 	in := &dynamodb.ScanInput{
 		TableName:                aws.String(e.table),
 		ProjectionExpression:     aws.String("#pk, #v"),
-		ExpressionAttributeNames: map[string]string{"#pk": pkName, "#v": valueName},
+		ExpressionAttributeNames: map[string]string{"#pk": or(e.partitionKey, "pk"), "#v": or(e.valueAttribute, "value")},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":n": &types.AttributeValueMemberS{Value: "N"},
 		},
@@ -86,31 +110,21 @@ func (e *env) scanCounters(ctx context.Context, prefix string) ([]listed, int, e
 		in.ExpressionAttributeValues[":sk"] = &types.AttributeValueMemberS{Value: e.counterSortKey}
 	}
 	in.FilterExpression = aws.String(strings.Join(filters, " AND "))
-	found := []listed{}
-	pages, scanned := 0, 0
-	for p := dynamodb.NewScanPaginator(client, in); p.HasMorePages(); {
-		out, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, 0, err
-		}
-		pages++
-		scanned += int(out.ScannedCount)
-		for _, item := range out.Items {
-			pk, _ := item[pkName].(*types.AttributeValueMemberS)
-			v, _ := item[valueName].(*types.AttributeValueMemberN)
-			if pk == nil || v == nil {
-				continue
-			}
-			n, err := strconv.ParseInt(v.Value, 10, 64)
-			if err != nil {
-				continue // not a counter the library wrote
-			}
-			found = append(found, listed{Sequence: strings.TrimPrefix(pk.Value, e.keyPrefix), Value: n})
-		}
+	return in
+}
+
+// counterOf reads an item of counterScan's answer.
+func (e *env) counterOf(item map[string]types.AttributeValue) (listed, bool) {
+	pk, _ := item[or(e.partitionKey, "pk")].(*types.AttributeValueMemberS)
+	v, _ := item[or(e.valueAttribute, "value")].(*types.AttributeValueMemberN)
+	if pk == nil || v == nil {
+		return listed{}, false
 	}
-	e.note("list read the whole table %q with a paginated Scan: %s in %s", e.table, plural(scanned, "item"), plural(pages, "page"))
-	sort.Slice(found, func(i, j int) bool { return found[i].Sequence < found[j].Sequence })
-	return found, scanned, nil
+	n, err := strconv.ParseInt(v.Value, 10, 64)
+	if err != nil {
+		return listed{}, false // not a counter the library wrote
+	}
+	return listed{Sequence: strings.TrimPrefix(pk.Value, e.keyPrefix), Value: n}, true
 }
 
 // noCounters says that list found no counters among the scanned items,

@@ -48,6 +48,7 @@ func TestCommand(t *testing.T) {
 	t.Run("sortkey", func(t *testing.T) { testSortKey(t, run, client) })
 	t.Run("kind", func(t *testing.T) { testKindRule(t, run, client) })
 	t.Run("period", func(t *testing.T) { testPeriod(t, run, client) })
+	t.Run("typos", func(t *testing.T) { testTypos(t, run, client) })
 	t.Run("bench", func(t *testing.T) { testBench(t, run, client) })
 	t.Run("profile", func(t *testing.T) { testProfile(t, bin, endpoint, client) })
 	t.Run("environment", func(t *testing.T) { testEnvironment(t, bin, endpoint, client) })
@@ -454,6 +455,64 @@ func testPeriod(t *testing.T, run runFunc, client *dynamodb.Client) {
 		r := run(t, args...)
 		assert.Equal(t, 2, r.code, "dynamoseq %q: %s", args, r.stderr)
 	}
+}
+
+// testTypos mistypes names: the command says what it did not find, names
+// the closest names and the period form, and creates nothing.
+func testTypos(t *testing.T, run runFunc, client *dynamodb.Client) {
+	counters, docs := newTable(t, client), newTable(t, client)
+	run(t, "create-table", "--kind", "counter", "--table", counters).ok(t)
+	run(t, "create-table", "--kind", "latest", "--table", docs).ok(t)
+	for _, args := range [][]string{
+		{"orders"}, {"invoices"}, {"Orders-EU"},
+		{"orders", "--period", "day", "--date", "2026-11-21"},
+		{"orders", "--period", "day", "--date", "2026-11-22"},
+		{"tickets", "--period", "month", "--date", "2026-11"},
+	} {
+		run(t, append([]string{"next", "--table", counters}, args...)...).ok(t)
+	}
+	failed := func(args ...string) string {
+		t.Helper()
+		r := run(t, args...)
+		require.Equal(t, 1, r.code, "dynamoseq %q: stdout %q", args, r.stdout)
+		return r.stderr
+	}
+
+	stderr := failed("current", "ordres", "--table", counters)
+	assert.Contains(t, stderr, `dynamoseq: Counter.Current: table "`+counters+`", sequence "ordres": not found`+"\n")
+	assert.Contains(t, stderr, "dynamoseq: the closest of the table's 6 names: orders\n")
+	assert.Contains(t, failed("current", "orders-eu", "--table", counters), "the closest of the table's 6 names: Orders-EU, orders\n")
+	stderr = failed("current", "orders#20261123", "--table", counters)
+	assert.Contains(t, stderr, `"orders#20261123" is how an IDMinter names the counter of "orders" for the day 2026-11-23: --period day --date 2026-11-23 writes it`)
+	assert.Contains(t, stderr, "the closest of the table's 6 names: orders#20261121, orders#20261122\n")
+	stderr = failed("current", "tickets", "--table", counters)
+	assert.Contains(t, stderr, `"tickets" is counted per period (tickets#202611): pass --period month, and --date for another month than the current one`)
+	stderr = failed("current", "orders", "--period", "day", "--date", "2026-11-23", "--table", counters)
+	assert.Contains(t, stderr, `sequence "orders#20261123": not found`)
+	assert.NotContains(t, stderr, "is how an IDMinter names", "--period wrote the name")
+	stderr = failed("current", "zzz", "--table", counters)
+	assert.Contains(t, stderr, `none of the table's 6 names is close to "zzz"`)
+
+	// advance creates nothing by mistake.
+	stderr = failed("advance", "ordres", "500", "--table", counters)
+	assert.Contains(t, stderr, `dynamoseq: advance: table "`+counters+`", sequence "ordres": not found: advance moves only a counter that exists; --create starts it at 500`)
+	assert.Contains(t, stderr, "the closest of the table's 6 names: orders\n")
+	failed("current", "ordres", "--table", counters)
+	assert.Equal(t, "500\n", run(t, "advance", "fresh", "500", "--create", "--table", counters).ok(t))
+	assert.Equal(t, "501\n", run(t, "next", "fresh", "--table", counters).ok(t))
+
+	// Documents: a mistyped name, a version past the last.
+	run(t, "next", "doc1", "-n", "3", "--kind", "latest", "--table", docs).ok(t)
+	stderr = failed("get", "doc", "--table", docs)
+	assert.Contains(t, stderr, `sequence "doc": not found`)
+	assert.Contains(t, stderr, "the closest of the table's 1 name: doc1\n")
+	stderr = failed("versions", "Doc1", "--table", docs)
+	assert.Contains(t, stderr, `dynamoseq: SortKey.Items: table "`+docs+`", sequence "Doc1": not found`)
+	assert.Contains(t, stderr, "the closest of the table's 1 name: doc1\n")
+	stderr = failed("get", "doc1", "9", "--table", docs)
+	assert.Contains(t, stderr, `dynamoseq: Latest.Get: table "`+docs+`", document "doc1": not found`+"\n"+`dynamoseq: "doc1" has versions up to 3`+"\n")
+	stderr = failed("current", "doc2", "--kind", "latest", "--table", docs)
+	assert.Contains(t, stderr, "the closest of the table's 1 name: doc1\n")
 }
 
 // testProfile takes the credentials and the Region from a named profile of

@@ -65,7 +65,8 @@ var goAdvice = strings.NewReplacer(
 
 // message is err as the command prints it: prefixed with the program's
 // name, with the library's Go options turned into the flags that set them,
-// and a pointer to check when the table does not fit the options.
+// its hints a line each, and a pointer to check when the table does not fit
+// the options.
 func message(err error) string {
 	msg := goAdvice.Replace(prefixed(err))
 	if errors.Is(err, dynamoseq.ErrInvalidArgument) {
@@ -77,6 +78,12 @@ func message(err error) string {
 			}
 			return m
 		})
+	}
+	var h *hinted
+	if errors.As(err, &h) {
+		for _, hint := range h.hints {
+			msg += "\ndynamoseq: " + hint
+		}
 	}
 	var de *dynamoseq.Error
 	if errors.Is(err, dynamoseq.ErrTableMismatch) && errors.As(err, &de) {

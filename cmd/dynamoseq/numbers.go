@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -136,7 +137,7 @@ func currentCommand() *command {
 				}
 				v, err := e.current(ctx, k, name)
 				if err != nil {
-					return err
+					return e.notFound(ctx, k, args[0], name, err)
 				}
 				return e.print(fmt.Sprintln(v), value{Table: e.table, Sequence: name, Value: v})
 			}
@@ -174,10 +175,13 @@ func advanceCommand() *command {
 		summary:  "Move a counter forward past TO",
 		doc: "Counter.AdvanceTo: one conditional UpdateItem, so that the next number is\n" +
 			"above TO. It never moves a counter back: when the counter is already past TO\n" +
-			"it says so on stderr and leaves it.\n",
+			"it says so on stderr and leaves it. It moves only a counter that exists\n" +
+			"(Counter.Current first, one strongly consistent GetItem), so that a mistyped\n" +
+			"NAME is not created: --create starts a new counter at TO.\n",
 		minArgs: 2, maxArgs: 2,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			period := definePeriod(fs)
+			create := fs.Bool("create", false, "start the counter at TO when it does not exist")
 			return func(ctx context.Context, e *env, args []string) error {
 				to, err := strconv.ParseInt(args[1], 10, 64)
 				if err != nil || to < 1 {
@@ -187,13 +191,9 @@ func advanceCommand() *command {
 				if err != nil {
 					return err
 				}
-				c, err := e.newCounter(ctx)
+				v, err := e.advance(ctx, name, to, *create)
 				if err != nil {
-					return err
-				}
-				v, err := c.AdvanceTo(ctx, name, to)
-				if err != nil {
-					return err
+					return e.notFound(ctx, kindCounter, args[0], name, err)
 				}
 				if v > to {
 					e.note("table %q, sequence %q: the counter is already at %d, past %d: not moved (advance only moves forward)", e.table, name, v, to)
@@ -202,4 +202,23 @@ func advanceCommand() *command {
 			}
 		},
 	}
+}
+
+// advance moves the counter name forward to to, and returns its value. It
+// refuses a counter that does not exist unless create.
+func (e *env) advance(ctx context.Context, name string, to int64, create bool) (int64, error) {
+	c, err := e.newCounter(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if !create {
+		_, err := c.Current(ctx, name)
+		if errors.Is(err, dynamoseq.ErrNotFound) {
+			return 0, e.fail("advance", name, fmt.Errorf("%w: advance moves only a counter that exists; --create starts it at %d", dynamoseq.ErrNotFound, to))
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	return c.AdvanceTo(ctx, name, to)
 }

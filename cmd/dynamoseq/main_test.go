@@ -225,8 +225,13 @@ func TestMessages(t *testing.T) {
 
 func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
 	table := newTable(t, client)
-	assert.Equal(t, "table "+table+" is ready: pk (S, HASH)\n", run(t, "create-table", "--table", table, "--kind", "counter").ok(t))
-	run(t, "create-table", "--table", table, "--kind", "counter").ok(t) // again: nothing to do
+	assert.Equal(t, "table "+table+" created: pk (S, HASH)\n", run(t, "create-table", "--table", table, "--kind", "counter").ok(t))
+	assert.Equal(t, "table "+table+" exists: pk (S, HASH); nothing changed\n", run(t, "create-table", "--table", table, "--kind", "counter").ok(t))
+	// TTL on the existing table: said, once.
+	assert.Equal(t, "table "+table+` exists: pk (S, HASH); changed: Time to Live enabled on "expires" (it was DISABLED)`+"\n",
+		run(t, "create-table", "--table", table, "--kind", "counter", "--ttl", "expires").ok(t))
+	got := jsonOf[created](t, run(t, "create-table", "--table", table, "--kind", "counter", "--ttl", "expires", "--output", "json"))
+	assert.Equal(t, created{Table: table, Key: "pk (S, HASH)", Changes: []string{}}, got)
 	r := run(t, "create-table", "--table", table, "--kind", "sortkey")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "does not match")
@@ -234,8 +239,8 @@ func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
 	// Flags before and after the positional arguments.
 	assert.Equal(t, "1\n", run(t, "--table", table, "next", "orders").ok(t))
 	assert.Equal(t, "2\n3\n4\n", run(t, "next", "orders", "-n", "3", "--table", table).ok(t))
-	got := jsonOf[numbers](t, run(t, "next", "--table", table, "orders", "--output", "json"))
-	assert.Equal(t, numbers{Table: table, Sequence: "orders", Numbers: []int64{5}}, got)
+	gotNumbers := jsonOf[numbers](t, run(t, "next", "--table", table, "orders", "--output", "json"))
+	assert.Equal(t, numbers{Table: table, Sequence: "orders", Numbers: []int64{5}}, gotNumbers)
 	assert.Equal(t, "5\n", run(t, "current", "orders", "--table", table).ok(t))
 
 	assert.Equal(t, "1000\n", run(t, "advance", "orders", "1000", "--table", table).ok(t))
@@ -284,7 +289,7 @@ func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
 func testSingleTable(t *testing.T, run runFunc, client *dynamodb.Client) {
 	table := newTable(t, client)
 	single := []string{"--table", table, "--counter-sort-key-value", "COUNTER", "--key-prefix", "SEQ#"}
-	assert.Equal(t, "table "+table+" is ready: pk (S, HASH), sk (S, RANGE)\n", run(t, append([]string{"create-table", "--kind", "counter"}, single...)...).ok(t))
+	assert.Equal(t, "table "+table+" created: pk (S, HASH), sk (S, RANGE)\n", run(t, append([]string{"create-table", "--kind", "counter"}, single...)...).ok(t))
 	assert.Contains(t, run(t, append([]string{"check"}, single...)...).ok(t), "as counter expects")
 	assert.Equal(t, "1\n", run(t, append([]string{"next", "orders"}, single...)...).ok(t))
 	// An item of the same partition that is not the counter.
@@ -296,7 +301,8 @@ func testSingleTable(t *testing.T, run runFunc, client *dynamodb.Client) {
 func testCheck(t *testing.T, run runFunc, client *dynamodb.Client) {
 	counters, docs := newTable(t, client), newTable(t, client)
 	run(t, "create-table", "--kind", "counter", "--table", counters).ok(t)
-	run(t, "create-table", "--kind", "latest", "--table", docs, "--ttl", "expires").ok(t)
+	assert.Equal(t, "table "+docs+` created: pk (S, HASH), sk (N, RANGE); Time to Live enabled on "expires"`+"\n",
+		run(t, "create-table", "--kind", "latest", "--table", docs, "--ttl", "expires").ok(t))
 
 	out := run(t, "check", "--table", counters).ok(t)
 	assert.Contains(t, out, "ok       key schema: pk (S, HASH), as counter expects")

@@ -310,16 +310,36 @@ func testCheck(t *testing.T, run runFunc, client *dynamodb.Client) {
 	rep := jsonOf[report](t, run(t, "check", "--table", docs, "--kind", "latest", "--ttl", "expires", "--output", "json"))
 	assert.True(t, rep.OK, "%+v", rep)
 
+	// Each problem with the flags that fix it.
 	r := run(t, "check", "--table", counters, "--kind", "sortkey")
 	assert.Equal(t, 1, r.code)
-	assert.Contains(t, r.stdout, "problem  key schema: pk (S, HASH), but sortkey with these options needs pk (S, HASH), sk (N, RANGE)")
+	assert.Contains(t, r.stdout, "problem  key schema: pk (S, HASH), but sortkey with these options needs pk (S, HASH), sk (N, RANGE)\n"+
+		"         fix: --kind counter (or --kind latest --layout partitionkey)\n")
 	r = run(t, "check", "--table", docs, "--kind", "latest", "--sort-key-type", "S", "--ttl", "gone")
 	assert.Equal(t, 1, r.code)
-	assert.Contains(t, r.stdout, "sk (S, RANGE)")
-	assert.Contains(t, r.stdout, `problem  ttl: ENABLED on "expires", but --ttl is "gone"`)
+	assert.Contains(t, r.stdout, "sk (S, RANGE)\n         fix: --sort-key-type N\n")
+	assert.Contains(t, r.stdout, `problem  ttl: ENABLED on "expires", but --ttl is "gone": old periods would never expire`+"\n         fix: --ttl expires\n")
+	r = run(t, "check", "--table", counters, "--ttl", "expires")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stdout, "fix: dynamoseq create-table --kind counter --ttl expires with the same flags (it enables TTL)\n")
+	run(t, "create-table", "--table", counters, "--kind", "counter", "--ttl", "expires").ok(t)
+	run(t, "check", "--table", counters, "--ttl", "expires").ok(t)
 	r = run(t, "check", "--table", "no_such_table")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stdout, "does not exist")
+	assert.Contains(t, r.stdout, "fix: dynamoseq create-table --kind counter|block|sortkey|latest with the same flags\n")
+
+	// A table of other key names and types: check reads its kind and says
+	// which flags describe it; with them, the check passes.
+	other := newTable(t, client)
+	run(t, "create-table", "--kind", "sortkey", "--table", other, "--partition-key", "id", "--sort-key", "n", "--sort-key-type", "S").ok(t)
+	r = run(t, "check", "--table", other)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stdout, "ok       kind: sortkey, read from the table's key (a sort key)")
+	assert.Contains(t, r.stdout, "fix: --partition-key id --sort-key n --sort-key-type S\n")
+	rep = jsonOf[report](t, run(t, "check", "--table", other, "--partition-key", "id", "--sort-key", "n", "--sort-key-type", "S", "--output", "json"))
+	assert.True(t, rep.OK, "%+v", rep)
+	assert.Equal(t, "sortkey", rep.Kind)
 
 	cf := run(t, "create-table", "--kind", "sortkey", "--table", "Tickets", "--print", "cloudformation", "--ttl", "expires").ok(t)
 	assert.Contains(t, cf, "Resources:\n  Tickets:\n    Type: AWS::DynamoDB::Table")

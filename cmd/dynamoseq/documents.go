@@ -29,7 +29,9 @@ func versionsCommand() *command {
 		summary:  "List the versions of a Latest document, or a SortKey sequence's items",
 		doc: "Newest first, each with its attributes: Latest.Versions, one strongly\n" +
 			"consistent Query per page of --page-size (with --layout partitionkey one\n" +
-			"GetItem per version); with --kind sortkey, SortKey.Items, one Query a page.\n" + kindRule,
+			"GetItem per version); with --kind sortkey, SortKey.Items, one Query a page.\n" +
+			"Exit status 1 when NAME has none, with the closest names on stderr (one Scan\n" +
+			"page of at most 1000 items).\n" + kindRule,
 		minArgs: 1, maxArgs: 1,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := defineKind(fs, kindLatest, kindSortKey)
@@ -105,11 +107,13 @@ func getCommand() *command {
 	return &command{
 		name:     "get",
 		synopsis: "NAME [VERSION]",
-		summary:  "Print a version of a Latest document, or with --kind sortkey a SortKey item",
+		summary:  "Print a version of a Latest document, or a SortKey item",
 		doc: "Latest.GetLatest, or Latest.Get with VERSION: one strongly consistent\n" +
 			"GetItem. With --kind sortkey, the item under number VERSION of a SortKey\n" +
 			"sequence (SortKey.Get), or under its last number (SortKey.Last first, a\n" +
-			"Query). Text output: the number, a tab, the attributes as JSON.\n" + kindRule,
+			"Query). Text output: the number, a tab, the attributes as JSON. Exit status\n" +
+			"1 when there is no such version, with the last one or the closest names on\n" +
+			"stderr.\n" + kindRule,
 		minArgs: 1, maxArgs: 2,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := defineKind(fs, kindLatest, kindSortKey)

@@ -11,9 +11,13 @@
 // --profile and --output text|json; flags before or after the positional
 // arguments; credentials and Region from the standard AWS chain
 // (environment, shared config and credentials files, the --profile named
-// there). Errors go to stderr, naming the table and the sequence. The exit
-// status is 0 on success, 1 on an error, 2 on a mistake in the command line.
-// Every subcommand takes --help.
+// there). The flags that describe the table can be set once in environment
+// variables: DYNAMOSEQ_TABLE, DYNAMOSEQ_PARTITION_KEY and so on, the
+// endpoint in AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL. Without --kind,
+// a command reads the strategy from the table's key. Errors go to stderr,
+// naming the table and the sequence, with the closest names when a name is
+// not found. The exit status is 0 on success, 1 on an error, 2 on a mistake
+// in the command line. Every subcommand takes --help.
 package main
 
 import (
@@ -174,8 +178,13 @@ Commands:
 		fmt.Fprintf(w, "  %-13s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, `
-Flags may come before or after the arguments. Credentials and Region come from
-the standard AWS chain (environment, shared config files, --profile).
+Flags may come before or after the arguments. Each flag that describes the
+table has an environment variable: DYNAMOSEQ_TABLE for --table,
+DYNAMOSEQ_PARTITION_KEY for --partition-key, and so on (a flag wins). The
+endpoint can be set in AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL.
+Credentials and Region come from the standard AWS chain (environment, shared
+config files, --profile). Without --kind, a command reads the strategy from
+the table's key ('dynamoseq next --help' says how).
 Exit status: 0 success, 1 error, 2 usage mistake.
 Run 'dynamoseq COMMAND --help' for a command's flags.
 `)

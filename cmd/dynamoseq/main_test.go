@@ -200,7 +200,7 @@ func TestMessages(t *testing.T) {
 	assert.Contains(t, bench, "  --kind counter|block|sortkey|latest\n")
 	assert.Contains(t, bench, "  --baseline[=false]\n")
 	assert.Contains(t, bench, "how long an adaptive range should last (default 10s)\n")
-	assert.Contains(t, run(t, "--help").ok(t), "or with --kind sortkey a SortKey item")
+	assert.Contains(t, run(t, "--help").ok(t), "Print a version of a Latest document, or a SortKey item")
 
 	for _, tc := range []struct {
 		args []string
@@ -280,7 +280,7 @@ func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
 	r = run(t, "versions", "orders", "--table", table, "--kind", "latest")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "pass --layout partitionkey")
-	assert.Contains(t, r.stderr, "'dynamoseq check --table "+table+" --kind counter|block|sortkey|latest'")
+	assert.Contains(t, r.stderr, "'dynamoseq check --table "+table+"', with the same flags, says which flags (or which --kind) fit the table")
 	assert.NotContains(t, r.stderr, "o.Layout")
 }
 

@@ -87,7 +87,7 @@ func message(err error) string {
 	}
 	var de *dynamoseq.Error
 	if errors.Is(err, dynamoseq.ErrTableMismatch) && errors.As(err, &de) {
-		msg += fmt.Sprintf("\ndynamoseq: is it a table of another --kind? 'dynamoseq check --table %s --kind counter|block|sortkey|latest' compares its key with what each needs", de.Table)
+		msg += fmt.Sprintf("\ndynamoseq: 'dynamoseq check --table %s', with the same flags, says which flags (or which --kind) fit the table", de.Table)
 	}
 	return msg
 }

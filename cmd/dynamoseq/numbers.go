@@ -121,7 +121,7 @@ func currentCommand() *command {
 		summary:  "Print the last number of a sequence",
 		doc: "One strongly consistent read: Counter.Current, SortKey.Last, or the\n" +
 			"version of Latest's 'latest' item. Exit status 1 when the sequence was never\n" +
-			"used.\n" + kindRule,
+			"used, with the closest names on stderr (one Scan page of at most 1000 items).\n" + kindRule,
 		minArgs: 1, maxArgs: 1,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := defineKind(fs, kindCounter, kindSortKey, kindLatest)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/spf13/pflag"
@@ -42,11 +41,7 @@ func versionsCommand() *command {
 				if *pageSize < 1 || *pageSize > 1000 {
 					return usageErrorf("--page-size is %d, want 1 to 1000", *pageSize)
 				}
-				name, err := period.sequence(args[0], time.Now())
-				if err != nil {
-					return err
-				}
-				k, err := kind.of(ctx, e, name)
+				name, k, err := e.target(ctx, args[0], period, kind)
 				if err != nil {
 					return err
 				}
@@ -127,11 +122,7 @@ func getCommand() *command {
 					}
 					version = v
 				}
-				name, err := period.sequence(args[0], time.Now())
-				if err != nil {
-					return err
-				}
-				k, err := kind.of(ctx, e, name)
+				name, k, err := e.target(ctx, args[0], period, kind)
 				if err != nil {
 					return err
 				}

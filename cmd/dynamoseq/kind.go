@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -97,6 +98,16 @@ func (k *kindFlag) fromTable(ctx context.Context, e *env, desc *types.TableDescr
 		}
 	}
 	return kindSortKey, nil
+}
+
+// target returns the sequence a command's NAME stands for, with --period,
+// and its kind, with --kind or from the table.
+func (e *env) target(ctx context.Context, name string, period *periodFlags, kind *kindFlag) (sequence, k string, err error) {
+	if sequence, err = period.sequence(name, time.Now()); err != nil {
+		return "", "", err
+	}
+	k, err = kind.of(ctx, e, sequence)
+	return sequence, k, err
 }
 
 // describe reads the table's description with one DescribeTable, for the

@@ -402,6 +402,7 @@ func testKindRule(t *testing.T, run runFunc, client *dynamodb.Client) {
 	assert.Equal(t, "1\n", run(t, "next", "orders", "--table", counters).ok(t))
 	assert.Equal(t, "1\n", run(t, "current", "orders", "--table", counters).ok(t))
 	assert.Contains(t, run(t, "check", "--table", counters).ok(t), "ok       kind: counter, read from the table's key (a partition key only)")
+	assert.Equal(t, "10\n", run(t, "next", "fresh", "--start", "10", "--table", counters).ok(t), "a counter's flag does not stop the look for a 'latest' item")
 	run(t, "next", "doc1", "--table", pkDocs, "--kind", "latest", "--layout", "partitionkey").ok(t)
 	assert.Equal(t, "2\n", run(t, "next", "doc1", "--table", pkDocs).ok(t), "doc1 has a 'latest' item")
 	assert.Equal(t, "2\t{}\n1\t{}\n", run(t, "versions", "doc1", "--table", pkDocs).ok(t))

@@ -49,11 +49,7 @@ func nextCommand() *command {
 				if *n < 1 || *n > maxNext {
 					return usageErrorf("-n is %d, want 1 to %d", *n, maxNext)
 				}
-				name, err := period.sequence(args[0], time.Now())
-				if err != nil {
-					return err
-				}
-				k, err := kind.of(ctx, e, name)
+				name, k, err := e.target(ctx, args[0], period, kind)
 				if err != nil {
 					return err
 				}
@@ -127,11 +123,7 @@ func currentCommand() *command {
 			kind := defineKind(fs, kindCounter, kindSortKey, kindLatest)
 			period := definePeriod(fs)
 			return func(ctx context.Context, e *env, args []string) error {
-				name, err := period.sequence(args[0], time.Now())
-				if err != nil {
-					return err
-				}
-				k, err := kind.of(ctx, e, name)
+				name, k, err := e.target(ctx, args[0], period, kind)
 				if err != nil {
 					return err
 				}

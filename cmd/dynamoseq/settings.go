@@ -117,20 +117,12 @@ func (s *settings) parseLayout() (dynamoseq.Layout, error) {
 
 // options copies the flags into the library's options.
 func (s *settings) options(o *dynamoseq.Options) {
-	o.PartitionKey = s.partitionKey
-	o.SortKey = s.sortKey
-	o.SortKeyType = types.ScalarAttributeType(s.sortKeyType)
-	o.SortKeyWidth = s.sortKeyWidth
+	s.latestKeys(o)
 	o.CounterSortKeyValue = s.counterSortKey
 	o.ValueAttribute = s.valueAttribute
-	o.KeyPrefix = s.keyPrefix
 	o.Start = s.start
 	o.Step = s.step
 	o.MaxValue = s.maxValue
-	o.Layout, _ = s.parseLayout() // checked by validate
-	o.VersionAttribute = s.versionAttribute
-	o.VersionKeyFormat = s.versionKeyFormat
-	o.LatestKeyFormat = s.latestKeyFormat
 	o.GlobalTable, _ = s.globalMode() // checked by validate
 	o.Regions = s.regionList()
 	if o.GlobalTable == dynamoseq.GlobalTableMREC {

@@ -1,58 +1,43 @@
 package main
 
 import (
-	"flag"
-	"strings"
+	"io"
+
+	"github.com/spf13/pflag"
 )
 
-// split sorts args into flags (with their values, in their order) and the
-// indexes of the positional arguments, the way the aws CLI reads a command
-// line: flags may come before or after positional arguments. A flag of fs
-// that takes a value and is written without "=" takes the next argument as
-// its value. Everything after "--" is positional. Unknown flags stay among
-// the flags, for flag.FlagSet.Parse to report.
-func split(fs *flag.FlagSet, args []string) (flags []string, positional []int) {
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		switch {
-		case arg == "--":
-			for j := i + 1; j < len(args); j++ {
-				positional = append(positional, j)
-			}
-			return flags, positional
-		case len(arg) < 2 || arg[0] != '-':
-			positional = append(positional, i)
+// The command line is read by pflag, as the aws CLI reads one: flags before
+// or after the positional arguments, "--table Seq" or "--table=Seq", "-n 3",
+// and "--" before positional arguments that start with a dash.
+
+// commandLine returns the positional arguments of args, the subcommand's
+// name first, and whether args ask for help (-h or --help). Every flag of
+// every subcommand is known here, so that a flag's value written before the
+// subcommand ("--kind sortkey next") is not taken for its name; values are
+// not checked, and unknown flags are let through: the subcommand's own
+// parse reports them.
+func commandLine(args []string) (positional []string, help bool) {
+	all := pflag.NewFlagSet("dynamoseq", pflag.ContinueOnError)
+	all.SetOutput(io.Discard)
+	all.ParseErrorsAllowlist.UnknownFlags = true
+	for _, c := range commands() {
+		fs, _ := c.flagSet(&env{})
+		all.AddFlagSet(fs)
+	}
+	var rest []string
+	for i, arg := range args {
+		if arg == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		if arg == "-h" || arg == "--help" {
+			help = true
 			continue
 		}
-		flags = append(flags, arg)
-		name := strings.TrimLeft(arg, "-")
-		if !strings.Contains(name, "=") && takesValue(fs, name) && i+1 < len(args) {
-			i++
-			flags = append(flags, args[i])
-		}
+		rest = append(rest, arg)
 	}
-	return flags, positional
-}
-
-// interspersed reorders args so that flag.FlagSet.Parse, which stops at the
-// first positional argument, sees every flag: "next orders --table Seq"
-// parses like "next --table Seq orders".
-func interspersed(fs *flag.FlagSet, args []string) []string {
-	flags, positional := split(fs, args)
-	out := append(flags, "--")
-	for _, i := range positional {
-		out = append(out, args[i])
-	}
-	return out
-}
-
-// takesValue reports whether the flag name is defined and needs a value,
-// that is, it is not a boolean flag.
-func takesValue(fs *flag.FlagSet, name string) bool {
-	f := fs.Lookup(name)
-	if f == nil {
-		return false
-	}
-	b, ok := f.Value.(interface{ IsBoolFlag() bool })
-	return !ok || !b.IsBoolFlag()
+	// An error (a flag without its value at the end) leaves the positional
+	// arguments read so far, which is all that is needed here.
+	_ = all.ParseAll(rest, func(*pflag.Flag, string) error { return nil })
+	return all.Args(), help
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"math"
 	"testing"
 	"time"
@@ -10,22 +9,24 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestInterspersed(t *testing.T) {
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	fs.String("table", "", "")
-	fs.Int("n", 1, "")
-	fs.Bool("v", false, "")
+func TestCommandLine(t *testing.T) {
 	for _, tc := range []struct {
 		args, want []string
+		help       bool
 	}{
-		{[]string{"orders", "--table", "Seq"}, []string{"--table", "Seq", "--", "orders"}},
-		{[]string{"--table=Seq", "orders", "-n", "3"}, []string{"--table=Seq", "-n", "3", "--", "orders"}},
-		{[]string{"orders", "-v", "10"}, []string{"-v", "--", "orders", "10"}},
-		{[]string{"-n", "3", "--", "-5"}, []string{"-n", "3", "--", "-5"}},
-		{[]string{"orders", "--bogus", "x"}, []string{"--bogus", "--", "orders", "x"}},
-		{[]string{"--table"}, []string{"--table", "--"}},
+		{[]string{"next", "orders", "--table", "Seq"}, []string{"next", "orders"}, false},
+		{[]string{"--table=Seq", "next", "orders", "-n", "3"}, []string{"next", "orders"}, false},
+		{[]string{"--kind", "sortkey", "next", "orders"}, []string{"next", "orders"}, false},
+		{[]string{"--baseline", "bench", "b"}, []string{"bench", "b"}, false},
+		{[]string{"advance", "orders", "--", "-5"}, []string{"advance", "orders", "-5"}, false},
+		{[]string{"next", "orders", "--bogus", "x"}, []string{"next", "orders"}, false}, // the subcommand refuses --bogus
+		{[]string{"next", "--help", "orders"}, []string{"next", "orders"}, true},
+		{[]string{"-h"}, []string{}, true},
+		{[]string{"next", "--table"}, []string{"next"}, false},
 	} {
-		assert.Equal(t, tc.want, interspersed(fs, tc.args), "interspersed(%q)", tc.args)
+		got, help := commandLine(tc.args)
+		assert.Equal(t, tc.want, got, "commandLine(%q)", tc.args)
+		assert.Equal(t, tc.help, help, "commandLine(%q): help", tc.args)
 	}
 }
 

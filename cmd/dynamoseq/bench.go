@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/spf13/pflag"
 
 	"github.com/dynamoseq/dynamoseq"
 )
@@ -55,13 +55,13 @@ func benchCommand() *command {
 			"benchmarks compare with (on sequence NAME-sdk), the two sides run in\n" +
 			"alternating rounds of about 1s, after an uncounted warm-up of both, so that\n" +
 			"they share the machine's load. It writes to the table: give it a sequence\n" +
-			"of its own.\n",
+			"of its own.\n" + kindRule,
 		minArgs: 0, maxArgs: 1,
-		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			var o benchOptions
-			kind := kindFlag(fs, kindCounter, kindCounter, kindBlock, kindSortKey, kindLatest)
-			fs.IntVar(&o.concurrency, "c", 16, "goroutines minting at once")
-			fs.DurationVar(&o.duration, "d", 30*time.Second, "how long each side (library, raw SDK) is measured")
+			kind := defineKind(fs, kindCounter, kindBlock, kindSortKey, kindLatest)
+			fs.IntVarP(&o.concurrency, "concurrency", "c", 16, "goroutines minting at once")
+			fs.DurationVarP(&o.duration, "duration", "d", 30*time.Second, "how long each side (library, raw SDK) is measured")
 			fs.Int64Var(&o.size, "size", 1000, "the range size of a Block")
 			fs.BoolVar(&o.baseline, "baseline", true, "also run the raw SDK call")
 			t := &o.tuning
@@ -78,7 +78,11 @@ func benchCommand() *command {
 				if o.concurrency < 1 || o.duration <= 0 {
 					return usageErrorf("-c %d -d %v: want at least one goroutine and a positive duration", o.concurrency, o.duration)
 				}
-				o.kind = *kind
+				k, err := kind.of(ctx, e, "")
+				if err != nil {
+					return err
+				}
+				o.kind = k
 				return e.bench(ctx, name, o)
 			}
 		},

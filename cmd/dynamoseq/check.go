@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/spf13/pflag"
 
 	"github.com/dynamoseq/dynamoseq"
 )
@@ -27,6 +27,7 @@ type finding struct {
 	Level   string `json:"level"`
 	Subject string `json:"subject"`
 	Message string `json:"message"`
+	Fix     string `json:"fix,omitempty"` // the flags that fix it
 }
 
 // report is check's JSON answer.
@@ -46,22 +47,27 @@ func checkCommand() *command {
 			"strategy needs with these options: key schema and types, TTL (with --ttl),\n" +
 			"billing, and whether the table is a global table, in which mode (MREC or\n" +
 			"MRSC), with what that means for the strategy. One finding a line: ok,\n" +
-			"warning or problem. Exit status 1 when there is a problem, something that\n" +
-			"would break.\n",
+			"warning or problem, and under a warning or a problem the flags that fix it\n" +
+			"(fix: ...). Exit status 1 when there is a problem, something that would\n" +
+			"break.\n" + kindRule,
 		minArgs: 0, maxArgs: 0,
-		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-			kind := kindFlag(fs, kindCounter, kindCounter, kindBlock, kindSortKey, kindLatest)
+		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
+			kind := defineKind(fs, kindCounter, kindBlock, kindSortKey, kindLatest)
 			ttl := fs.String("ttl", "", "the TTL attribute the table must have enabled (IDMinter's TTLAttribute)")
 			return func(ctx context.Context, e *env, _ []string) error {
 				client, err := e.client(ctx)
 				if err != nil {
 					return err
 				}
-				r := report{Table: e.table, Kind: *kind, OK: true, Findings: e.check(ctx, client, *kind, *ttl)}
+				r := report{Table: e.table, OK: true}
+				r.Kind, r.Findings = e.check(ctx, client, kind, *ttl)
 				var text strings.Builder
 				problems := 0
 				for _, f := range r.Findings {
 					fmt.Fprintf(&text, "%-8s %s: %s\n", f.Level, f.Subject, f.Message)
+					if f.Fix != "" {
+						fmt.Fprintf(&text, "%-8s fix: %s\n", "", f.Fix)
+					}
 					if f.Level == levelProblem {
 						problems++
 					}
@@ -72,7 +78,7 @@ func checkCommand() *command {
 				}
 				if problems > 0 {
 					// Exit status 1; the report above says what.
-					return fmt.Errorf("check: table %q: %d problem(s) for %s", e.table, problems, *kind)
+					return fmt.Errorf("check: table %q: %d problem(s) for %s", e.table, problems, r.Kind)
 				}
 				return nil
 			}
@@ -80,27 +86,47 @@ func checkCommand() *command {
 	}
 }
 
-// check describes the table and returns what it found.
-func (e *env) check(ctx context.Context, client *dynamodb.Client, kind, ttl string) []finding {
+// check describes the table and returns the kind it checked the table for
+// and what it found.
+func (e *env) check(ctx context.Context, client *dynamodb.Client, k *kindFlag, ttl string) (string, []finding) {
 	out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(e.table)})
 	var notFound *types.ResourceNotFoundException
 	switch {
 	case errors.As(err, &notFound):
-		return []finding{{levelProblem, "table", fmt.Sprintf("%q does not exist in this Region (or these credentials cannot see it); create-table makes it", e.table)}}
+		return k.given, []finding{{Level: levelProblem, Subject: "table", Message: fmt.Sprintf("%q does not exist in this Region (or these credentials cannot see it)", e.table),
+			Fix: "dynamoseq create-table --kind " + or(k.given, "counter|block|sortkey|latest") + " with the same flags"}}
 	case err != nil:
-		return []finding{{levelProblem, "table", fmt.Sprintf("DescribeTable: %v", err)}}
+		return k.given, []finding{{Level: levelProblem, Subject: "table", Message: fmt.Sprintf("DescribeTable: %v", err)}}
 	}
 	t := out.Table
-	found := []finding{tableStatus(t), e.keySchema(t, kind), billing(t)}
-	found = append(found, e.timeToLive(ctx, client, ttl, t))
-	return append(found, e.globalFinding(t, kind, ttl))
+	kind, err := k.fromTable(ctx, e, t, "") // no GetItem without a NAME
+	if err != nil {
+		return k.given, []finding{{Level: levelProblem, Subject: "kind", Message: err.Error()}}
+	}
+	found := []finding{tableStatus(t), kindFinding(k, kind, t)}
+	found = append(found, e.keySchema(t, kind), billing(t))
+	found = append(found, e.timeToLive(ctx, client, kind, ttl))
+	return kind, append(found, e.globalFinding(t, kind, ttl))
+}
+
+// kindFinding says which kind check compares the table with, and where
+// that came from.
+func kindFinding(k *kindFlag, kind string, t *types.TableDescription) finding {
+	if k.given != "" {
+		return finding{Level: levelOK, Subject: "kind", Message: kind + ", as --kind says"}
+	}
+	key := "a partition key only"
+	if len(t.KeySchema) > 1 {
+		key = "a sort key"
+	}
+	return finding{Level: levelOK, Subject: "kind", Message: fmt.Sprintf("%s, read from the table's key (%s); --kind names another", kind, key)}
 }
 
 func tableStatus(t *types.TableDescription) finding {
 	if t.TableStatus == types.TableStatusActive {
-		return finding{levelOK, "status", "ACTIVE"}
+		return finding{Level: levelOK, Subject: "status", Message: "ACTIVE"}
 	}
-	return finding{levelWarning, "status", fmt.Sprintf("%s: requests may fail until it is ACTIVE", t.TableStatus)}
+	return finding{Level: levelWarning, Subject: "status", Message: fmt.Sprintf("%s: requests may fail until it is ACTIVE", t.TableStatus)}
 }
 
 // keySchema compares the table's key with the one the strategy's table
@@ -109,9 +135,10 @@ func (e *env) keySchema(t *types.TableDescription, kind string) finding {
 	want := e.tableDefinition(kind)
 	got, wanted := describeKey(t.KeySchema, t.AttributeDefinitions), describeKey(want.KeySchema, want.AttributeDefinitions)
 	if got == wanted {
-		return finding{levelOK, "key schema", fmt.Sprintf("%s, as %s expects", got, kind)}
+		return finding{Level: levelOK, Subject: "key schema", Message: fmt.Sprintf("%s, as %s expects", got, kind)}
 	}
-	return finding{levelProblem, "key schema", fmt.Sprintf("%s, but %s with these options needs %s", got, kind, wanted)}
+	return finding{Level: levelProblem, Subject: "key schema", Message: fmt.Sprintf("%s, but %s with these options needs %s", got, kind, wanted),
+		Fix: e.keyFix(t, kind)}
 }
 
 // describeKey writes a key schema as "pk (S, HASH), sk (N, RANGE)".
@@ -130,21 +157,21 @@ func describeKey(key []types.KeySchemaElement, defs []types.AttributeDefinition)
 
 func billing(t *types.TableDescription) finding {
 	if t.BillingModeSummary != nil && t.BillingModeSummary.BillingMode == types.BillingModePayPerRequest {
-		return finding{levelOK, "billing", "on-demand (PAY_PER_REQUEST)"}
+		return finding{Level: levelOK, Subject: "billing", Message: "on-demand (PAY_PER_REQUEST)"}
 	}
 	p := t.ProvisionedThroughput
 	if p == nil {
-		return finding{levelOK, "billing", "provisioned"}
+		return finding{Level: levelOK, Subject: "billing", Message: "provisioned"}
 	}
-	return finding{levelOK, "billing", fmt.Sprintf("provisioned, %d read and %d write units a second: a hot sequence is limited by them",
+	return finding{Level: levelOK, Subject: "billing", Message: fmt.Sprintf("provisioned, %d read and %d write units a second: a hot sequence is limited by them",
 		aws.ToInt64(p.ReadCapacityUnits), aws.ToInt64(p.WriteCapacityUnits))}
 }
 
 // timeToLive reports the table's TTL setting against --ttl.
-func (e *env) timeToLive(ctx context.Context, client *dynamodb.Client, ttl string, t *types.TableDescription) finding {
+func (e *env) timeToLive(ctx context.Context, client *dynamodb.Client, kind, ttl string) finding {
 	out, err := client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(e.table)})
 	if err != nil {
-		return finding{levelProblem, "ttl", fmt.Sprintf("DescribeTimeToLive: %v", err)}
+		return finding{Level: levelProblem, Subject: "ttl", Message: fmt.Sprintf("DescribeTimeToLive: %v", err)}
 	}
 	d := out.TimeToLiveDescription
 	status, attr := types.TimeToLiveStatusDisabled, ""
@@ -154,15 +181,17 @@ func (e *env) timeToLive(ctx context.Context, client *dynamodb.Client, ttl strin
 	enabled := status == types.TimeToLiveStatusEnabled || status == types.TimeToLiveStatusEnabling
 	switch {
 	case ttl == "" && enabled:
-		return finding{levelOK, "ttl", fmt.Sprintf("%s on %q; the options write no TTL attribute", status, attr)}
+		return finding{Level: levelOK, Subject: "ttl", Message: fmt.Sprintf("%s on %q; the options write no TTL attribute", status, attr)}
 	case ttl == "":
-		return finding{levelOK, "ttl", fmt.Sprintf("%s; not asked for (--ttl)", status)}
+		return finding{Level: levelOK, Subject: "ttl", Message: fmt.Sprintf("%s; not asked for (--ttl)", status)}
 	case enabled && attr == ttl:
-		return finding{levelOK, "ttl", fmt.Sprintf("%s on %q, as --ttl asks", status, attr)}
+		return finding{Level: levelOK, Subject: "ttl", Message: fmt.Sprintf("%s on %q, as --ttl asks", status, attr)}
 	case enabled:
-		return finding{levelProblem, "ttl", fmt.Sprintf("%s on %q, but --ttl is %q: old periods would never expire", status, attr, ttl)}
+		return finding{Level: levelProblem, Subject: "ttl", Message: fmt.Sprintf("%s on %q, but --ttl is %q: old periods would never expire", status, attr, ttl),
+			Fix: "--ttl " + attr}
 	}
-	return finding{levelProblem, "ttl", fmt.Sprintf("%s, but --ttl is %q: old periods would never expire; create-table --ttl enables it", status, ttl)}
+	return finding{Level: levelProblem, Subject: "ttl", Message: fmt.Sprintf("%s, but --ttl is %q: old periods would never expire", status, ttl),
+		Fix: fmt.Sprintf("dynamoseq create-table --kind %s --ttl %s with the same flags (it enables TTL)", kind, ttl)}
 }
 
 // globalFinding says whether the table is a global table, in which mode,
@@ -171,9 +200,10 @@ func (s *settings) globalFinding(t *types.TableDescription, kind, ttl string) fi
 	mode, _ := s.globalMode() // checked by validate
 	if len(t.Replicas) == 0 {
 		if mode != dynamoseq.GlobalTableNone {
-			return finding{levelWarning, "global table", fmt.Sprintf("no replicas: a single-Region table, but --global-table is %s; leave it at none", s.globalTable)}
+			return finding{Level: levelWarning, Subject: "global table", Message: fmt.Sprintf("no replicas: a single-Region table, but --global-table is %s", s.globalTable),
+				Fix: "--global-table none" + s.noRegions()}
 		}
-		return finding{levelOK, "global table", "no: a single-Region table"}
+		return finding{Level: levelOK, Subject: "global table", Message: "no: a single-Region table"}
 	}
 	regions := make([]string, len(t.Replicas))
 	for i, r := range t.Replicas {
@@ -181,25 +211,35 @@ func (s *settings) globalFinding(t *types.TableDescription, kind, ttl string) fi
 	}
 	where := "replicas in " + strings.Join(regions, ", ")
 	if t.MultiRegionConsistency == types.MultiRegionConsistencyStrong {
-		return mrscFinding("MRSC (multi-Region strong consistency), "+where, mode, kind, ttl)
+		return s.mrscFinding("MRSC (multi-Region strong consistency), "+where, mode, kind, ttl)
 	}
 	return s.mrecFinding("MREC (multi-Region eventual consistency), "+where, regions, mode, kind)
 }
 
-func mrscFinding(what string, mode dynamoseq.GlobalTableMode, kind, ttl string) finding {
+// noRegions is the flag that takes --regions away, when it is set.
+func (s *settings) noRegions() string {
+	if s.regions == "" {
+		return ""
+	}
+	return ` --regions ""`
+}
+
+func (s *settings) mrscFinding(what string, mode dynamoseq.GlobalTableMode, kind, ttl string) finding {
 	switch {
 	case (kind == kindSortKey || kind == kindLatest) && mode != dynamoseq.GlobalTableMRSC:
-		return finding{levelProblem, "global table", what + ": " + kind + " writes with TransactWriteItems unless --global-table is mrsc, " +
-			"and MRSC tables refuse transactions; use --global-table mrsc"}
+		return finding{Level: levelProblem, Subject: "global table", Message: what + ": " + kind + " writes with TransactWriteItems unless --global-table is mrsc, " +
+			"and MRSC tables refuse transactions", Fix: "--global-table mrsc" + s.noRegions()}
 	case kind == kindSortKey || kind == kindLatest:
-		return finding{levelOK, "global table", what + ": " + kind + " writes every item with its own conditional PutItem, " +
+		return finding{Level: levelOK, Subject: "global table", Message: what + ": " + kind + " writes every item with its own conditional PutItem, " +
 			"consistent across Regions; a replicated write conflict is a lost race"}
 	case ttl != "":
-		return finding{levelProblem, "global table", what + ": MRSC tables do not support Time to Live, which --ttl needs"}
+		return finding{Level: levelProblem, Subject: "global table", Message: what + ": MRSC tables do not support Time to Live, which --ttl needs",
+			Fix: `--ttl ""`}
 	case mode == dynamoseq.GlobalTableMREC:
-		return finding{levelWarning, "global table", what + ": --global-table mrec slices the numbers by Region, which MRSC does not need; use mrsc"}
+		return finding{Level: levelWarning, Subject: "global table", Message: what + ": --global-table mrec slices the numbers by Region, which MRSC does not need",
+			Fix: "--global-table mrsc" + s.noRegions()}
 	}
-	return finding{levelOK, "global table", what + ": " + kind + " works unchanged from any Region, ADD and conditions " +
+	return finding{Level: levelOK, Subject: "global table", Message: what + ": " + kind + " works unchanged from any Region, ADD and conditions " +
 		"being consistent across Regions; a replicated write conflict is resent"}
 }
 
@@ -207,25 +247,51 @@ func (s *settings) mrecFinding(what string, replicas []string, mode dynamoseq.Gl
 	counter := kind == kindCounter || kind == kindBlock
 	switch {
 	case mode == dynamoseq.GlobalTableMRSC:
-		return finding{levelProblem, "global table", what + ", but --global-table is mrsc: conditions are checked only " +
-			"in the Region that receives the write, so two Regions would hand out the same numbers"}
+		return finding{Level: levelProblem, Subject: "global table", Message: what + ", but --global-table is mrsc: conditions are checked only " +
+			"in the Region that receives the write, so two Regions would hand out the same numbers",
+			Fix: s.mrecFix(kind, replicas)}
 	case !counter && mode == dynamoseq.GlobalTableMREC:
-		return finding{levelProblem, "global table", what + ": the library refuses " + kind + " with --global-table mrec; " +
-			"write every sequence from one home Region with --global-table none"}
+		return finding{Level: levelProblem, Subject: "global table", Message: what + ": the library refuses " + kind + " with --global-table mrec; " +
+			"write every sequence from one home Region", Fix: "--global-table none" + s.noRegions()}
 	case !counter:
-		return finding{levelWarning, "global table", what + ": conditions and transactions are checked only in the " +
+		return finding{Level: levelWarning, Subject: "global table", Message: what + ": conditions and transactions are checked only in the " +
 			"Region that receives the write, so " + kind + " must write every sequence from one home Region"}
 	case mode == dynamoseq.GlobalTableNone:
-		return finding{levelWarning, "global table", what + ": each Region applies ADD to its own copy and replication " +
-			"keeps the last writer, so two Regions would hand out the same numbers; pass --global-table mrec and " +
-			"--regions (each Region its own slice of numbers), or mint from one Region only"}
+		return finding{Level: levelWarning, Subject: "global table", Message: what + ": each Region applies ADD to its own copy and replication " +
+			"keeps the last writer, so two Regions would hand out the same numbers, unless each Region has its own " +
+			"slice of numbers (--global-table mrec and --regions, in one order for every process) or one Region mints",
+			Fix: s.mrecFix(kind, replicas)}
 	}
 	listed := s.regionList()
 	for _, r := range append([]string{s.clientRegion}, replicas...) {
 		if !slices.Contains(listed, r) {
-			return finding{levelProblem, "global table", fmt.Sprintf("%s, but --regions %s leaves out %s: a process "+
-				"there has no slice of numbers; add it at the end of the list, whose order must not change", what, s.regions, r)}
+			return finding{Level: levelProblem, Subject: "global table", Message: fmt.Sprintf("%s, but --regions %s leaves out %s: a process "+
+				"there has no slice of numbers; add it at the end of the list, whose order must not change", what, s.regions, r),
+				Fix: "--regions " + strings.Join(s.withRegions(replicas), ",")}
 		}
 	}
-	return finding{levelOK, "global table", fmt.Sprintf("%s: Region-sliced, %s hands out one number in %d", what, s.clientRegion, len(listed))}
+	return finding{Level: levelOK, Subject: "global table", Message: fmt.Sprintf("%s: Region-sliced, %s hands out one number in %d", what, s.clientRegion, len(listed))}
+}
+
+// mrecFix is the fix for a strategy kind on an MREC table with these
+// replicas: counters Region-sliced, over --regions in their order with any
+// missing Region added at the end; other kinds from one home Region.
+func (s *settings) mrecFix(kind string, replicas []string) string {
+	if kind != kindCounter && kind != kindBlock {
+		return "--global-table none" + s.noRegions()
+	}
+	return "--global-table mrec --regions " + strings.Join(s.withRegions(replicas), ",")
+}
+
+// withRegions is --regions with the replicas it leaves out added at the
+// end, in the table's order, and then this process's Region if it is not a
+// replica: so that every process that runs check is told the same list.
+func (s *settings) withRegions(replicas []string) []string {
+	list := s.regionList()
+	for _, r := range append(slices.Clone(replicas), s.clientRegion) {
+		if r != "" && !slices.Contains(list, r) {
+			list = append(list, r)
+		}
+	}
+	return list
 }

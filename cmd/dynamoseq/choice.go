@@ -1,10 +1,11 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/spf13/pflag"
 )
 
 // choice is the value of a flag that takes one of a few words, such as
@@ -17,7 +18,7 @@ type choice struct {
 // choiceVar defines on fs the flag name, which stores one of choices in p
 // (def to begin with, "" for the library's default). Any other value is a
 // usage error when the flags are parsed; letter case does not matter.
-func choiceVar(fs *flag.FlagSet, p *string, name, def, usage string, choices ...string) {
+func choiceVar(fs *pflag.FlagSet, p *string, name, def, usage string, choices ...string) {
 	*p = def
 	fs.Var(&choice{p: p, choices: choices}, name, usage)
 }
@@ -28,6 +29,9 @@ func (c *choice) String() string {
 	}
 	return *c.p
 }
+
+// Type is what the help shows for the flag's value: its words.
+func (c *choice) Type() string { return strings.Join(c.choices, "|") }
 
 func (c *choice) Set(s string) error {
 	i := slices.IndexFunc(c.choices, func(w string) bool { return strings.EqualFold(w, s) })

@@ -2,13 +2,15 @@ package main
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/spf13/pflag"
 
 	"github.com/dynamoseq/dynamoseq"
 )
@@ -20,13 +22,15 @@ func createTableCommand() *command {
 		summary:  "Create the table a strategy needs",
 		doc: "Creates the table a strategy needs with these options (on-demand capacity)\n" +
 			"unless it exists, waits until it is active, and enables Time to Live on\n" +
-			"--ttl (dynamoseq.EnsureTable). An existing table whose key schema or TTL\n" +
-			"attribute differs is refused, exit status 1, and left as it is. With --print\n" +
-			"it writes the definition instead, as a CloudFormation resource or as aws CLI\n" +
-			"commands.\n",
+			"--ttl (dynamoseq.EnsureTable). It says what it did: created the table,\n" +
+			"enabled TTL on an existing one, or changed nothing. An existing table whose\n" +
+			"key schema or TTL attribute differs is refused, exit status 1, and left as it\n" +
+			"is. With --print it writes the definition instead, as a CloudFormation\n" +
+			"resource or as aws CLI commands.\n",
 		minArgs: 0, maxArgs: 0,
-		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-			kind := kindFlag(fs, "", kindCounter, kindBlock, kindSortKey, kindLatest)
+		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
+			kind := new(string)
+			choiceVar(fs, kind, "kind", "", "the strategy the table is for (required: there is no table to read it from)", kindCounter, kindBlock, kindSortKey, kindLatest)
 			ttl := fs.String("ttl", "", "enable Time to Live on this attribute (IDMinter's TTLAttribute)")
 			printAs := new(string)
 			choiceVar(fs, printAs, "print", "", "write the definition instead of creating the table: a CloudFormation template or aws CLI commands", "cloudformation", "cli")
@@ -41,25 +45,65 @@ func createTableCommand() *command {
 				case "cli":
 					return e.write(awsCLI(in, *ttl))
 				}
-				if err := e.createTable(ctx, in, *ttl); err != nil {
+				done, err := e.createTable(ctx, in, *ttl)
+				if err != nil {
 					return err
 				}
-				key := describeKey(in.KeySchema, in.AttributeDefinitions)
-				return e.print(fmt.Sprintf("table %s is ready: %s\n", e.table, key), map[string]string{"table": e.table, "key": key})
+				return e.print(done.text(), done)
 			}
 		},
 	}
 }
 
+// created is create-table's answer: what it found and what it changed.
+type created struct {
+	Table   string   `json:"table"`
+	Key     string   `json:"key"`
+	Created bool     `json:"created"`
+	Changes []string `json:"changes"` // what it changed on an existing table
+}
+
+func (c created) text() string {
+	switch {
+	case c.Created:
+		return fmt.Sprintf("table %s created: %s\n", c.Table, strings.Join(append([]string{c.Key}, c.Changes...), "; "))
+	case len(c.Changes) == 0:
+		return fmt.Sprintf("table %s exists: %s; nothing changed\n", c.Table, c.Key)
+	}
+	return fmt.Sprintf("table %s exists: %s; changed: %s\n", c.Table, c.Key, strings.Join(c.Changes, "; "))
+}
+
 // createTable creates the table unless it exists, waits until it is
-// active and enables TTL (dynamoseq.EnsureTable). An existing table with
-// another key schema or TTL attribute is refused and left as it is.
-func (e *env) createTable(ctx context.Context, in *dynamodb.CreateTableInput, ttl string) error {
+// active and enables TTL (dynamoseq.EnsureTable), and says what it did.
+// An existing table with another key schema or TTL attribute is refused
+// and left as it is. To tell what changed it looks first: one
+// DescribeTable, and with ttl one DescribeTimeToLive.
+func (e *env) createTable(ctx context.Context, in *dynamodb.CreateTableInput, ttl string) (created, error) {
+	done := created{Table: e.table, Key: describeKey(in.KeySchema, in.AttributeDefinitions), Changes: []string{}}
 	client, err := e.client(ctx)
 	if err != nil {
-		return err
+		return done, err
 	}
-	return dynamoseq.EnsureTable(ctx, client, in, ttl)
+	_, err = client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(e.table)})
+	var notFound *types.ResourceNotFoundException
+	done.Created = errors.As(err, &notFound)
+	ttlBefore := types.TimeToLiveStatusDisabled
+	if err == nil && ttl != "" {
+		if out, err := client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(e.table)}); err == nil && out.TimeToLiveDescription != nil {
+			ttlBefore = out.TimeToLiveDescription.TimeToLiveStatus
+		}
+	}
+	if err := dynamoseq.EnsureTable(ctx, client, in, ttl); err != nil {
+		return done, err
+	}
+	switch {
+	case ttl == "":
+	case done.Created:
+		done.Changes = append(done.Changes, fmt.Sprintf("Time to Live enabled on %q", ttl))
+	case ttlBefore != types.TimeToLiveStatusEnabled && ttlBefore != types.TimeToLiveStatusEnabling:
+		done.Changes = append(done.Changes, fmt.Sprintf("Time to Live enabled on %q (it was %s)", ttl, ttlBefore))
+	}
+	return done, nil
 }
 
 // cloudFormation writes the definition as a CloudFormation template in YAML.

@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/spf13/pflag"
 
 	"github.com/dynamoseq/dynamoseq"
 )
@@ -27,19 +28,30 @@ func versionsCommand() *command {
 		summary:  "List the versions of a Latest document, or a SortKey sequence's items",
 		doc: "Newest first, each with its attributes: Latest.Versions, one strongly\n" +
 			"consistent Query per page of --page-size (with --layout partitionkey one\n" +
-			"GetItem per version); with --kind sortkey, SortKey.Items, one Query a page.\n",
+			"GetItem per version); with --kind sortkey, SortKey.Items, one Query a page.\n" +
+			"Exit status 1 when NAME has none, with the closest names on stderr (one Scan\n" +
+			"page of at most 1000 items).\n" + kindRule,
 		minArgs: 1, maxArgs: 1,
-		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-			kind := kindFlag(fs, kindLatest, kindLatest, kindSortKey)
+		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
+			kind := defineKind(fs, kindLatest, kindSortKey)
 			pageSize := fs.Int("page-size", 100, "versions read per request, 1 to 1000")
 			limit := fs.Int("max-items", 0, "stop after this many versions (default: all)")
+			period := definePeriod(fs)
 			return func(ctx context.Context, e *env, args []string) error {
 				if *pageSize < 1 || *pageSize > 1000 {
 					return usageErrorf("--page-size is %d, want 1 to 1000", *pageSize)
 				}
-				docs, err := e.versions(ctx, *kind, args[0], *pageSize, *limit)
+				name, k, err := e.target(ctx, args[0], period, kind)
 				if err != nil {
 					return err
+				}
+				docs, err := e.versions(ctx, k, name, *pageSize, *limit)
+				if err == nil && len(docs) == 0 {
+					op := map[string]string{kindLatest: "Latest.Versions", kindSortKey: "SortKey.Items"}[k]
+					err = e.fail(op, name, dynamoseq.ErrNotFound)
+				}
+				if err != nil {
+					return e.notFound(ctx, k, args[0], name, err)
 				}
 				return e.print(documentsText(docs), docs)
 			}
@@ -90,14 +102,17 @@ func getCommand() *command {
 	return &command{
 		name:     "get",
 		synopsis: "NAME [VERSION]",
-		summary:  "Print a version of a Latest document, or with --kind sortkey a SortKey item",
+		summary:  "Print a version of a Latest document, or a SortKey item",
 		doc: "Latest.GetLatest, or Latest.Get with VERSION: one strongly consistent\n" +
 			"GetItem. With --kind sortkey, the item under number VERSION of a SortKey\n" +
 			"sequence (SortKey.Get), or under its last number (SortKey.Last first, a\n" +
-			"Query). Text output: the number, a tab, the attributes as JSON.\n",
+			"Query). Text output: the number, a tab, the attributes as JSON. Exit status\n" +
+			"1 when there is no such version, with the last one or the closest names on\n" +
+			"stderr.\n" + kindRule,
 		minArgs: 1, maxArgs: 2,
-		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-			kind := kindFlag(fs, kindLatest, kindLatest, kindSortKey)
+		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
+			kind := defineKind(fs, kindLatest, kindSortKey)
+			period := definePeriod(fs)
 			return func(ctx context.Context, e *env, args []string) error {
 				var version int64
 				if len(args) == 2 {
@@ -107,14 +122,32 @@ func getCommand() *command {
 					}
 					version = v
 				}
-				doc, err := e.get(ctx, *kind, args[0], version)
+				name, k, err := e.target(ctx, args[0], period, kind)
 				if err != nil {
 					return err
+				}
+				doc, err := e.get(ctx, k, name, version)
+				if err != nil {
+					return e.noVersion(ctx, k, args[0], name, version, err)
 				}
 				return e.print(documentsText([]document{doc}), doc)
 			}
 		},
 	}
+}
+
+// noVersion adds hints to err when version (0 for the last one) of the
+// document or sequence name was not found: its last version when it has
+// one (one more read), or the closest names.
+func (e *env) noVersion(ctx context.Context, kind, typed, name string, version int64, err error) error {
+	if version == 0 || !errors.Is(err, dynamoseq.ErrNotFound) {
+		return e.notFound(ctx, kind, typed, name, err)
+	}
+	last, lerr := e.current(ctx, kind, name)
+	if lerr != nil {
+		return e.notFound(ctx, kind, typed, name, err)
+	}
+	return &hinted{err: err, hints: []string{fmt.Sprintf("%q has versions up to %d", name, last)}}
 }
 
 // get reads version of the document name, or its latest version when

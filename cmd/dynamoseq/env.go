@@ -22,12 +22,18 @@ type env struct {
 	settings
 	stdout io.Writer
 	stderr io.Writer
+
+	ddb *dynamodb.Client // made by client
 }
 
-// client returns a DynamoDB client configured from the standard AWS chain,
-// with --profile and --region taking precedence, and --endpoint-url as the
-// base endpoint.
+// client returns the DynamoDB client, configured from the standard AWS
+// chain with --profile and --region taking precedence, and --endpoint-url
+// (or AWS_ENDPOINT_URL_DYNAMODB, or AWS_ENDPOINT_URL, which the SDK reads)
+// as the base endpoint. It is made once per run.
 func (e *env) client(ctx context.Context) (*dynamodb.Client, error) {
+	if e.ddb != nil {
+		return e.ddb, nil
+	}
 	var opts []func(*config.LoadOptions) error
 	if e.profile != "" {
 		opts = append(opts, config.WithSharedConfigProfile(e.profile))
@@ -43,14 +49,17 @@ func (e *env) client(ctx context.Context) (*dynamodb.Client, error) {
 		return nil, fmt.Errorf("no AWS Region: pass --region, set AWS_REGION, or set region in the profile")
 	}
 	e.clientRegion = cfg.Region
-	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+	e.ddb = dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
 		if e.endpoint != "" {
 			o.BaseEndpoint = aws.String(e.endpoint)
 		}
-		// DynamoDB Local sends no CRC32 on error responses, and the SDK
-		// would log a warning for each (aws/aws-sdk-go-v2#3545).
-		o.DisableValidateResponseChecksum = isLoopback(e.endpoint)
-	}), nil
+		// o.BaseEndpoint holds the endpoint from the environment or the
+		// shared config too. DynamoDB Local sends no CRC32 on error
+		// responses, and the SDK would log a warning for each
+		// (aws/aws-sdk-go-v2#3545).
+		o.DisableValidateResponseChecksum = isLoopback(aws.ToString(o.BaseEndpoint))
+	})
+	return e.ddb, nil
 }
 
 // isLoopback reports whether the endpoint URL names this machine, where

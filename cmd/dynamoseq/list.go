@@ -2,15 +2,17 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/spf13/pflag"
 )
 
 // listed is one counter in list's JSON answer.
@@ -26,17 +28,25 @@ func listCommand() *command {
 		summary:  "List the counters of a table and their values",
 		doc: "It is a paginated Scan of the whole table: it costs read units for every\n" +
 			"item, whatever --prefix leaves out, and says so on stderr. Items whose value\n" +
-			"attribute is not a Number are not counters and are left out.\n",
+			"attribute is not a Number are not counters and are left out. With --period,\n" +
+			"only the counters an IDMinter keeps for that period (names ending in\n" +
+			"#20261122 with --period day).\n",
 		minArgs: 0, maxArgs: 0,
-		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			prefix := fs.String("prefix", "", "only the sequences whose name starts with this")
+			period := definePeriod(fs)
 			return func(ctx context.Context, e *env, _ []string) error {
+				suffix, err := period.suffix(time.Now())
+				if err != nil {
+					return err
+				}
 				found, scanned, err := e.scanCounters(ctx, *prefix)
 				if err != nil {
 					return e.fail("list", *prefix, err)
 				}
+				found = slices.DeleteFunc(found, func(l listed) bool { return !strings.HasSuffix(l.Sequence, suffix) })
 				if len(found) == 0 {
-					e.note("%s", e.noCounters(ctx, *prefix, scanned))
+					e.note("%s", e.noCounters(ctx, *prefix, suffix, scanned))
 				}
 				var text strings.Builder
 				for _, l := range found {
@@ -56,11 +66,35 @@ func (e *env) scanCounters(ctx context.Context, prefix string) ([]listed, int, e
 	if err != nil {
 		return nil, 0, err
 	}
-	pkName, valueName := or(e.partitionKey, "pk"), or(e.valueAttribute, "value")
+	found := []listed{}
+	pages, scanned := 0, 0
+	for p := dynamodb.NewScanPaginator(client, e.counterScan(prefix)); p.HasMorePages(); {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, 0, err
+		}
+		pages++
+		scanned += int(out.ScannedCount)
+		for _, item := range out.Items {
+			if l, ok := e.counterOf(item); ok {
+				found = append(found, l)
+			}
+		}
+	}
+	e.note("list read the whole table %q with a paginated Scan: %s in %s", e.table, plural(scanned, "item"), plural(pages, "page"))
+	sort.Slice(found, func(i, j int) bool { return found[i].Sequence < found[j].Sequence })
+	return found, scanned, nil
+}
+
+// counterScan is a Scan of the counters whose name starts with prefix: the
+// items whose partition key starts with the key prefix and prefix and whose
+// value attribute is a Number (at the counter sort key value, when there is
+// one), projected to those two attributes.
+func (e *env) counterScan(prefix string) *dynamodb.ScanInput {
 	in := &dynamodb.ScanInput{
 		TableName:                aws.String(e.table),
 		ProjectionExpression:     aws.String("#pk, #v"),
-		ExpressionAttributeNames: map[string]string{"#pk": pkName, "#v": valueName},
+		ExpressionAttributeNames: map[string]string{"#pk": or(e.partitionKey, "pk"), "#v": or(e.valueAttribute, "value")},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":n": &types.AttributeValueMemberS{Value: "N"},
 		},
@@ -76,43 +110,37 @@ func (e *env) scanCounters(ctx context.Context, prefix string) ([]listed, int, e
 		in.ExpressionAttributeValues[":sk"] = &types.AttributeValueMemberS{Value: e.counterSortKey}
 	}
 	in.FilterExpression = aws.String(strings.Join(filters, " AND "))
-	found := []listed{}
-	pages, scanned := 0, 0
-	for p := dynamodb.NewScanPaginator(client, in); p.HasMorePages(); {
-		out, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, 0, err
-		}
-		pages++
-		scanned += int(out.ScannedCount)
-		for _, item := range out.Items {
-			pk, _ := item[pkName].(*types.AttributeValueMemberS)
-			v, _ := item[valueName].(*types.AttributeValueMemberN)
-			if pk == nil || v == nil {
-				continue
-			}
-			n, err := strconv.ParseInt(v.Value, 10, 64)
-			if err != nil {
-				continue // not a counter the library wrote
-			}
-			found = append(found, listed{Sequence: strings.TrimPrefix(pk.Value, e.keyPrefix), Value: n})
-		}
+	return in
+}
+
+// counterOf reads an item of counterScan's answer.
+func (e *env) counterOf(item map[string]types.AttributeValue) (listed, bool) {
+	pk, _ := item[or(e.partitionKey, "pk")].(*types.AttributeValueMemberS)
+	v, _ := item[or(e.valueAttribute, "value")].(*types.AttributeValueMemberN)
+	if pk == nil || v == nil {
+		return listed{}, false
 	}
-	e.note("list read the whole table %q with a paginated Scan: %s in %s", e.table, plural(scanned, "item"), plural(pages, "page"))
-	sort.Slice(found, func(i, j int) bool { return found[i].Sequence < found[j].Sequence })
-	return found, scanned, nil
+	n, err := strconv.ParseInt(v.Value, 10, 64)
+	if err != nil {
+		return listed{}, false // not a counter the library wrote
+	}
+	return listed{Sequence: strings.TrimPrefix(pk.Value, e.keyPrefix), Value: n}, true
 }
 
 // noCounters says that list found no counters among the scanned items,
 // and what the table seems to hold instead, from its key schema (one
 // DescribeTable; without it, the remark names no key).
-func (e *env) noCounters(ctx context.Context, prefix string, scanned int) string {
+func (e *env) noCounters(ctx context.Context, prefix, suffix string, scanned int) string {
 	valueName := or(e.valueAttribute, "value")
 	switch {
 	case scanned == 0:
 		return fmt.Sprintf("no counters: table %q is empty", e.table)
+	case prefix != "" && suffix != "":
+		return fmt.Sprintf("no counters in table %q whose name starts with %q and ends with %q", e.table, prefix, suffix)
 	case prefix != "":
 		return fmt.Sprintf("no counters in table %q whose name starts with %q", e.table, prefix)
+	case suffix != "":
+		return fmt.Sprintf("no counters in table %q whose name ends with %q", e.table, suffix)
 	}
 	msg := fmt.Sprintf("no counters in table %q: none of its %s has a Number attribute %q", e.table, plural(scanned, "item"), valueName)
 	client, err := e.client(ctx)

@@ -11,21 +11,27 @@
 // --profile and --output text|json; flags before or after the positional
 // arguments; credentials and Region from the standard AWS chain
 // (environment, shared config and credentials files, the --profile named
-// there). Errors go to stderr, naming the table and the sequence. The exit
-// status is 0 on success, 1 on an error, 2 on a mistake in the command line.
-// Every subcommand takes --help.
+// there). The flags that describe the table can be set once in environment
+// variables: DYNAMOSEQ_TABLE, DYNAMOSEQ_PARTITION_KEY and so on, the
+// endpoint in AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL. Without --kind,
+// a command reads the strategy from the table's key. Errors go to stderr,
+// naming the table and the sequence, with the closest names when a name is
+// not found. The exit status is 0 on success, 1 on an error, 2 on a mistake
+// in the command line. Every subcommand takes --help.
 package main
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"slices"
 	"strings"
+	_ "time/tzdata" // --location on a machine without a zoneinfo database
+
+	"github.com/spf13/pflag"
 
 	"github.com/dynamoseq/dynamoseq"
 )
@@ -46,7 +52,7 @@ type command struct {
 	doc      string // what it does underneath, for its --help
 	minArgs  int
 	maxArgs  int
-	define   func(fs *flag.FlagSet) func(ctx context.Context, e *env, args []string) error
+	define   func(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []string) error
 }
 
 // commands lists the subcommands in the order the usage shows them.
@@ -66,24 +72,23 @@ func commands() []*command {
 
 // run runs the command line args and returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	_, positional := split(sharedFlags(), args)
+	positional, help := commandLine(args)
 	if len(positional) == 0 {
-		if slices.ContainsFunc(args, isHelp) {
+		if help {
 			usage(stdout)
 			return 0
 		}
 		usage(stderr)
 		return 2
 	}
-	at := positional[0]
-	name := args[at]
+	name := positional[0]
 	if name == "help" { // "dynamoseq help next" is "dynamoseq next --help"
 		if len(positional) == 1 {
 			usage(stdout)
 			return 0
 		}
-		name = args[positional[1]]
-		args, at = []string{name, "--help"}, 0
+		name = positional[1]
+		args = []string{name, "--help"}
 	}
 	i := slices.IndexFunc(commands(), func(c *command) bool { return c.name == name })
 	if i < 0 {
@@ -91,30 +96,45 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
-	rest := slices.Concat(args[:at], args[at+1:])
-	return runCommand(ctx, commands()[i], rest, stdout, stderr)
+	return runCommand(ctx, commands()[i], args, stdout, stderr)
 }
 
-func runCommand(ctx context.Context, c *command, args []string, stdout, stderr io.Writer) int {
-	e := &env{stdout: stdout, stderr: stderr}
-	fs := flag.NewFlagSet("dynamoseq "+c.name, flag.ContinueOnError)
+// flagSet returns the flags of c, the shared ones registered on e, and the
+// function that runs it.
+func (c *command) flagSet(e *env) (*pflag.FlagSet, func(context.Context, *env, []string) error) {
+	fs := pflag.NewFlagSet("dynamoseq "+c.name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard) // run prints the usage itself
 	e.register(fs)
-	runFn := c.define(fs)
-	err := fs.Parse(interspersed(fs, args))
+	return fs, c.define(fs)
+}
+
+// runCommand parses args, the whole command line with c's name among them,
+// and runs c.
+func runCommand(ctx context.Context, c *command, args []string, stdout, stderr io.Writer) int {
+	e := &env{stdout: stdout, stderr: stderr}
+	fs, runFn := c.flagSet(e)
+	err := fs.Parse(args)
+	positional := fs.Args()
+	if len(positional) > 0 && positional[0] == c.name {
+		positional = positional[1:]
+	}
 	switch {
-	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, pflag.ErrHelp):
 		commandUsage(stdout, c, fs)
 		return 0
+	case err == nil:
+		err = fromEnvironment(fs)
+	}
+	switch {
 	case err != nil:
-		return usageFailed(stderr, c, parseError(err))
-	case fs.NArg() < c.minArgs || fs.NArg() > c.maxArgs:
-		return usageFailed(stderr, c, fmt.Errorf("want %s, got %d arguments", c.synopsis, fs.NArg()))
+		return usageFailed(stderr, c, err)
+	case len(positional) < c.minArgs || len(positional) > c.maxArgs:
+		return usageFailed(stderr, c, fmt.Errorf("want %s, got %d arguments", c.synopsis, len(positional)))
 	}
 	if err := e.validate(); err != nil {
 		return usageFailed(stderr, c, err)
 	}
-	err = runFn(ctx, e, fs.Args())
+	err = runFn(ctx, e, positional)
 	var ue *usageError
 	switch {
 	case errors.As(err, &ue):
@@ -130,8 +150,8 @@ func runCommand(ctx context.Context, c *command, args []string, stdout, stderr i
 }
 
 // sharedFlags is a flag set with only the flags every command takes.
-func sharedFlags() *flag.FlagSet {
-	fs := flag.NewFlagSet("dynamoseq", flag.ContinueOnError)
+func sharedFlags() *pflag.FlagSet {
+	fs := pflag.NewFlagSet("dynamoseq", pflag.ContinueOnError)
 	new(settings).register(fs)
 	return fs
 }
@@ -147,10 +167,6 @@ func synopsis(c *command) string {
 	return strings.Join(strings.Fields("dynamoseq "+c.name+" "+c.synopsis+" --table TABLE [flags]"), " ")
 }
 
-func isHelp(arg string) bool {
-	return arg == "-h" || arg == "-help" || arg == "--help" || arg == "help"
-}
-
 func usage(w io.Writer) {
 	fmt.Fprint(w, `dynamoseq looks at and moves the sequences of the dynamoseq library in DynamoDB.
 
@@ -162,8 +178,13 @@ Commands:
 		fmt.Fprintf(w, "  %-13s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, `
-Flags may come before or after the arguments. Credentials and Region come from
-the standard AWS chain (environment, shared config files, --profile).
+Flags may come before or after the arguments. Each flag that describes the
+table has an environment variable: DYNAMOSEQ_TABLE for --table,
+DYNAMOSEQ_PARTITION_KEY for --partition-key, and so on (a flag wins). The
+endpoint can be set in AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL.
+Credentials and Region come from the standard AWS chain (environment, shared
+config files, --profile). Without --kind, a command reads the strategy from
+the table's key ('dynamoseq next --help' says how).
 Exit status: 0 success, 1 error, 2 usage mistake.
 Run 'dynamoseq COMMAND --help' for a command's flags.
 `)
@@ -171,54 +192,52 @@ Run 'dynamoseq COMMAND --help' for a command's flags.
 
 // commandUsage prints a subcommand's help: aws CLI style, with "--" before
 // long flag names.
-func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
+func commandUsage(w io.Writer, c *command, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, "usage: %s\n\n%s.\n%s", synopsis(c), c.summary, c.doc)
 	shared := sharedFlags()
-	own := func(f *flag.Flag) bool { return shared.Lookup(f.Name) == nil }
+	own := func(f *pflag.Flag) bool { return shared.Lookup(f.Name) == nil }
 	fmt.Fprintf(w, "\nFlags of %s:\n", c.name)
 	printFlags(w, fs, own)
 	fmt.Fprintf(w, "\nFlags of every command:\n")
-	printFlags(w, fs, func(f *flag.Flag) bool { return !own(f) })
+	printFlags(w, fs, func(f *pflag.Flag) bool { return !own(f) })
 }
 
-func printFlags(w io.Writer, fs *flag.FlagSet, which func(*flag.Flag) bool) {
-	fs.VisitAll(func(f *flag.Flag) {
+func printFlags(w io.Writer, fs *pflag.FlagSet, which func(*pflag.Flag) bool) {
+	fs.VisitAll(func(f *pflag.Flag) {
 		if !which(f) {
 			return
 		}
-		_, help := flag.UnquoteUsage(f)
+		_, help := pflag.UnquoteUsage(f)
 		def := ""
 		if !isZeroDefault(f) {
 			def = fmt.Sprintf(" (default %s)", f.DefValue)
 		}
-		fmt.Fprintf(w, "  %s\n    \t%s%s\n", flagSynopsis(f), help, def)
+		fmt.Fprintf(w, "  %s\n    \t%s%s%s\n", flagSynopsis(f), help, def, envNote(f.Name))
 	})
 }
 
 // flagSynopsis is how the flag is written on the command line:
-// "--table string", "-n int", "--kind counter|block", "--baseline[=false]".
-func flagSynopsis(f *flag.Flag) string {
+// "--table string", "-n, --count int", "--kind counter|block",
+// "--baseline[=false]".
+func flagSynopsis(f *pflag.Flag) string {
 	name := "--" + f.Name
-	if len(f.Name) == 1 {
-		name = "-" + f.Name
+	if f.Shorthand != "" {
+		name = "-" + f.Shorthand + ", " + name
 	}
-	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+	if f.Value.Type() == "bool" {
 		if f.DefValue == "true" {
 			return name + "[=false]"
 		}
 		return name
 	}
-	if c, ok := f.Value.(*choice); ok {
-		return name + " " + strings.Join(c.choices, "|")
-	}
-	typ, _ := flag.UnquoteUsage(f)
+	typ, _ := pflag.UnquoteUsage(f) // a choice's type is its words, "text|json"
 	return name + " " + typ
 }
 
 // isZeroDefault reports whether the flag's default is its type's zero
 // value, which stands for the library's default: the help text says what
 // that is, when it says anything.
-func isZeroDefault(f *flag.Flag) bool {
+func isZeroDefault(f *pflag.Flag) bool {
 	switch f.DefValue {
 	case "", "0", "0s", "false":
 		return true

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dynamoseq/dynamoseq"
 	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 	"github.com/dynamoseq/dynamoseq/internal/dbtest"
 )
@@ -45,8 +46,12 @@ func TestCommand(t *testing.T) {
 	t.Run("single-table", func(t *testing.T) { testSingleTable(t, run, client) })
 	t.Run("latest", func(t *testing.T) { testLatest(t, run, client) })
 	t.Run("sortkey", func(t *testing.T) { testSortKey(t, run, client) })
+	t.Run("kind", func(t *testing.T) { testKindRule(t, run, client) })
+	t.Run("period", func(t *testing.T) { testPeriod(t, run, client) })
+	t.Run("typos", func(t *testing.T) { testTypos(t, run, client) })
 	t.Run("bench", func(t *testing.T) { testBench(t, run, client) })
 	t.Run("profile", func(t *testing.T) { testProfile(t, bin, endpoint, client) })
+	t.Run("environment", func(t *testing.T) { testEnvironment(t, bin, endpoint, client) })
 }
 
 // result is what one run of the command printed and its exit status.
@@ -72,12 +77,15 @@ func build(t *testing.T) string {
 // runBinary runs the built command with credentials and Region for
 // DynamoDB Local in its environment and no shared AWS files, so that the
 // machine's own AWS settings play no part; env overrides these. --endpoint-url
-// is added after the arguments, as a user may write it.
+// is added after the arguments, as a user may write it, unless endpoint is "".
 func runBinary(t *testing.T, bin, endpoint string, env []string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append(args, "--endpoint-url", endpoint)...)
+	if endpoint != "" {
+		args = append(args, "--endpoint-url", endpoint)
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(),
 		"AWS_ACCESS_KEY_ID=dynamoseq", "AWS_SECRET_ACCESS_KEY=dynamoseq", "AWS_REGION=us-east-1",
 		"AWS_CONFIG_FILE="+filepath.Join(t.TempDir(), "none"), "AWS_SHARED_CREDENTIALS_FILE="+filepath.Join(t.TempDir(), "none"),
@@ -98,12 +106,16 @@ func runBinary(t *testing.T, bin, endpoint string, env []string, args ...string)
 }
 
 // runInProcess runs a command line in the test's process, with the
-// credentials and Region of DynamoDB Local.
+// credentials and Region of DynamoDB Local, and without --endpoint-url an
+// endpoint on loopback where nothing listens: a command line that should
+// not reach DynamoDB never reaches AWS.
 func runInProcess(t *testing.T, args ...string) result {
 	t.Helper()
 	t.Setenv("AWS_ACCESS_KEY_ID", "dynamoseq")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "dynamoseq")
 	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:1")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), args, &stdout, &stderr)
 	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
@@ -153,7 +165,7 @@ func TestUsage(t *testing.T) {
 		{"advance", "orders", "ten", "--table", "Seq"},
 		{"create-table", "--table", "Seq"}, // no --kind
 		{"create-table", "--table", "Seq", "--kind", "counter", "--print", "terraform"},
-		{"next", "orders", "--table", "Seq", "--start", "-3"}, // the library refuses the option
+		{"next", "orders", "--table", "Seq", "--kind", "counter", "--start", "-3"}, // the library refuses the option
 	} {
 		r := run(t, args...)
 		assert.Equal(t, 2, r.code, "dynamoseq %q: exit status; stderr:\n%s", args, r.stderr)
@@ -188,19 +200,19 @@ func TestMessages(t *testing.T) {
 	assert.Contains(t, bench, "  --kind counter|block|sortkey|latest\n")
 	assert.Contains(t, bench, "  --baseline[=false]\n")
 	assert.Contains(t, bench, "how long an adaptive range should last (default 10s)\n")
-	assert.Contains(t, run(t, "--help").ok(t), "or with --kind sortkey a SortKey item")
+	assert.Contains(t, run(t, "--help").ok(t), "Print a version of a Latest document, or a SortKey item")
 
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"next", "orders", "--table", "Seq", "--bogus"}, "flag provided but not defined: --bogus\n"},
-		{[]string{"next", "orders", "--table", "Seq", "--kind", "x"}, `invalid value "x" for flag --kind: want counter, sortkey, latest`},
-		{[]string{"next", "orders", "--table", "Seq", "--output", "yaml"}, `invalid value "yaml" for flag --output: want text, json`},
-		{[]string{"next", "orders", "--table", "Seq", "--start", "-3"}, "invalid argument: --start is -3, want at least 1"},
-		{[]string{"next", "orders", "--table", "Seq", "--start", "9", "--max-value", "5"}, "--max-value 5 is below --start 9"},
+		{[]string{"next", "orders", "--table", "Seq", "--bogus"}, "unknown flag: --bogus\n"},
+		{[]string{"next", "orders", "--table", "Seq", "--kind", "x"}, `invalid argument "x" for "--kind" flag: want counter, sortkey, latest`},
+		{[]string{"next", "orders", "--table", "Seq", "--output", "yaml"}, `invalid argument "yaml" for "--output" flag: want text, json`},
+		{[]string{"next", "orders", "--table", "Seq", "--kind", "counter", "--start", "-3"}, "invalid argument: --start is -3, want at least 1"},
+		{[]string{"next", "orders", "--table", "Seq", "--kind", "counter", "--start", "9", "--max-value", "5"}, "--max-value 5 is below --start 9"},
 		{[]string{"bench", "--table", "Seq", "--kind", "block", "--refill-threshold", "2"}, "--refill-threshold is 2"},
-		{[]string{"next", "orders", "--table", "Seq", "--regions", "a,b"}, "--regions is read only with --global-table mrec; --global-table is none"},
+		{[]string{"next", "orders", "--table", "Seq", "--kind", "counter", "--regions", "a,b"}, "--regions is read only with --global-table mrec; --global-table is none"},
 	} {
 		r := run(t, tc.args...)
 		assert.Equal(t, 2, r.code, "dynamoseq %q", tc.args)
@@ -213,8 +225,13 @@ func TestMessages(t *testing.T) {
 
 func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
 	table := newTable(t, client)
-	assert.Equal(t, "table "+table+" is ready: pk (S, HASH)\n", run(t, "create-table", "--table", table, "--kind", "counter").ok(t))
-	run(t, "create-table", "--table", table, "--kind", "counter").ok(t) // again: nothing to do
+	assert.Equal(t, "table "+table+" created: pk (S, HASH)\n", run(t, "create-table", "--table", table, "--kind", "counter").ok(t))
+	assert.Equal(t, "table "+table+" exists: pk (S, HASH); nothing changed\n", run(t, "create-table", "--table", table, "--kind", "counter").ok(t))
+	// TTL on the existing table: said, once.
+	assert.Equal(t, "table "+table+` exists: pk (S, HASH); changed: Time to Live enabled on "expires" (it was DISABLED)`+"\n",
+		run(t, "create-table", "--table", table, "--kind", "counter", "--ttl", "expires").ok(t))
+	got := jsonOf[created](t, run(t, "create-table", "--table", table, "--kind", "counter", "--ttl", "expires", "--output", "json"))
+	assert.Equal(t, created{Table: table, Key: "pk (S, HASH)", Changes: []string{}}, got)
 	r := run(t, "create-table", "--table", table, "--kind", "sortkey")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "does not match")
@@ -222,8 +239,8 @@ func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
 	// Flags before and after the positional arguments.
 	assert.Equal(t, "1\n", run(t, "--table", table, "next", "orders").ok(t))
 	assert.Equal(t, "2\n3\n4\n", run(t, "next", "orders", "-n", "3", "--table", table).ok(t))
-	got := jsonOf[numbers](t, run(t, "next", "--table", table, "orders", "--output", "json"))
-	assert.Equal(t, numbers{Table: table, Sequence: "orders", Numbers: []int64{5}}, got)
+	gotNumbers := jsonOf[numbers](t, run(t, "next", "--table", table, "orders", "--output", "json"))
+	assert.Equal(t, numbers{Table: table, Sequence: "orders", Numbers: []int64{5}}, gotNumbers)
 	assert.Equal(t, "5\n", run(t, "current", "orders", "--table", table).ok(t))
 
 	assert.Equal(t, "1000\n", run(t, "advance", "orders", "1000", "--table", table).ok(t))
@@ -258,11 +275,12 @@ func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, `table "no_such_table", sequence "orders"`)
 
-	// The versions of a document on a counter table: the advice names flags.
-	r = run(t, "versions", "orders", "--table", table)
+	// The versions of a document in the sortkey layout on a counter table:
+	// the advice names flags.
+	r = run(t, "versions", "orders", "--table", table, "--kind", "latest")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "pass --layout partitionkey")
-	assert.Contains(t, r.stderr, "'dynamoseq check --table "+table+" --kind counter|block|sortkey|latest'")
+	assert.Contains(t, r.stderr, "'dynamoseq check --table "+table+"', with the same flags, says which flags (or which --kind) fit the table")
 	assert.NotContains(t, r.stderr, "o.Layout")
 }
 
@@ -271,7 +289,7 @@ func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
 func testSingleTable(t *testing.T, run runFunc, client *dynamodb.Client) {
 	table := newTable(t, client)
 	single := []string{"--table", table, "--counter-sort-key-value", "COUNTER", "--key-prefix", "SEQ#"}
-	assert.Equal(t, "table "+table+" is ready: pk (S, HASH), sk (S, RANGE)\n", run(t, append([]string{"create-table", "--kind", "counter"}, single...)...).ok(t))
+	assert.Equal(t, "table "+table+" created: pk (S, HASH), sk (S, RANGE)\n", run(t, append([]string{"create-table", "--kind", "counter"}, single...)...).ok(t))
 	assert.Contains(t, run(t, append([]string{"check"}, single...)...).ok(t), "as counter expects")
 	assert.Equal(t, "1\n", run(t, append([]string{"next", "orders"}, single...)...).ok(t))
 	// An item of the same partition that is not the counter.
@@ -283,7 +301,8 @@ func testSingleTable(t *testing.T, run runFunc, client *dynamodb.Client) {
 func testCheck(t *testing.T, run runFunc, client *dynamodb.Client) {
 	counters, docs := newTable(t, client), newTable(t, client)
 	run(t, "create-table", "--kind", "counter", "--table", counters).ok(t)
-	run(t, "create-table", "--kind", "latest", "--table", docs, "--ttl", "expires").ok(t)
+	assert.Equal(t, "table "+docs+` created: pk (S, HASH), sk (N, RANGE); Time to Live enabled on "expires"`+"\n",
+		run(t, "create-table", "--kind", "latest", "--table", docs, "--ttl", "expires").ok(t))
 
 	out := run(t, "check", "--table", counters).ok(t)
 	assert.Contains(t, out, "ok       key schema: pk (S, HASH), as counter expects")
@@ -291,16 +310,36 @@ func testCheck(t *testing.T, run runFunc, client *dynamodb.Client) {
 	rep := jsonOf[report](t, run(t, "check", "--table", docs, "--kind", "latest", "--ttl", "expires", "--output", "json"))
 	assert.True(t, rep.OK, "%+v", rep)
 
+	// Each problem with the flags that fix it.
 	r := run(t, "check", "--table", counters, "--kind", "sortkey")
 	assert.Equal(t, 1, r.code)
-	assert.Contains(t, r.stdout, "problem  key schema: pk (S, HASH), but sortkey with these options needs pk (S, HASH), sk (N, RANGE)")
+	assert.Contains(t, r.stdout, "problem  key schema: pk (S, HASH), but sortkey with these options needs pk (S, HASH), sk (N, RANGE)\n"+
+		"         fix: --kind counter (or --kind latest --layout partitionkey)\n")
 	r = run(t, "check", "--table", docs, "--kind", "latest", "--sort-key-type", "S", "--ttl", "gone")
 	assert.Equal(t, 1, r.code)
-	assert.Contains(t, r.stdout, "sk (S, RANGE)")
-	assert.Contains(t, r.stdout, `problem  ttl: ENABLED on "expires", but --ttl is "gone"`)
+	assert.Contains(t, r.stdout, "sk (S, RANGE)\n         fix: --sort-key-type N\n")
+	assert.Contains(t, r.stdout, `problem  ttl: ENABLED on "expires", but --ttl is "gone": old periods would never expire`+"\n         fix: --ttl expires\n")
+	r = run(t, "check", "--table", counters, "--ttl", "expires")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stdout, "fix: dynamoseq create-table --kind counter --ttl expires with the same flags (it enables TTL)\n")
+	run(t, "create-table", "--table", counters, "--kind", "counter", "--ttl", "expires").ok(t)
+	run(t, "check", "--table", counters, "--ttl", "expires").ok(t)
 	r = run(t, "check", "--table", "no_such_table")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stdout, "does not exist")
+	assert.Contains(t, r.stdout, "fix: dynamoseq create-table --kind counter|block|sortkey|latest with the same flags\n")
+
+	// A table of other key names and types: check reads its kind and says
+	// which flags describe it; with them, the check passes.
+	other := newTable(t, client)
+	run(t, "create-table", "--kind", "sortkey", "--table", other, "--partition-key", "id", "--sort-key", "n", "--sort-key-type", "S").ok(t)
+	r = run(t, "check", "--table", other)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stdout, "ok       kind: sortkey, read from the table's key (a sort key)")
+	assert.Contains(t, r.stdout, "fix: --partition-key id --sort-key n --sort-key-type S\n")
+	rep = jsonOf[report](t, run(t, "check", "--table", other, "--partition-key", "id", "--sort-key", "n", "--sort-key-type", "S", "--output", "json"))
+	assert.True(t, rep.OK, "%+v", rep)
+	assert.Equal(t, "sortkey", rep.Kind)
 
 	cf := run(t, "create-table", "--kind", "sortkey", "--table", "Tickets", "--print", "cloudformation", "--ttl", "expires").ok(t)
 	assert.Contains(t, cf, "Resources:\n  Tickets:\n    Type: AWS::DynamoDB::Table")
@@ -350,6 +389,159 @@ func testSortKey(t *testing.T, run runFunc, client *dynamodb.Client) {
 	assert.Contains(t, r.stderr, `no counters in table "`+table+`" whose name starts with "zzz"`)
 }
 
+// testKindRule leaves --kind out: every command reads it from the table.
+func testKindRule(t *testing.T, run runFunc, client *dynamodb.Client) {
+	counters, docs, items, pkDocs := newTable(t, client), newTable(t, client), newTable(t, client), newTable(t, client)
+	run(t, "create-table", "--kind", "counter", "--table", counters).ok(t)
+	run(t, "create-table", "--kind", "latest", "--table", docs).ok(t)
+	run(t, "create-table", "--kind", "sortkey", "--table", items).ok(t)
+	run(t, "create-table", "--kind", "latest", "--layout", "partitionkey", "--table", pkDocs).ok(t)
+
+	// A table with a partition key only: counters, or documents with a
+	// 'latest' item in the partitionkey layout.
+	assert.Equal(t, "1\n", run(t, "next", "orders", "--table", counters).ok(t))
+	assert.Equal(t, "1\n", run(t, "current", "orders", "--table", counters).ok(t))
+	assert.Contains(t, run(t, "check", "--table", counters).ok(t), "ok       kind: counter, read from the table's key (a partition key only)")
+	assert.Equal(t, "10\n", run(t, "next", "fresh", "--start", "10", "--table", counters).ok(t), "a counter's flag does not stop the look for a 'latest' item")
+	run(t, "next", "doc1", "--table", pkDocs, "--kind", "latest", "--layout", "partitionkey").ok(t)
+	assert.Equal(t, "2\n", run(t, "next", "doc1", "--table", pkDocs).ok(t), "doc1 has a 'latest' item")
+	assert.Equal(t, "2\t{}\n1\t{}\n", run(t, "versions", "doc1", "--table", pkDocs).ok(t))
+	assert.Equal(t, "1\t{}\n", run(t, "get", "doc1", "1", "--table", pkDocs).ok(t))
+	assert.Equal(t, "1\n", run(t, "next", "doc2", "--table", pkDocs, "--layout", "partitionkey").ok(t))
+	assert.Equal(t, "1\n", run(t, "current", "doc2", "--table", pkDocs).ok(t))
+
+	// A table with a sort key: SortKey sequences, or documents with a
+	// 'latest' item at sort key 0.
+	assert.Equal(t, "1\n2\n", run(t, "next", "tickets", "-n", "2", "--table", items).ok(t))
+	assert.Equal(t, "2\n", run(t, "current", "tickets", "--table", items).ok(t))
+	assert.Equal(t, "1\t{}\n", run(t, "get", "tickets", "1", "--table", items).ok(t))
+	assert.Contains(t, run(t, "check", "--table", items).ok(t), "ok       kind: sortkey, read from the table's key (a sort key)")
+	run(t, "next", "doc1", "--table", docs, "--kind", "latest").ok(t)
+	assert.Equal(t, "2\n", run(t, "next", "doc1", "--table", docs).ok(t))
+	assert.Equal(t, "2\n", run(t, "current", "doc1", "--table", docs).ok(t))
+	assert.Equal(t, "2\t{}\n1\t{}\n", run(t, "versions", "doc1", "--table", docs).ok(t))
+
+	r := run(t, "current", "orders", "--table", "no_such_table")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `table "no_such_table", sequence "orders": table not found`)
+	assert.Contains(t, run(t, "next", "--help").ok(t), "Without --kind, the kind is read from the table")
+}
+
+// testPeriod reads and moves the counters an IDMinter keeps per period
+// with --period, without writing their names.
+func testPeriod(t *testing.T, run runFunc, client *dynamodb.Client) {
+	table := newTable(t, client)
+	run(t, "create-table", "--kind", "counter", "--table", table).ok(t)
+	ctx := context.Background()
+	counter, err := dynamoseq.NewCounter(client, table)
+	require.NoError(t, err)
+	mint := func(at time.Time, loc *time.Location, period dynamoseq.Period) string {
+		t.Helper()
+		m, err := dynamoseq.NewIDMinter(counter, dynamoseq.Format{Prefix: "ORD", DateLayout: "060102", Separator: "-", Width: 6}, period,
+			func(o *dynamoseq.Options) { o.Now, o.Location = func() time.Time { return at }, loc })
+		require.NoError(t, err)
+		id, err := m.Next(ctx, "orders")
+		require.NoError(t, err)
+		return id
+	}
+	nov22 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	assert.Equal(t, "ORD-261122-000001", mint(nov22, time.UTC, dynamoseq.Daily))
+	assert.Equal(t, "ORD-261122-000002", mint(nov22, time.UTC, dynamoseq.Daily))
+
+	day := []string{"--table", table, "--period", "day", "--date", "2026-11-22"}
+	assert.Equal(t, "2\n", run(t, append([]string{"current", "orders"}, day...)...).ok(t))
+	got := jsonOf[numbers](t, run(t, append([]string{"next", "orders", "--output", "json"}, day...)...))
+	assert.Equal(t, numbers{Table: table, Sequence: "orders#20261122", Numbers: []int64{3}}, got)
+	assert.Equal(t, "ORD-261122-000004", mint(nov22, time.UTC, dynamoseq.Daily), "the command took the IDMinter's number 3")
+	assert.Equal(t, "100\n", run(t, append([]string{"advance", "orders", "100"}, day...)...).ok(t))
+	assert.Equal(t, "ORD-261122-000101", mint(nov22, time.UTC, dynamoseq.Daily))
+
+	// The same instant is 21 November in Los Angeles.
+	la, err := time.LoadLocation("America/Los_Angeles")
+	require.NoError(t, err)
+	assert.Equal(t, "ORD-261121-000001", mint(nov22, la, dynamoseq.Daily))
+	assert.Equal(t, "1\n", run(t, "current", "orders", "--table", table, "--period", "day", "--date", "2026-11-21", "--location", "America/Los_Angeles").ok(t))
+	assert.Equal(t, "ORD-261122-000001", mint(nov22, time.UTC, dynamoseq.Monthly))
+	assert.Equal(t, "1\n", run(t, "current", "orders", "--table", table, "--period", "month", "--date", "2026-11").ok(t))
+	assert.Equal(t, "1\n", run(t, "next", "orders", "--table", table, "--period", "year", "--date", "2026").ok(t))
+
+	// Without --date, the period of now.
+	before := "orders#" + time.Now().UTC().Format("20060102")
+	got = jsonOf[numbers](t, run(t, "next", "orders", "--table", table, "--period", "day", "--output", "json"))
+	after := "orders#" + time.Now().UTC().Format("20060102")
+	assert.Contains(t, []string{before, after}, got.Sequence)
+
+	assert.Equal(t, "orders#20261122\t101\n", run(t, "list", "--table", table, "--period", "day", "--date", "2026-11-22").ok(t))
+	assert.Equal(t, "orders#2026\t1\n", run(t, "list", "--table", table, "--period", "year", "--date", "2026-05-01").ok(t))
+	for _, args := range [][]string{
+		{"current", "orders", "--table", table, "--date", "2026-11-22"},
+		{"current", "orders", "--table", table, "--period", "day", "--date", "2026-11"},
+		{"current", "orders", "--table", table, "--period", "week"},
+		{"current", "orders", "--table", table, "--period", "day", "--location", "Mars/Olympus_Mons"},
+	} {
+		r := run(t, args...)
+		assert.Equal(t, 2, r.code, "dynamoseq %q: %s", args, r.stderr)
+	}
+}
+
+// testTypos mistypes names: the command says what it did not find, names
+// the closest names and the period form, and creates nothing.
+func testTypos(t *testing.T, run runFunc, client *dynamodb.Client) {
+	counters, docs := newTable(t, client), newTable(t, client)
+	run(t, "create-table", "--kind", "counter", "--table", counters).ok(t)
+	run(t, "create-table", "--kind", "latest", "--table", docs).ok(t)
+	for _, args := range [][]string{
+		{"orders"}, {"invoices"}, {"Orders-EU"},
+		{"orders", "--period", "day", "--date", "2026-11-21"},
+		{"orders", "--period", "day", "--date", "2026-11-22"},
+		{"tickets", "--period", "month", "--date", "2026-11"},
+	} {
+		run(t, append([]string{"next", "--table", counters}, args...)...).ok(t)
+	}
+	failed := func(args ...string) string {
+		t.Helper()
+		r := run(t, args...)
+		require.Equal(t, 1, r.code, "dynamoseq %q: stdout %q", args, r.stdout)
+		return r.stderr
+	}
+
+	stderr := failed("current", "ordres", "--table", counters)
+	assert.Contains(t, stderr, `dynamoseq: Counter.Current: table "`+counters+`", sequence "ordres": not found`+"\n")
+	assert.Contains(t, stderr, "dynamoseq: the closest of the table's 6 names: orders\n")
+	assert.Contains(t, failed("current", "orders-eu", "--table", counters), "the closest of the table's 6 names: Orders-EU, orders\n")
+	stderr = failed("current", "orders#20261123", "--table", counters)
+	assert.Contains(t, stderr, `"orders#20261123" is how an IDMinter names the counter of "orders" for the day 2026-11-23: --period day --date 2026-11-23 writes it`)
+	assert.Contains(t, stderr, "the closest of the table's 6 names: orders#20261121, orders#20261122\n")
+	stderr = failed("current", "tickets", "--table", counters)
+	assert.Contains(t, stderr, `"tickets" is counted per period (tickets#202611): pass --period month, and --date for another month than the current one`)
+	stderr = failed("current", "orders", "--period", "day", "--date", "2026-11-23", "--table", counters)
+	assert.Contains(t, stderr, `sequence "orders#20261123": not found`)
+	assert.NotContains(t, stderr, "is how an IDMinter names", "--period wrote the name")
+	stderr = failed("current", "zzz", "--table", counters)
+	assert.Contains(t, stderr, `none of the table's 6 names is close to "zzz"`)
+
+	// advance creates nothing by mistake.
+	stderr = failed("advance", "ordres", "500", "--table", counters)
+	assert.Contains(t, stderr, `dynamoseq: advance: table "`+counters+`", sequence "ordres": not found: advance moves only a counter that exists; --create starts it at 500`)
+	assert.Contains(t, stderr, "the closest of the table's 6 names: orders\n")
+	failed("current", "ordres", "--table", counters)
+	assert.Equal(t, "500\n", run(t, "advance", "fresh", "500", "--create", "--table", counters).ok(t))
+	assert.Equal(t, "501\n", run(t, "next", "fresh", "--table", counters).ok(t))
+
+	// Documents: a mistyped name, a version past the last.
+	run(t, "next", "doc1", "-n", "3", "--kind", "latest", "--table", docs).ok(t)
+	stderr = failed("get", "doc", "--table", docs)
+	assert.Contains(t, stderr, `sequence "doc": not found`)
+	assert.Contains(t, stderr, "the closest of the table's 1 name: doc1\n")
+	stderr = failed("versions", "Doc1", "--table", docs)
+	assert.Contains(t, stderr, `dynamoseq: SortKey.Items: table "`+docs+`", sequence "Doc1": not found`)
+	assert.Contains(t, stderr, "the closest of the table's 1 name: doc1\n")
+	stderr = failed("get", "doc1", "9", "--table", docs)
+	assert.Contains(t, stderr, `dynamoseq: Latest.Get: table "`+docs+`", document "doc1": not found`+"\n"+`dynamoseq: "doc1" has versions up to 3`+"\n")
+	stderr = failed("current", "doc2", "--kind", "latest", "--table", docs)
+	assert.Contains(t, stderr, "the closest of the table's 1 name: doc1\n")
+}
+
 // testProfile takes the credentials and the Region from a named profile of
 // the shared files, as the aws CLI does.
 func testProfile(t *testing.T, bin, endpoint string, client *dynamodb.Client) {
@@ -367,6 +559,37 @@ func testProfile(t *testing.T, bin, endpoint string, client *dynamodb.Client) {
 	r = runBinary(t, bin, endpoint, env, "next", "orders", "--table", table, "--profile", "nosuch")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "nosuch")
+}
+
+// testEnvironment names the table and the endpoint in environment variables
+// instead of flags, as an operator sets them once per shell.
+func testEnvironment(t *testing.T, bin, endpoint string, client *dynamodb.Client) {
+	table := newTable(t, client)
+	for _, endpointVar := range []string{"AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL"} {
+		env := []string{"DYNAMOSEQ_TABLE=" + table, endpointVar + "=" + endpoint, "DYNAMOSEQ_KEY_PREFIX=SEQ#"}
+		run := func(args ...string) result { return runBinary(t, bin, "", env, args...) }
+		run("create-table", "--kind", "counter").ok(t)
+		assert.Equal(t, "1\n", run("next", "env-"+endpointVar).ok(t), endpointVar)
+		got := jsonOf[value](t, runBinary(t, bin, "", append(env, "DYNAMOSEQ_OUTPUT=json"), "current", "env-"+endpointVar))
+		assert.Equal(t, value{Table: table, Sequence: "env-" + endpointVar, Value: 1}, got)
+		// An error answer of DynamoDB Local, which has no CRC32: no warning
+		// about it on a loopback endpoint.
+		r := run("next", "orders", "--table", "no_such_table")
+		assert.Equal(t, 1, r.code)
+		assert.Contains(t, r.stderr, `table "no_such_table", sequence "orders": table not found`, endpointVar)
+		assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "%s: one line, no warning:\n%s", endpointVar, r.stderr)
+	}
+	// The flag wins over the variable; the prefix came from the variable.
+	env := []string{"DYNAMOSEQ_TABLE=no_such_table", "DYNAMOSEQ_KEY_PREFIX=SEQ#"}
+	assert.Equal(t, "SEQ#env-AWS_ENDPOINT_URL\t1\nSEQ#env-AWS_ENDPOINT_URL_DYNAMODB\t1\n",
+		runBinary(t, bin, endpoint, env, "list", "--table", table, "--key-prefix", "").ok(t))
+	r := runBinary(t, bin, endpoint, []string{"DYNAMOSEQ_OUTPUT=yaml"}, "next", "orders", "--table", table)
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, `DYNAMOSEQ_OUTPUT=yaml: invalid argument "yaml" for "--output" flag: want text, json`)
+	r = runBinary(t, bin, endpoint, nil, "next", "orders")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "--table is required (or set DYNAMOSEQ_TABLE)")
+	assert.Contains(t, runBinary(t, bin, endpoint, nil, "next", "--help").ok(t), "the DynamoDB table (required) (env DYNAMOSEQ_TABLE)")
 }
 
 func testBench(t *testing.T, run runFunc, client *dynamodb.Client) {

@@ -9,16 +9,6 @@ import (
 	"github.com/dynamoseq/dynamoseq"
 )
 
-// flagInError finds a flag name in the flag package's errors, which write
-// it with one dash ("flag provided but not defined: -bogus").
-var flagInError = regexp.MustCompile(`(defined: |flag |for |argument: )-([[:alpha:]][[:alnum:]-]+)`)
-
-// parseError is an error of flag.FlagSet.Parse with the long flags written
-// as the help writes them, with two dashes.
-func parseError(err error) error {
-	return errors.New(flagInError.ReplaceAllString(err.Error(), "$1--$2"))
-}
-
 // optionFlags are the library's options that the command sets from flags,
 // by the names the library's errors give them. Longer names come first,
 // so that Regions is not read as Region.
@@ -75,7 +65,8 @@ var goAdvice = strings.NewReplacer(
 
 // message is err as the command prints it: prefixed with the program's
 // name, with the library's Go options turned into the flags that set them,
-// and a pointer to check when the table does not fit the options.
+// its hints a line each, and a pointer to check when the table does not fit
+// the options.
 func message(err error) string {
 	msg := goAdvice.Replace(prefixed(err))
 	if errors.Is(err, dynamoseq.ErrInvalidArgument) {
@@ -88,9 +79,15 @@ func message(err error) string {
 			return m
 		})
 	}
+	var h *hinted
+	if errors.As(err, &h) {
+		for _, hint := range h.hints {
+			msg += "\ndynamoseq: " + hint
+		}
+	}
 	var de *dynamoseq.Error
 	if errors.Is(err, dynamoseq.ErrTableMismatch) && errors.As(err, &de) {
-		msg += fmt.Sprintf("\ndynamoseq: is it a table of another --kind? 'dynamoseq check --table %s --kind counter|block|sortkey|latest' compares its key with what each needs", de.Table)
+		msg += fmt.Sprintf("\ndynamoseq: 'dynamoseq check --table %s', with the same flags, says which flags (or which --kind) fit the table", de.Table)
 	}
 	return msg
 }

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/spf13/pflag"
 
 	"github.com/dynamoseq/dynamoseq"
 )
@@ -37,16 +39,21 @@ func nextCommand() *command {
 		summary:  "Take the next numbers of a sequence",
 		doc: "As the library hands them out: with --kind counter, Counter.NextN, one\n" +
 			"UpdateItem for all -n numbers; with sortkey or latest, one Next (an empty\n" +
-			"item) per number.\n",
+			"item) per number.\n" + kindRule,
 		minArgs: 1, maxArgs: 1,
-		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-			kind := kindFlag(fs, kindCounter, kindCounter, kindSortKey, kindLatest)
-			n := fs.Int64("n", 1, "how many numbers to take")
+		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
+			kind := defineKind(fs, kindCounter, kindSortKey, kindLatest)
+			n := fs.Int64P("count", "n", 1, "how many numbers to take")
+			period := definePeriod(fs)
 			return func(ctx context.Context, e *env, args []string) error {
 				if *n < 1 || *n > maxNext {
 					return usageErrorf("-n is %d, want 1 to %d", *n, maxNext)
 				}
-				got, err := e.next(ctx, *kind, args[0], *n)
+				name, k, err := e.target(ctx, args[0], period, kind)
+				if err != nil {
+					return err
+				}
+				got, err := e.next(ctx, k, name, *n)
 				if len(got) == 0 {
 					return err
 				}
@@ -56,7 +63,7 @@ func nextCommand() *command {
 				for _, v := range got {
 					fmt.Fprintln(&text, v)
 				}
-				if perr := e.print(text.String(), numbers{Table: e.table, Sequence: args[0], Numbers: got}); perr != nil {
+				if perr := e.print(text.String(), numbers{Table: e.table, Sequence: name, Numbers: got}); perr != nil {
 					return perr
 				}
 				return err
@@ -110,16 +117,21 @@ func currentCommand() *command {
 		summary:  "Print the last number of a sequence",
 		doc: "One strongly consistent read: Counter.Current, SortKey.Last, or the\n" +
 			"version of Latest's 'latest' item. Exit status 1 when the sequence was never\n" +
-			"used.\n",
+			"used, with the closest names on stderr (one Scan page of at most 1000 items).\n" + kindRule,
 		minArgs: 1, maxArgs: 1,
-		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-			kind := kindFlag(fs, kindCounter, kindCounter, kindSortKey, kindLatest)
+		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
+			kind := defineKind(fs, kindCounter, kindSortKey, kindLatest)
+			period := definePeriod(fs)
 			return func(ctx context.Context, e *env, args []string) error {
-				v, err := e.current(ctx, *kind, args[0])
+				name, k, err := e.target(ctx, args[0], period, kind)
 				if err != nil {
 					return err
 				}
-				return e.print(fmt.Sprintln(v), value{Table: e.table, Sequence: args[0], Value: v})
+				v, err := e.current(ctx, k, name)
+				if err != nil {
+					return e.notFound(ctx, k, args[0], name, err)
+				}
+				return e.print(fmt.Sprintln(v), value{Table: e.table, Sequence: name, Value: v})
 			}
 		},
 	}
@@ -155,22 +167,25 @@ func advanceCommand() *command {
 		summary:  "Move a counter forward past TO",
 		doc: "Counter.AdvanceTo: one conditional UpdateItem, so that the next number is\n" +
 			"above TO. It never moves a counter back: when the counter is already past TO\n" +
-			"it says so on stderr and leaves it.\n",
+			"it says so on stderr and leaves it. It moves only a counter that exists\n" +
+			"(Counter.Current first, one strongly consistent GetItem), so that a mistyped\n" +
+			"NAME is not created: --create starts a new counter at TO.\n",
 		minArgs: 2, maxArgs: 2,
-		define: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
+			period := definePeriod(fs)
+			create := fs.Bool("create", false, "start the counter at TO when it does not exist")
 			return func(ctx context.Context, e *env, args []string) error {
-				name := args[0]
 				to, err := strconv.ParseInt(args[1], 10, 64)
 				if err != nil || to < 1 {
 					return usageErrorf("TO is %q, want a positive whole number", args[1])
 				}
-				c, err := e.newCounter(ctx)
+				name, err := period.sequence(args[0], time.Now())
 				if err != nil {
 					return err
 				}
-				v, err := c.AdvanceTo(ctx, name, to)
+				v, err := e.advance(ctx, name, to, *create)
 				if err != nil {
-					return err
+					return e.notFound(ctx, kindCounter, args[0], name, err)
 				}
 				if v > to {
 					e.note("table %q, sequence %q: the counter is already at %d, past %d: not moved (advance only moves forward)", e.table, name, v, to)
@@ -179,4 +194,23 @@ func advanceCommand() *command {
 			}
 		},
 	}
+}
+
+// advance moves the counter name forward to to, and returns its value. It
+// refuses a counter that does not exist unless create.
+func (e *env) advance(ctx context.Context, name string, to int64, create bool) (int64, error) {
+	c, err := e.newCounter(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if !create {
+		_, err := c.Current(ctx, name)
+		if errors.Is(err, dynamoseq.ErrNotFound) {
+			return 0, e.fail("advance", name, fmt.Errorf("%w: advance moves only a counter that exists; --create starts it at %d", dynamoseq.ErrNotFound, to))
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	return c.AdvanceTo(ctx, name, to)
 }

@@ -1,11 +1,14 @@
 package main
 
 import (
-	"flag"
+	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/spf13/pflag"
 
 	"github.com/dynamoseq/dynamoseq"
 )
@@ -43,10 +46,10 @@ type settings struct {
 
 // register defines the shared flags on fs. A zero value means the library's
 // default, as in dynamoseq.Options.
-func (s *settings) register(fs *flag.FlagSet) {
+func (s *settings) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.table, "table", "", "the DynamoDB table (required)")
 	fs.StringVar(&s.endpoint, "endpoint-url", "", "send requests to this URL instead of the Region's endpoint (DynamoDB Local: http://localhost:8000)")
-	fs.StringVar(&s.region, "region", "", "the AWS Region (default: from the environment or the profile)")
+	fs.StringVar(&s.region, "region", "", "the AWS Region (default: the profile's)")
 	fs.StringVar(&s.profile, "profile", "", "the named profile of the shared AWS config and credentials files")
 	choiceVar(fs, &s.output, "output", "text", "the format of the answers on stdout", "text", "json")
 
@@ -73,7 +76,7 @@ func (s *settings) register(fs *flag.FlagSet) {
 // strategy is built.
 func (s *settings) validate() error {
 	if s.table == "" {
-		return usageErrorf("--table is required")
+		return usageErrorf("--table is required (or set DYNAMOSEQ_TABLE)")
 	}
 	if _, err := s.parseLayout(); err != nil {
 		return err
@@ -114,25 +117,50 @@ func (s *settings) parseLayout() (dynamoseq.Layout, error) {
 
 // options copies the flags into the library's options.
 func (s *settings) options(o *dynamoseq.Options) {
-	o.PartitionKey = s.partitionKey
-	o.SortKey = s.sortKey
-	o.SortKeyType = types.ScalarAttributeType(s.sortKeyType)
-	o.SortKeyWidth = s.sortKeyWidth
+	s.latestKeys(o)
 	o.CounterSortKeyValue = s.counterSortKey
 	o.ValueAttribute = s.valueAttribute
-	o.KeyPrefix = s.keyPrefix
 	o.Start = s.start
 	o.Step = s.step
 	o.MaxValue = s.maxValue
-	o.Layout, _ = s.parseLayout() // checked by validate
-	o.VersionAttribute = s.versionAttribute
-	o.VersionKeyFormat = s.versionKeyFormat
-	o.LatestKeyFormat = s.latestKeyFormat
 	o.GlobalTable, _ = s.globalMode() // checked by validate
 	o.Regions = s.regionList()
 	if o.GlobalTable == dynamoseq.GlobalTableMREC {
 		o.Region = s.clientRegion
 	}
+}
+
+// latestKeys copies into o only the flags that say where a Latest's items
+// are, for reading a document's 'latest' item whatever strategy the other
+// flags are meant for.
+func (s *settings) latestKeys(o *dynamoseq.Options) {
+	o.PartitionKey = s.partitionKey
+	o.SortKey = s.sortKey
+	o.SortKeyType = types.ScalarAttributeType(s.sortKeyType)
+	o.SortKeyWidth = s.sortKeyWidth
+	o.KeyPrefix = s.keyPrefix
+	o.Layout, _ = s.parseLayout() // checked by validate
+	o.VersionAttribute = s.versionAttribute
+	o.VersionKeyFormat = s.versionKeyFormat
+	o.LatestKeyFormat = s.latestKeyFormat
+}
+
+// periodMinter is an IDMinter of the calendar period in loc, made for its
+// SequenceAt, which names a period's counter as every IDMinter does. It is
+// never asked for an ID, so its Sequencer is never called.
+func periodMinter(period dynamoseq.CalendarPeriod, loc *time.Location) (*dynamoseq.IDMinter, error) {
+	// A date layout that tells the periods apart, which NewIDMinter checks.
+	layout := map[dynamoseq.CalendarPeriod]string{dynamoseq.Daily: "20060102", dynamoseq.Monthly: "200601", dynamoseq.Yearly: "2006"}[period]
+	return dynamoseq.NewIDMinter(namesOnly{}, dynamoseq.Format{DateLayout: layout}, period, func(o *dynamoseq.Options) {
+		o.Location = loc
+	})
+}
+
+// namesOnly is the Sequencer of periodMinter, which only names sequences.
+type namesOnly struct{}
+
+func (namesOnly) Next(context.Context, string) (int64, error) {
+	return 0, errors.New("dynamoseq: the command's IDMinter only names the periods' counters")
 }
 
 // usageError is a mistake in the command line: exit status 2.

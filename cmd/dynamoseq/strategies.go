@@ -2,26 +2,9 @@ package main
 
 import (
 	"context"
-	"flag"
 
 	"github.com/dynamoseq/dynamoseq"
 )
-
-// The strategies a --kind flag names.
-const (
-	kindCounter = "counter"
-	kindBlock   = "block"
-	kindSortKey = "sortkey"
-	kindLatest  = "latest"
-)
-
-// kindFlag defines --kind on fs with the given default and choices; a
-// value outside the choices is a usage error when the flags are parsed.
-func kindFlag(fs *flag.FlagSet, def string, choices ...string) *string {
-	k := new(string)
-	choiceVar(fs, k, "kind", def, "the strategy of the table", choices...)
-	return k
-}
 
 func (e *env) newCounter(ctx context.Context) (*dynamoseq.Counter, error) {
 	client, err := e.client(ctx)

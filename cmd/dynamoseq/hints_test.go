@@ -1,0 +1,33 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestClosest(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		d    int
+	}{
+		{"", "", 0}, {"orders", "orders", 0}, {"ordres", "orders", 2}, {"order", "orders", 1},
+		{"orders", "", 6}, {"kitten", "sitting", 3}, {"año", "ano", 1},
+	} {
+		assert.Equal(t, tc.d, distance(tc.a, tc.b), "distance(%q, %q)", tc.a, tc.b)
+		assert.Equal(t, tc.d, distance(tc.b, tc.a), "distance(%q, %q)", tc.b, tc.a)
+	}
+	names := []string{"invoices", "orders", "Orders", "orders#2026", "order", "tickets", "ordres-eu"}
+	assert.Equal(t, []string{"Orders", "order"}, closest("orders", names, 5), "itself left out, letter case aside")
+	assert.Equal(t, []string{"Orders"}, closest("orders", names, 1))
+	assert.Empty(t, closest("zzz", names, 5))
+}
+
+func TestPeriodHints(t *testing.T) {
+	names := []string{"orders#20261121", "orders#20261122", "orders", "ordersx#2026"}
+	assert.Equal(t, []string{`"orders" is counted per period (orders#20261122, orders#20261121): pass --period day, and --date for another day than the current one`},
+		periodHints("orders", names))
+	assert.Equal(t, []string{`"orders#2026" is how an IDMinter names the counter of "orders" for the year 2026: --period year --date 2026 writes it`},
+		periodHints("orders#2026", names))
+	assert.Empty(t, periodHints("invoices", names))
+}

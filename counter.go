@@ -12,9 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
+	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
 // Counter hands out numbers from an atomic counter: one item per sequence,
@@ -51,7 +51,7 @@ type Counter struct {
 	stride   int64                // the distance between values: Step, or Step times the Regions
 	slice    *regionSlice         // this Region's numbers with GlobalTableMREC; nil otherwise
 	stats    counterStats
-	resolver resolver // sends again an update the SDK gave up on
+	resolver settle.Resender // sends again an update the SDK gave up on
 }
 
 // NewCounter returns a Counter over table. It reads PartitionKey,
@@ -95,7 +95,7 @@ func NewCounter(client Client, table string, optFns ...func(*Options)) (*Counter
 	c := &Counter{table: table, opts: o, names: map[string]string{"#v": o.ValueAttribute},
 		first: o.Start, stride: o.Step, slice: slice}
 	c.client = countingClient{Client: client, n: &c.stats.roundTrips}
-	c.resolver = resolver{timeout: o.ResolveTimeout, policy: backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay}, attached: true}
+	c.resolver = settle.Resender{Timeout: o.ResolveTimeout, Policy: backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay}, Attached: true, Unknown: ErrUnknownOutcome}
 	if slice != nil {
 		c.first, c.stride = slice.first, slice.stride
 	}
@@ -174,7 +174,7 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 	in := c.reserveInput(pk, int64(span), limit, exp)
 	var out *dynamodb.UpdateItemOutput
 	err = c.resendConflicts(ctx, func() error {
-		return c.resolver.send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+		return c.resolver.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
 			var err error
 			out, err = c.client.UpdateItem(ctx, in, optFn)
 			return err
@@ -301,8 +301,7 @@ func (c *Counter) updateError(ctx context.Context, key map[string]types.Attribut
 		}
 		return fmt.Errorf("%w: MaxValue is %d", ErrExhausted, c.opts.MaxValue)
 	}
-	var api smithy.APIError
-	if errors.As(err, &api) && api.ErrorCode() == "ValidationException" {
+	if settle.IsValidation(err) {
 		// Every input was checked before the call, so DynamoDB rejecting
 		// it means the table is not what the options describe: a value
 		// that is not a Number (ADD refuses it), or another key schema.

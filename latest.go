@@ -5,6 +5,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
 // latestMaxBatch is the most appends one transaction carries: one action per
@@ -68,7 +69,7 @@ type Latest struct {
 	table    string
 	opts     Options
 	policy   backoff.Policy
-	resolver resolver
+	resolver settle.Resender
 	layout   docLayout
 	group    *combine.Group[string, latestHint, appendReq, int64]
 	stats    appendStats
@@ -143,7 +144,7 @@ func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, 
 		overhead: layout.extraKeyBytes() + len(o.VersionAttribute) + maxNumberBytes + len(o.TokenAttribute) + itemTokenBytes,
 	}
 	l.client = countingClient{Client: client, n: &l.stats.requests}
-	l.resolver = resolver{timeout: o.ResolveTimeout, policy: l.policy, resent: &l.stats.resends}
+	l.resolver = settle.Resender{Timeout: o.ResolveTimeout, Policy: l.policy, Resent: &l.stats.resends, Unknown: ErrUnknownOutcome}
 	return l, nil
 }
 

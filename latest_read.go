@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
 // readVersion returns the version the 'latest' item of base holds, 0 when
@@ -70,7 +72,7 @@ func (l *Latest) versionOf(item map[string]types.AttributeValue) (int64, bool) {
 
 // readError explains a failed read.
 func (l *Latest) readError(err error) error {
-	if apiCode(err) == "ValidationException" {
+	if settle.IsValidation(err) {
 		return fmt.Errorf("%w: want %s: %w", ErrTableMismatch, l.layout.schema(), err)
 	}
 	return classify(err)

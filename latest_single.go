@@ -12,6 +12,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
 // The single-item write path of a Latest: Options.NoTransactions, and every
@@ -61,7 +62,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			return
 		}
 		start := time.Now()
-		tok := &types.AttributeValueMemberS{Value: itemToken(newRequestToken(), v, tn)}
+		tok := &types.AttributeValueMemberS{Value: itemToken(settle.RequestToken(), v, tn)}
 		err = l.putVersion(ctx, base, v, calls[0].Req.attrs, tok)
 		var ccf *types.ConditionalCheckFailedException
 		switch {
@@ -82,13 +83,13 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			calls[0].Res, calls[0].Err = v, err // the version that may hold the item
 			failCalls(calls[1:], fmt.Errorf("not sent: the write of version %d, queued before it, has an unknown outcome, and no later version may be written before it is settled", v))
 			return
-		case errors.As(err, &ccf) || replicatedConflict(err):
+		case errors.As(err, &ccf) || settle.ReplicatedConflict(err):
 			races++
 			if err := l.lostVersion(ctx, base, hint, v, start, ccf, races, err); err != nil {
 				failCalls(calls, err)
 				return
 			}
-		case apiCode(err) == "ValidationException":
+		case settle.IsValidation(err):
 			// This item alone is refused and nothing was stored: the next
 			// call takes v.
 			calls[0].Err = fmt.Errorf("%w: DynamoDB refused the version item: %w", ErrInvalidArgument, err)
@@ -142,7 +143,7 @@ func (l *Latest) lostVersion(ctx context.Context, base string, hint *latestHint,
 // on the version being free or holding this request's write token tok
 // (see itemToken), so that a resend of a write that was applied succeeds.
 // A failed condition returns the item found there (ALL_OLD). An outcome
-// left unknown is resolved by resending (see resolver).
+// left unknown is resolved by resending (see settle.Resender).
 func (l *Latest) putVersion(ctx context.Context, base string, v int64, attrs map[string]types.AttributeValue, tok types.AttributeValue) error {
 	item := l.item(l.layout.versionKey(base, v), attrs, v)
 	item[l.opts.TokenAttribute] = tok
@@ -154,7 +155,7 @@ func (l *Latest) putVersion(ctx context.Context, base string, v int64, attrs map
 		ExpressionAttributeValues:           map[string]types.AttributeValue{":tok": tok},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
-	return l.resolver.send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+	return l.resolver.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
 		_, err := l.client.PutItem(ctx, in, optFn)
 		return err
 	})

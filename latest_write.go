@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
 // run writes one batch of appends to the document base, in as many
@@ -56,14 +57,14 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 	}
 	// Whatever happened, the version this process knew may be stale.
 	hint.known = false
-	reasons, cancelled := cancelReasons(err)
+	reasons, cancelled := settle.Reasons(err)
 	switch {
 	case errors.Is(err, ErrUnknownOutcome):
 		for i, c := range calls {
 			c.Res, c.Err = prev+1+int64(i), err // the version that may hold the item
 		}
 		return
-	case cancelled && len(reasons) == len(in.TransactItems) && lostRace(reasons):
+	case cancelled && len(reasons) == len(in.TransactItems) && settle.LostRace(reasons):
 		l.stats.lostRaces.Add(1)
 		hint.lost(start)
 		// 'latest' is the first action; its failed condition returns
@@ -81,7 +82,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 			l.stats.retries.Add(1)
 		}
 		return
-	case len(calls) > 1 && isValidation(err):
+	case len(calls) > 1 && settle.IsValidation(err):
 		// One item DynamoDB refuses must not fail the others of the
 		// batch: find it by writing them one at a time.
 		oneByOne(calls, func(one []*combine.Call[appendReq, int64]) { l.write(ctx, base, hint, one) })
@@ -108,9 +109,9 @@ func (l *Latest) place(ctx context.Context, base string, hint *latestHint) (turn
 
 // commit sends a transaction, which carries a ClientRequestToken: DynamoDB
 // applies it at most once for 10 minutes whatever the number of sends, so
-// an outcome left unknown is resolved by sending it again (see resolver).
+// an outcome left unknown is resolved by sending it again (see settle.Resender).
 func (l *Latest) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInput) error {
-	return l.resolver.send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+	return l.resolver.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
 		_, err := l.client.TransactWriteItems(ctx, in, optFn)
 		return err
 	})
@@ -120,7 +121,7 @@ func (l *Latest) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInpu
 // version prev. In a turn (see turns), 'latest' carries a write token that
 // names the turn's end.
 func (l *Latest) transaction(base string, prev int64, calls []*combine.Call[appendReq, int64], tn turn) *dynamodb.TransactWriteItemsInput {
-	token := newRequestToken()
+	token := settle.RequestToken()
 	o := &l.opts
 	items := make([]types.TransactWriteItem, 1, len(calls)+1)
 	pkName := map[string]string{"#pk": o.PartitionKey}
@@ -176,25 +177,13 @@ func number(v int64) *types.AttributeValueMemberN {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
 }
 
-func isValidation(err error) bool {
-	if reasons, ok := cancelReasons(err); ok {
-		for _, r := range reasons {
-			if reasonCode(r) == "ValidationError" {
-				return true
-			}
-		}
-		return false
-	}
-	return apiCode(err) == "ValidationException"
-}
-
 // writeError explains a transaction that failed for a reason other than a
 // lost race.
 func (l *Latest) writeError(err error) error {
-	if reasons, ok := cancelReasons(err); ok {
+	if reasons, ok := settle.Reasons(err); ok {
 		var codes []string
 		for i, r := range reasons {
-			if c := reasonCode(r); c != reasonNone {
+			if c := settle.Code(r); c != settle.ReasonNone {
 				what := "'latest'"
 				if i > 0 {
 					what = fmt.Sprintf("version item %d of the transaction", i)
@@ -204,7 +193,7 @@ func (l *Latest) writeError(err error) error {
 		}
 		return fmt.Errorf("transaction cancelled: %s: %w", strings.Join(codes, ", "), err)
 	}
-	if apiCode(err) == "ValidationException" {
+	if settle.IsValidation(err) {
 		// Every input was checked before the call: the table is not what
 		// the options describe, or an item is larger than estimated.
 		return fmt.Errorf("DynamoDB refused the transaction (the options want %s): %w", l.layout.schema(), err)

@@ -2,14 +2,13 @@ package dynamoseq
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/bits"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
+	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
 // GlobalTableMode is the kind of table a constructor is given: one Region,
@@ -177,15 +176,6 @@ func (o *Options) singleItemWrites() bool {
 	return o.NoTransactions || o.GlobalTable == GlobalTableMRSC
 }
 
-// replicatedConflict reports whether err is an MRSC table's refusal of a
-// write because another Region wrote the same item at the same moment
-// (ReplicatedWriteConflictException). Nothing was written; the write may be
-// sent again.
-func replicatedConflict(err error) bool {
-	var conflict *types.ReplicatedWriteConflictException
-	return errors.As(err, &conflict)
-}
-
 // updateItem issues the counter's UpdateItem, resending it after a
 // replicated write conflict (see resendConflicts).
 func (c *Counter) updateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
@@ -212,7 +202,7 @@ func (c *Counter) resendConflicts(ctx context.Context, write func() error) error
 	policy := backoff.Policy{Base: c.opts.BaseDelay, Max: c.opts.MaxDelay}
 	for attempt := 1; ; attempt++ {
 		err := write()
-		if !replicatedConflict(err) {
+		if !settle.ReplicatedConflict(err) {
 			return err
 		}
 		if attempt >= c.opts.MaxAttempts {

@@ -9,10 +9,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
 // SortKey numbers the items of an item collection: the items of sequence
@@ -76,7 +76,7 @@ type SortKey struct {
 	max       int64 // the largest number the sort key can hold
 	lo, hi    types.AttributeValue
 	policy    backoff.Policy
-	resolver  resolver
+	resolver  settle.Resender
 	qNames    map[string]string // expression attribute names of the Query
 	headNames map[string]string // expression attribute names of the Query of the last number
 	putNames  map[string]string // expression attribute names of the Puts
@@ -144,7 +144,7 @@ func NewSortKey(client Client, table string, optFns ...func(*Options)) (*SortKey
 		calls:     combine.New[string, hint, appendReq, int64](maxTransactItems, sortKeyHints),
 	}
 	s.client = countingClient{Client: client, n: &s.stats.requests}
-	s.resolver = resolver{timeout: o.ResolveTimeout, policy: s.policy, resent: &s.stats.resends}
+	s.resolver = settle.Resender{Timeout: o.ResolveTimeout, Policy: s.policy, Resent: &s.stats.resends, Unknown: ErrUnknownOutcome}
 	s.max = min(s.codec.max(), o.MaxValue)
 	s.lo, s.hi = s.codec.key(1), s.codec.key(s.max)
 	return s, nil
@@ -332,7 +332,7 @@ func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls [
 		return fmt.Sprintf("item %d of %d in the transaction (number %d)", i+1, len(calls), first+int64(i))
 	})
 	if len(refused) == 0 {
-		if len(calls) > 1 && apiCode(err) == "ValidationException" {
+		if len(calls) > 1 && settle.IsValidation(err) {
 			// DynamoDB refused the transaction as a whole without saying
 			// which item was at fault (DynamoDB Local does so for an item
 			// that nests too deep or holds an empty set).
@@ -375,8 +375,8 @@ func writeLostRace(err error) bool {
 	if errors.As(err, &ccf) || errors.As(err, &tc) {
 		return true
 	}
-	reasons, ok := cancelReasons(err)
-	return ok && lostRace(reasons)
+	reasons, ok := settle.Reasons(err)
+	return ok && settle.LostRace(reasons)
 }
 
 // refusedItems returns the actions of a cancelled transaction that DynamoDB
@@ -386,12 +386,12 @@ func writeLostRace(err error) bool {
 // too deep, holds an empty set...), the bare reason otherwise. err is
 // wrapped so that the SDK's TransactionCanceledException stays reachable.
 func refusedItems(err error, describe func(i int) string) map[int]error {
-	reasons, _ := cancelReasons(err)
+	reasons, _ := settle.Reasons(err)
 	refused := map[int]error{}
 	for i, r := range reasons {
-		switch code := reasonCode(r); code {
-		case reasonNone, reasonConditionalCheckFailed, reasonTransactionConflict:
-		case "ValidationException", "ValidationError":
+		switch code := settle.Code(r); code {
+		case settle.ReasonNone, settle.ReasonConditionalCheckFailed, settle.ReasonTransactionConflict:
+		case settle.ReasonValidationException, settle.ReasonValidationError:
 			refused[i] = fmt.Errorf("%w: DynamoDB refused %s: %s: %s: %w",
 				ErrInvalidArgument, describe(i), code, aws.ToString(r.Message), err)
 		default:
@@ -409,9 +409,9 @@ func refusedItems(err error, describe func(i int) string) map[int]error {
 // attempt of this request that was applied already makes the others
 // succeed, and one that lands late changes nothing. The token also names
 // the turn the write belongs to (see turns). An
-// outcome left unknown is resolved by resending (see resolver).
+// outcome left unknown is resolved by resending (see settle.Resender).
 func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sortKeyCall, tn turn) error {
-	token := newRequestToken()
+	token := settle.RequestToken()
 	pkValue := &types.AttributeValueMemberS{Value: pk}
 	tok := &types.AttributeValueMemberS{Value: itemToken(token, first+int64(len(calls))-1, tn)}
 	cond, values := aws.String("attribute_not_exists(#pk) OR #tok = :tok"), map[string]types.AttributeValue{":tok": tok}
@@ -432,7 +432,7 @@ func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sort
 			// A lost race returns the item in the way (see headOf).
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}
-		return s.resolver.send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+		return s.resolver.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
 			_, err := s.client.PutItem(ctx, in, optFn)
 			return err
 		})
@@ -449,7 +449,7 @@ func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sort
 		}})
 	}
 	in := &dynamodb.TransactWriteItemsInput{TransactItems: actions, ClientRequestToken: aws.String(token)}
-	return s.resolver.send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+	return s.resolver.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
 		_, err := s.client.TransactWriteItems(ctx, in, optFn)
 		return err
 	})
@@ -458,8 +458,7 @@ func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sort
 // writeError explains a failed write that was not a lost race and named no
 // item.
 func (s *SortKey) writeError(err error) error {
-	var api smithy.APIError
-	if errors.As(err, &api) && api.ErrorCode() == "ValidationException" {
+	if settle.IsValidation(err) {
 		// The table's shape was checked by the Query that preceded the
 		// first write, and the items' sizes before it, so what is left
 		// is an item DynamoDB will not store.

@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
 // What a lost race tells a SortKey writer. Every Put of a SortKey asks
@@ -59,7 +61,7 @@ func (s *SortKey) headOf(err error) (head int64, tn turn, ok bool) {
 	if errors.As(err, &ccf) {
 		items = append(items, ccf.Item)
 	}
-	reasons, _ := cancelReasons(err)
+	reasons, _ := settle.Reasons(err)
 	for _, r := range reasons {
 		items = append(items, r.Item)
 	}

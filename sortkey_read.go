@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
 // Order is the order in which a listing returns numbered items.
@@ -179,7 +181,7 @@ func (s *SortKey) attributes(item map[string]types.AttributeValue) map[string]ty
 // readError explains a failed read: DynamoDB refuses a key or a key
 // condition that does not fit the table's key schema.
 func (s *SortKey) readError(err error) error {
-	if apiCode(err) == "ValidationException" {
+	if settle.IsValidation(err) {
 		return fmt.Errorf("%w: want partition key %q of type S and sort key %q of type %s: %w",
 			ErrTableMismatch, s.opts.PartitionKey, s.opts.SortKey, s.opts.SortKeyType, err)
 	}

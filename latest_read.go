@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // readVersion returns the version the 'latest' item of base holds, 0 when
@@ -25,7 +26,7 @@ func (l *Latest) readVersion(ctx context.Context, base string) (int64, error) {
 
 // readHead is readVersion, which also returns the end of the turn of the
 // write that moved 'latest' there, if any (see turns).
-func (l *Latest) readHead(ctx context.Context, base string) (int64, turn, error) {
+func (l *Latest) readHead(ctx context.Context, base string) (int64, turns.Turn, error) {
 	out, err := l.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:                aws.String(l.table),
 		Key:                      l.layout.latestKey(base),
@@ -34,13 +35,13 @@ func (l *Latest) readHead(ctx context.Context, base string) (int64, turn, error)
 		ExpressionAttributeNames: map[string]string{"#v": l.opts.VersionAttribute, "#tok": l.opts.TokenAttribute},
 	})
 	if err != nil {
-		return 0, turn{}, l.readError(err)
+		return 0, turns.Turn{}, l.readError(err)
 	}
 	if out.Item == nil {
-		return 0, turn{}, nil
+		return 0, turns.Turn{}, nil
 	}
 	v, err := l.version(out.Item)
-	return v, turnOf(out.Item, l.opts.TokenAttribute), err
+	return v, turns.OfItem(out.Item, l.opts.TokenAttribute), err
 }
 
 // version reads the version attribute of an item.

@@ -13,6 +13,7 @@ import (
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // The single-item write path of a Latest: Options.NoTransactions, and every
@@ -62,7 +63,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			return
 		}
 		start := time.Now()
-		tok := &types.AttributeValueMemberS{Value: itemToken(settle.RequestToken(), v, tn)}
+		tok := &types.AttributeValueMemberS{Value: turns.Token(settle.RequestToken(), v, tn)}
 		err = l.putVersion(ctx, base, v, calls[0].Req.attrs, tok)
 		var ccf *types.ConditionalCheckFailedException
 		switch {
@@ -75,7 +76,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			// read it before writing v+1.
 			hint.version = v
 			hint.known = l.moveLatest(ctx, base, v, attrs, tok) == nil
-			if hint.won(start, tn) { // both writes: the turn's round trip
+			if hint.Won(start, tn) { // both writes: the turn's round trip
 				l.stats.turns.Add(1)
 			}
 		case errors.Is(err, ErrUnknownOutcome):
@@ -113,9 +114,9 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 func (l *Latest) lostVersion(ctx context.Context, base string, hint *latestHint, v int64, start time.Time, ccf *types.ConditionalCheckFailedException, races int, err error) error {
 	took := time.Since(start)
 	l.stats.lostRaces.Add(1)
-	hint.lost(start)
+	hint.Lost(start)
 	if ccf != nil {
-		hint.saw(turnOf(ccf.Item, l.opts.TokenAttribute), l.opts.MaxDelay)
+		hint.Saw(turns.OfItem(ccf.Item, l.opts.TokenAttribute), l.opts.MaxDelay)
 	}
 	if races >= l.opts.MaxAttempts {
 		return fmt.Errorf("%w: %d attempts: %w", ErrContention, races, err)

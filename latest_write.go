@@ -14,6 +14,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // run writes one batch of appends to the document base, in as many
@@ -46,7 +47,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 	start := time.Now()
 	err = l.commit(ctx, in)
 	if err == nil {
-		if hint.won(start, tn) {
+		if hint.Won(start, tn) {
 			l.stats.turns.Add(1)
 		}
 		for i, c := range calls {
@@ -66,14 +67,14 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 		return
 	case cancelled && len(reasons) == len(in.TransactItems) && settle.LostRace(reasons):
 		l.stats.lostRaces.Add(1)
-		hint.lost(start)
+		hint.Lost(start)
 		// 'latest' is the first action; its failed condition returns
 		// the item, which tells the version to write after, at once
 		// and without another read. Only a conflict with a
 		// transaction in flight returns no item: then wait, and read.
 		if v, ok := l.versionOf(reasons[0].Item); ok {
 			hint.known, hint.version = true, v
-			hint.saw(turnOf(reasons[0].Item, l.opts.TokenAttribute), l.opts.MaxDelay)
+			hint.Saw(turns.OfItem(reasons[0].Item, l.opts.TokenAttribute), l.opts.MaxDelay)
 		} else if werr := l.policy.Wait(ctx, races+1); werr != nil {
 			failAll(werr)
 			return
@@ -96,9 +97,9 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 // place waits while another writer has its turn, or after its own (see
 // turns), makes sure hint knows the version 'latest' holds, reading it when
 // it does not (one strongly consistent GetItem), and returns the turn the
-// next write belongs to (see turns.take).
-func (l *Latest) place(ctx context.Context, base string, hint *latestHint) (turn, error) {
-	return hint.take(ctx, &hint.known, &l.stats, l.opts.MaxDelay, func() (turn, error) {
+// next write belongs to (see turns.State.Take).
+func (l *Latest) place(ctx context.Context, base string, hint *latestHint) (turns.Turn, error) {
+	return hint.Take(ctx, &hint.known, l.opts.MaxDelay, l.stats.waited, func() (turns.Turn, error) {
 		v, tn, err := l.readHead(ctx, base)
 		if err == nil {
 			hint.version = v
@@ -120,7 +121,7 @@ func (l *Latest) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInpu
 // transaction builds the TransactWriteItems that appends calls after
 // version prev. In a turn (see turns), 'latest' carries a write token that
 // names the turn's end.
-func (l *Latest) transaction(base string, prev int64, calls []*combine.Call[appendReq, int64], tn turn) *dynamodb.TransactWriteItemsInput {
+func (l *Latest) transaction(base string, prev int64, calls []*combine.Call[appendReq, int64], tn turns.Turn) *dynamodb.TransactWriteItemsInput {
 	token := settle.RequestToken()
 	o := &l.opts
 	items := make([]types.TransactWriteItem, 1, len(calls)+1)
@@ -140,8 +141,8 @@ func (l *Latest) transaction(base string, prev int64, calls []*combine.Call[appe
 		Item:                                l.item(l.layout.latestKey(base), calls[len(calls)-1].Req.attrs, last),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
-	if tn.no != 0 {
-		latest.Item[o.TokenAttribute] = &types.AttributeValueMemberS{Value: itemToken(token, last, tn)}
+	if !tn.IsZero() {
+		latest.Item[o.TokenAttribute] = &types.AttributeValueMemberS{Value: turns.Token(token, last, tn)}
 	}
 	if prev == 0 {
 		latest.ConditionExpression = aws.String("attribute_not_exists(#pk)")

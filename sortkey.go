@@ -13,6 +13,7 @@ import (
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // SortKey numbers the items of an item collection: the items of sequence
@@ -88,9 +89,9 @@ type SortKey struct {
 // written to it, when known. Only the run in progress for the name touches
 // it (see combine.Group).
 type hint struct {
-	last  int64
-	known bool
-	turns // with writers of other processes
+	last        int64
+	known       bool
+	turns.State // with writers of other processes
 }
 
 // sortKeyHints is the number of idle names whose hint is kept. A name whose
@@ -193,7 +194,7 @@ func (s *SortKey) append(ctx context.Context, op, name string, item any) (_ int6
 	if err != nil {
 		return fail(err)
 	}
-	keyBytes := len(s.opts.PartitionKey) + len(pk) + len(s.opts.SortKey) + attributeSize(s.hi) + len(s.opts.TokenAttribute) + itemTokenBytes
+	keyBytes := len(s.opts.PartitionKey) + len(pk) + len(s.opts.SortKey) + attributeSize(s.hi) + len(s.opts.TokenAttribute) + turns.TokenBytes
 	attrs, size, err := marshalItem(item, keyBytes, s.owned()...)
 	if err != nil {
 		return fail(err)
@@ -260,7 +261,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		start := time.Now()
 		err = s.put(ctx, pk, first, calls, tn)
 		if err == nil {
-			if h.won(start, tn) {
+			if h.Won(start, tn) {
 				s.stats.turns.Add(1)
 			}
 			for i, c := range calls {
@@ -279,7 +280,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			return
 		case writeLostRace(err):
 			s.stats.lostRaces.Add(1)
-			h.lost(start)
+			h.Lost(start)
 			switch {
 			case warm || races%3 == 2:
 				// Query instead of learning: a hint of this writer's own
@@ -310,8 +311,8 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 // item, and the turn it belongs to (see turns). It first waits while
 // another writer has its turn, or after its own, and queries the last
 // number (and the turn of its write) unless the hint knows it.
-func (s *SortKey) place(ctx context.Context, pk string, h *hint) (first int64, tn turn, err error) {
-	tn, err = h.take(ctx, &h.known, &s.stats.appendStats, s.opts.MaxDelay, func() (turn, error) {
+func (s *SortKey) place(ctx context.Context, pk string, h *hint) (first int64, tn turns.Turn, err error) {
+	tn, err = h.Take(ctx, &h.known, s.opts.MaxDelay, s.stats.waited, func() (turns.Turn, error) {
 		last, end, err := s.queryHead(ctx, pk)
 		if errors.Is(err, ErrNotFound) {
 			last, err = s.opts.Start-1, nil // an empty sequence starts at Start
@@ -410,10 +411,10 @@ func refusedItems(err error, describe func(i int) string) map[int]error {
 // succeed, and one that lands late changes nothing. The token also names
 // the turn the write belongs to (see turns). An
 // outcome left unknown is resolved by resending (see settle.Resender).
-func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sortKeyCall, tn turn) error {
+func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sortKeyCall, tn turns.Turn) error {
 	token := settle.RequestToken()
 	pkValue := &types.AttributeValueMemberS{Value: pk}
-	tok := &types.AttributeValueMemberS{Value: itemToken(token, first+int64(len(calls))-1, tn)}
+	tok := &types.AttributeValueMemberS{Value: turns.Token(token, first+int64(len(calls))-1, tn)}
 	cond, values := aws.String("attribute_not_exists(#pk) OR #tok = :tok"), map[string]types.AttributeValue{":tok": tok}
 	item := func(i int) map[string]types.AttributeValue {
 		attrs := calls[i].Req.attrs // owned by this call; the keys are set again on every write
@@ -480,20 +481,20 @@ func (s *SortKey) queryLast(ctx context.Context, pk string) (int64, error) {
 
 // queryHead is queryLast, which also returns the end of the turn of the
 // write that stored the last number, if any (see turns).
-func (s *SortKey) queryHead(ctx context.Context, pk string) (int64, turn, error) {
+func (s *SortKey) queryHead(ctx context.Context, pk string) (int64, turns.Turn, error) {
 	in := s.rangeQuery(pk, s.lo, s.hi, NewestFirst, 1)
 	in.ProjectionExpression = aws.String("#sk, #tok")
 	in.ExpressionAttributeNames = s.headNames
 	out, err := s.client.Query(ctx, in)
 	if err != nil {
-		return 0, turn{}, s.readError(err)
+		return 0, turns.Turn{}, s.readError(err)
 	}
 	if len(out.Items) == 0 {
-		return 0, turn{}, ErrNotFound
+		return 0, turns.Turn{}, ErrNotFound
 	}
 	last, err := s.codec.parse(out.Items[0][s.opts.SortKey])
 	if err != nil {
-		return 0, turn{}, err
+		return 0, turns.Turn{}, err
 	}
 	_, tn, _ := s.storedUpTo(out.Items[0])
 	return last, tn, nil

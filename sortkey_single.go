@@ -50,7 +50,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 		err = s.put(ctx, pk, n, calls[:1], tn)
 		switch {
 		case err == nil:
-			if h.won(start, tn) {
+			if h.Won(start, tn) {
 				s.stats.turns.Add(1)
 			}
 			calls[0].Res, h.last = n, n
@@ -67,9 +67,9 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 			// backoff, and the condition will tell who got it.
 			s.stats.lostRaces.Add(1)
 			h.known = h.known && settle.ReplicatedConflict(err)
-			h.lost(start)
+			h.Lost(start)
 			if _, tn, ok := s.headOf(err); ok {
-				h.saw(tn, s.opts.MaxDelay) // another writer's turn: wait for its end
+				h.Saw(tn, s.opts.MaxDelay) // another writer's turn: wait for its end
 			}
 			races++
 			if races >= s.opts.MaxAttempts {

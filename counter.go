@@ -474,30 +474,3 @@ func (c *Counter) Stats() CounterStats {
 		Errors:     c.stats.errors.stats(),
 	}
 }
-
-// typeName names the DynamoDB type of an attribute value for messages.
-func typeName(av types.AttributeValue) string {
-	switch av.(type) {
-	case *types.AttributeValueMemberS:
-		return "String"
-	case *types.AttributeValueMemberN:
-		return "Number"
-	case *types.AttributeValueMemberB:
-		return "Binary"
-	case *types.AttributeValueMemberBOOL:
-		return "Boolean"
-	case *types.AttributeValueMemberNULL:
-		return "Null"
-	case *types.AttributeValueMemberM:
-		return "Map"
-	case *types.AttributeValueMemberL:
-		return "List"
-	case *types.AttributeValueMemberSS:
-		return "String Set"
-	case *types.AttributeValueMemberNS:
-		return "Number Set"
-	case *types.AttributeValueMemberBS:
-		return "Binary Set"
-	}
-	return fmt.Sprintf("%T", av)
-}

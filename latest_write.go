@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -172,10 +171,6 @@ func (l *Latest) item(key map[string]types.AttributeValue, attrs map[string]type
 	}
 	m[l.opts.VersionAttribute] = number(v)
 	return m
-}
-
-func number(v int64) *types.AttributeValueMemberN {
-	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
 }
 
 // writeError explains a transaction that failed for a reason other than a

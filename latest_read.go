@@ -195,7 +195,7 @@ func decodeAttributes(attrs map[string]types.AttributeValue, out any) error {
 }
 
 // Version is one stored version of a document, as Latest.Versions lists
-// it, or one numbered item, as SortKey.Items lists it.
+// it.
 type Version struct {
 	Number int64
 	// Item holds the attributes given to Append, without the key

@@ -158,14 +158,14 @@ func refusedForGood(err error) bool {
 }
 
 // answeredRefusal reports whether err is DynamoDB's answer refusing a
-// request (a client fault, such as throttling), as opposed to a network
-// error or a server fault. TransactionInProgress is left out: it says that
-// an earlier request with the same token is still being applied.
+// request (a client fault, such as throttling or a denied access), as
+// opposed to a network error or a server fault. TransactionInProgress is
+// left out: it says that an earlier request with the same token is still
+// being applied.
 func answeredRefusal(err error) bool {
 	var inProgress *types.TransactionInProgressException
 	if errors.As(err, &inProgress) {
 		return false
 	}
-	var api smithy.APIError
-	return errors.As(err, &api) && api.ErrorFault() == smithy.FaultClient
+	return clientFault(err)
 }

@@ -53,6 +53,8 @@ func TestWriteOutcome(t *testing.T) {
 		{name: "throttled thrice", answer: answer.Status(400, "ThrottlingException"), attempts: 3, want: settle.Unknown, sent: 3},
 		{name: "condition failed", answer: answer.Status(400, "ConditionalCheckFailedException"), attempts: 3, want: settle.Refused, sent: 1},
 		{name: "validation", answer: answer.Status(400, "ValidationException"), attempts: 3, want: settle.Refused, sent: 1},
+		{name: "access denied", answer: answer.Status(400, "AccessDeniedException"), attempts: 3, want: settle.NotSent, sent: 1},
+		{name: "unrecognized client", answer: answer.Status(400, "UnrecognizedClientException"), attempts: 3, want: settle.NotSent, sent: 1},
 		{name: "in progress", answer: answer.Status(400, "TransactionInProgressException"), attempts: 1, want: settle.Unknown, sent: 1},
 		{name: "wrapper, answer lost", answer: answer.Reset, attempts: 1, drop: true, want: settle.Unknown, sent: 1},
 		{name: "wrapper, missing credentials", answer: answer.Reset, attempts: 1, optFn: answer.NoCredentials, drop: true, want: settle.Unknown},

@@ -1,7 +1,7 @@
 // Package turns makes the processes that write one name flat out take
 // turns, so that their writes do not collide (State), and writes and reads
-// the write token every item of such a write carries (Token, ParseToken),
-// which names the last number of the write and its turn.
+// the write token that items carry (Token, ParseToken, OfItem), which names
+// the last number of their write and, for a write made in a turn, the turn.
 //
 // Nothing here touches DynamoDB: a strategy reads the head of a name and
 // writes, and tells its State what it saw and what happened.

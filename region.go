@@ -169,7 +169,7 @@ func refuseMREC(m GlobalTableMode, what string) error {
 		return optionErrorf("GlobalTable", m, "refused by %s: gap-free numbering needs one writer per sequence, "+
 			"and on a multi-Region eventually consistent table conditions and transactions are checked only "+
 			"in the Region that receives them, so two Regions would write the same number; point this client "+
-			"at one home Region of the table and leave GlobalTable at GlobalTableNone "+
+			"at one home Region of the table and use it as a table in one Region "+
 			"(see docs/global-tables.md)", what)
 	}
 	return nil

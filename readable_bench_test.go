@@ -87,3 +87,22 @@ func BenchmarkFormatID(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkNewIDMinter measures the check of the next ten years' periods
+// that NewIDMinter makes (docs/readable-ids.md quotes it).
+func BenchmarkNewIDMinter(b *testing.B) {
+	c, err := dynamoseq.NewCounter(dbtest.Client(b), "Sequences") // makes no call
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, period := range []dynamoseq.CalendarPeriod{dynamoseq.Daily, dynamoseq.Monthly} {
+		b.Run(period.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := dynamoseq.NewIDMinter(c, orderFormat, period); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

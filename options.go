@@ -307,6 +307,11 @@ func (o *BlockOptions) resolve(size int64) error {
 	}
 	r := *o.FollowRate // a copy the caller cannot change
 	o.FollowRate = &r
+	return r.resolve(size)
+}
+
+// resolve applies the defaults for a Block of size and checks them.
+func (r *BlockRate) resolve(size int64) error {
 	setDefault(&r.MinSize, 1)
 	setDefault(&r.Lifetime, DefaultBlockLifetime)
 	if r.Now == nil {
@@ -519,12 +524,16 @@ func (o *IDMinterOptions) resolve() error {
 	}
 	ttl := *o.TTL // a copy the caller cannot change
 	o.TTL = &ttl
-	setDefault(&ttl.Retention, DefaultRetention)
+	return ttl.resolve()
+}
+
+func (t *PeriodTTL) resolve() error {
+	setDefault(&t.Retention, DefaultRetention)
 	switch {
-	case ttl.Attribute == "":
-		return optionErrorf("TTL.Attribute", ttl.Attribute, "want the table's Time to Live attribute")
-	case ttl.Retention < 0:
-		return optionErrorf("TTL.Retention", ttl.Retention, "want a positive duration (0 means the default)")
+	case t.Attribute == "":
+		return optionErrorf("TTL.Attribute", t.Attribute, "want the table's Time to Live attribute")
+	case t.Retention < 0:
+		return optionErrorf("TTL.Retention", t.Retention, "want a positive duration (0 means the default)")
 	}
 	return nil
 }

@@ -36,12 +36,18 @@ func (c *tableCalls) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTi
 // deleted when the test ends, and returns the table's name.
 func ensureTable[T any](t *testing.T, client dynamoseq.TableClient, def func(string, ...func(*T)) *dynamodb.CreateTableInput, ttl string, optFns ...func(*T)) string {
 	t.Helper()
+	return ensureDefined(t, client, func(table string) *dynamodb.CreateTableInput { return def(table, optFns...) }, ttl)
+}
+
+// ensureDefined is ensureTable with the table definition def gives.
+func ensureDefined(t *testing.T, client dynamoseq.TableClient, def func(table string) *dynamodb.CreateTableInput, ttl string) string {
+	t.Helper()
 	admin := dbtest.Client(t)
 	table := dbtest.TableName(t)
 	t.Cleanup(func() {
 		_, _ = admin.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
 	})
-	require.NoError(t, dynamoseq.EnsureTable(context.Background(), client, def(table, optFns...), ttl))
+	require.NoError(t, dynamoseq.EnsureTable(context.Background(), client, def(table), ttl))
 	return table
 }
 
@@ -144,7 +150,7 @@ func TestTableDefinitionsFitStrategies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			table := ensureTable(t, client, func(table string, _ ...func(*struct{})) *dynamodb.CreateTableInput { return tt.def(table) }, "")
+			table := ensureDefined(t, client, tt.def, "")
 			seq, err := tt.open(table)
 			require.NoError(t, err)
 			for want := int64(1); want <= 3; want++ {

@@ -41,7 +41,8 @@ import (
 //
 // A Counter is safe for concurrent use by any number of goroutines.
 type Counter struct {
-	client   Client
+	client   Client // every request; the updates wait out throttles (see capacity.go)
+	reads    Client // the reads, which wait out throttles
 	table    string
 	opts     CounterOptions       // resolved: defaults applied
 	update   string               // the update expression; see NewCounter
@@ -52,7 +53,18 @@ type Counter struct {
 	slice    *regionSlice         // this Region's numbers with GlobalTableMREC; nil otherwise
 	stats    counterStats
 	resolver settle.Resender // sends again an update the SDK gave up on
+	patience patience        // the waits for capacity
+	rtt      roundTrip       // the updates' round trips, across names
 }
+
+// counterMaxResends is how many times a Counter sends again an update
+// whose outcome is unknown, beyond the attempts of the SDK's retryer
+// (with ResolveTimeout 0). A lost answer is most often a single broken
+// connection, which one resend settles; a second covers a second one.
+// Beyond that DynamoDB is most likely out of reach, and each resend that
+// lands burns one more number and one more write unit for an answer the
+// caller can get by calling again.
+const counterMaxResends = 2
 
 // NewCounter returns a Counter over table, with the options optFns set.
 //
@@ -87,7 +99,13 @@ func NewCounter(client Client, table string, optFns ...func(*CounterOptions)) (*
 	c := &Counter{table: table, opts: o, names: map[string]string{"#v": o.ValueAttribute},
 		first: o.Start, stride: o.Step, slice: slice}
 	c.client = countingClient{Client: client, n: &c.stats.roundTrips}
-	c.resolver = settle.Resender{Timeout: o.ResolveTimeout, Policy: backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay}, Attached: true, Unknown: ErrUnknownOutcome}
+	c.patience = patience{maxWait: o.MaxWait, rtt: &c.rtt, waits: &c.stats.waits}
+	c.reads = patientClient{Client: c.client, p: c.patience}
+	c.resolver = settle.Resender{Timeout: o.ResolveTimeout, Bound: o.MaxWait, Policy: backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay},
+		Attached: true, Resent: &c.stats.resends, Unknown: ErrUnknownOutcome}
+	if o.ResolveTimeout == 0 {
+		c.resolver.MaxResends = counterMaxResends
+	}
 	if slice != nil {
 		c.first, c.stride = slice.first, slice.stride
 	}
@@ -165,11 +183,13 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 
 	in := c.reserveInput(pk, int64(span), limit, exp)
 	var out *dynamodb.UpdateItemOutput
-	err = c.resendConflicts(ctx, func() error {
-		return c.resolver.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
-			var err error
-			out, err = c.client.UpdateItem(ctx, in, optFn)
-			return err
+	err = c.patience.do(ctx, func() error {
+		return c.resendConflicts(ctx, func() error {
+			return c.resolver.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+				var err error
+				out, err = c.client.UpdateItem(ctx, in, optFn)
+				return err
+			})
 		})
 	})
 	if errors.Is(err, ErrUnknownOutcome) {
@@ -186,13 +206,16 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 }
 
 // updateItem issues the counter's UpdateItem, resending it after a
-// replicated write conflict (see resendConflicts).
+// throttle (see patience) and after a replicated write conflict (see
+// resendConflicts).
 func (c *Counter) updateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
 	var out *dynamodb.UpdateItemOutput
-	err := c.resendConflicts(ctx, func() error {
-		var err error
-		out, err = c.client.UpdateItem(ctx, in, optFns...)
-		return err
+	err := c.patience.do(ctx, func() error {
+		return c.resendConflicts(ctx, func() error {
+			var err error
+			out, err = c.client.UpdateItem(ctx, in, optFns...)
+			return err
+		})
 	})
 	return out, err
 }
@@ -337,7 +360,7 @@ func (c *Counter) updateError(ctx context.Context, key map[string]types.Attribut
 		// that is not a Number (ADD refuses it), or another key schema.
 		// Read the item to say which; this costs nothing on success.
 		if key != nil {
-			out, gerr := c.client.GetItem(ctx, &dynamodb.GetItemInput{
+			out, gerr := c.reads.GetItem(ctx, &dynamodb.GetItemInput{
 				TableName: aws.String(c.table), Key: key, ConsistentRead: aws.Bool(true),
 			})
 			if gerr == nil {
@@ -427,7 +450,7 @@ func (c *Counter) Current(ctx context.Context, name string) (_ int64, err error)
 // read returns the value of the counter item whose partition key value is
 // pk, with one strongly consistent GetItem.
 func (c *Counter) read(ctx context.Context, pk string) (int64, error) {
-	out, err := c.client.GetItem(ctx, &dynamodb.GetItemInput{
+	out, err := c.reads.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:                aws.String(c.table),
 		Key:                      c.itemKey(pk),
 		ConsistentRead:           aws.Bool(true),
@@ -502,5 +525,8 @@ func (c *Counter) Stats() CounterStats {
 		Numbers:    c.stats.numbers.Load(),
 		RoundTrips: c.stats.roundTrips.total(),
 		Errors:     c.stats.errors.stats(),
+		Resends:    c.stats.resends.Load(),
+
+		CapacityStats: capacityStats(&c.stats.roundTrips, &c.stats.waits),
 	}
 }

@@ -66,13 +66,15 @@ const latestMaxIdle = 4096
 // goroutine it starts outlives the call that started it (only Versions
 // starts any), so it needs no Close.
 type Latest struct {
-	client   Client
+	client   Client // the writes and the reads of 'latest', in runs (see capacity.go)
+	reads    Client // the read methods' reads, which wait out throttles
 	table    string
 	opts     LatestOptions // resolved: defaults applied
 	policy   backoff.Policy
 	resolver settle.Resender
 	layout   docLayout
 	group    *combine.Group[string, latestHint, appendReq, int64]
+	rtt      roundTrip // the writes' round trips, across documents
 	stats    appendStats
 
 	// overhead is the size of what the library adds to an item apart from
@@ -87,9 +89,11 @@ type Latest struct {
 
 // latestHint is what a Latest remembers about one document between batches.
 type latestHint struct {
-	known       bool  // version is what the last transaction of this process left
-	version     int64 // the version 'latest' holds; 0 for none
-	turns.State       // with writers of other processes
+	known       bool             // version is what the last transaction of this process left
+	version     int64            // the version 'latest' holds; 0 for none
+	capacity    backoff.Capacity // the waits after throttles and conflicts
+	behind      *behind          // without transactions: 'latest' to move before the next version
+	turns.State                  // with writers of other processes
 }
 
 // NewLatest returns a Latest over table, with the options optFns set; the
@@ -120,15 +124,16 @@ func NewLatest(client Client, table string, optFns ...func(*LatestOptions)) (*La
 		opts:       o,
 		layout:     layout,
 		policy:     backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay},
-		group:      combine.New[string, latestHint, appendReq, int64](latestMaxBatch, latestMaxIdle),
 		maxVersion: layout.maxVersion(),
 		// 'latest' carries a write token in a turn (see turns), and so
 		// do the version items without transactions (see putVersion).
 		reserved: append(layout.keyAttrs(), o.VersionAttribute, o.TokenAttribute),
 		overhead: layout.extraKeyBytes() + len(o.VersionAttribute) + maxNumberBytes + len(o.TokenAttribute) + turns.TokenBytes,
 	}
+	l.group = combine.New[string, latestHint, appendReq, int64](latestMaxBatch, latestMaxIdle, graceOf(o.Retry, &l.rtt))
 	l.client = countingClient{Client: client, n: &l.stats.requests}
-	l.resolver = settle.Resender{Timeout: o.ResolveTimeout, Policy: l.policy, Resent: &l.stats.resends, Unknown: ErrUnknownOutcome}
+	l.reads = patientClient{Client: l.client, p: patience{maxWait: o.MaxWait, rtt: &l.rtt, waits: &l.stats.waits}}
+	l.resolver = resender(o.Retry, l.policy, &l.stats.resends)
 	return l, nil
 }
 

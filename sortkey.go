@@ -70,7 +70,8 @@ import (
 // several SortKeys, in one process or many, may share a table and a name.
 // It keeps a hint per recently used name and starts no goroutine.
 type SortKey struct {
-	client    Client
+	client    Client // the writes and the reads of the head, in runs (see capacity.go)
+	reads     Client // the read methods' reads, which wait out throttles
 	table     string
 	opts      SortKeyOptions // resolved: defaults applied
 	codec     numberCodec
@@ -82,6 +83,7 @@ type SortKey struct {
 	headNames map[string]string // expression attribute names of the Query of the last number
 	putNames  map[string]string // expression attribute names of the Puts
 	calls     *combine.Group[string, hint, appendReq, int64]
+	rtt       roundTrip // the writes' round trips, across names
 	stats     sortKeyStats
 }
 
@@ -91,7 +93,8 @@ type SortKey struct {
 type hint struct {
 	last        int64
 	known       bool
-	turns.State // with writers of other processes
+	capacity    backoff.Capacity // the waits after throttles and conflicts
+	turns.State                  // with writers of other processes
 }
 
 // sortKeyHints is the number of idle names whose hint is kept. A name whose
@@ -130,10 +133,11 @@ func NewSortKey(client Client, table string, optFns ...func(*SortKeyOptions)) (*
 		qNames:    map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey},
 		headNames: map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey, "#tok": o.TokenAttribute},
 		putNames:  map[string]string{"#pk": o.PartitionKey, "#tok": o.TokenAttribute},
-		calls:     combine.New[string, hint, appendReq, int64](maxTransactItems, sortKeyHints),
 	}
+	s.calls = combine.New[string, hint, appendReq, int64](maxTransactItems, sortKeyHints, graceOf(o.Retry, &s.rtt))
 	s.client = countingClient{Client: client, n: &s.stats.requests}
-	s.resolver = settle.Resender{Timeout: o.ResolveTimeout, Policy: s.policy, Resent: &s.stats.resends, Unknown: ErrUnknownOutcome}
+	s.reads = patientClient{Client: s.client, p: patience{maxWait: o.MaxWait, rtt: &s.rtt, waits: &s.stats.waits}}
+	s.resolver = resender(o.Retry, s.policy, &s.stats.resends)
 	s.max = min(s.codec.max(), o.MaxValue)
 	s.lo, s.hi = s.codec.key(1), s.codec.key(s.max)
 	return s, nil
@@ -209,7 +213,7 @@ func (s *SortKey) Last(ctx context.Context, name string) (int64, error) {
 	if err != nil {
 		return fail(err)
 	}
-	last, err := s.queryLast(ctx, pk)
+	last, _, err := s.queryHead(ctx, s.reads, pk)
 	if err != nil {
 		return fail(err)
 	}
@@ -230,15 +234,16 @@ func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyC
 }
 
 // write stores the items of calls at the numbers that follow the last one
-// and sets every call's outcome, or, when it lost a race, puts the calls
-// back in the queue (see raceLost).
+// and sets every call's outcome, or puts the calls back in the queue: after
+// a lost race (see raceLost), or to wait for capacity (see
+// waitForCapacity).
 func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKeyCall) {
 	races := calls[0].Req.races // the oldest call has lost the most
 	for len(calls) > 0 {
 		warm := h.known && races == 0 // the hint is from this writer's own last win
 		first, tn, err := s.place(ctx, pk, h)
 		if err != nil {
-			failCalls(calls, err)
+			s.headFailed(h, calls, err)
 			return
 		}
 		if room := s.max - (first - 1); int64(len(calls)) > room {
@@ -246,53 +251,90 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			calls = calls[:max(room, 0)]
 			continue
 		}
+		if calls = publish(calls, first); len(calls) == 0 {
+			return
+		}
 		start := time.Now()
 		err = s.put(ctx, pk, first, calls, tn)
-		if err == nil {
-			if h.Won(start, tn) {
-				s.stats.turns.Add(1)
-			}
+		switch {
+		case err == nil:
+			s.won(h, start, tn)
 			for i, c := range calls {
 				c.Res = first + int64(i)
 			}
 			h.last = first - 1 + int64(len(calls))
 			return
-		}
-		// Whatever happened, the last number may have moved.
-		h.known = false
-		switch {
 		case errors.Is(err, ErrUnknownOutcome):
+			h.known = false // the last number may have moved
 			for i, c := range calls {
 				c.Res, c.Err = first+int64(i), err // the number that may hold the item
 			}
 			return
-		case writeLostRace(err):
-			s.stats.lostRaces.Add(1)
-			h.Lost(start)
-			switch {
-			case warm || races%3 == 2:
-				// Query instead of learning: a hint of this writer's own
-				// may be old (other processes may have written many
-				// times since, and learning would step through their
-				// writes one round trip at a time), and a third lost race
-				// in a row may be such a walk (through items written
-				// before tokens told where a write ended).
-			case !s.learn(h, err):
-				// A conflict with a transaction in flight: nothing to
-				// learn but that the name is busy.
-				if err := s.policy.Wait(ctx, races+1); err != nil {
-					failCalls(calls, err)
-					return
-				}
-			}
-			if raceLost(calls, s.opts.MaxAttempts, err) {
-				s.stats.retries.Add(1)
-			}
+		case capacityRefused(err):
+			// Nothing was written: the hint still holds.
+			s.waitForCapacity(h, calls, err)
+			return
+		case settle.Classify(err) == settle.ConditionFailed:
+			h.known = false
+			s.lostRace(ctx, h, calls, start, warm, races, err)
 			return
 		default:
+			h.known = false
 			calls = s.settleRefused(ctx, pk, h, calls, first, err)
 		}
 	}
+}
+
+// lostRace handles a write of calls, started at start, that lost race
+// number races+1 to another writer (err): it learns the last number from
+// the items returned, and puts the calls back in the queue (see raceLost).
+func (s *SortKey) lostRace(ctx context.Context, h *hint, calls []*sortKeyCall, start time.Time, warm bool, races int, err error) {
+	s.stats.lostRaces.Add(1)
+	h.Lost(start)
+	switch {
+	case warm || races%3 == 2:
+		// Query instead of learning: a hint of this writer's own may be
+		// old (other processes may have written many times since, and
+		// learning would step through their writes one round trip at a
+		// time), and a third lost race in a row may be such a walk
+		// (through items written before tokens told where a write ended).
+	case !s.learn(h, err):
+		// A failed condition that returned no item: nothing to learn but
+		// that the name is busy.
+		if err := s.policy.Wait(ctx, races+1); err != nil {
+			failCalls(calls, err)
+			return
+		}
+	}
+	if raceLost(calls, s.opts.MaxAttempts, err) {
+		s.stats.retries.Add(1)
+	}
+}
+
+// won records a write that started at start, in turn tn, and succeeded.
+func (s *SortKey) won(h *hint, start time.Time, tn turns.Turn) {
+	s.rtt.add(time.Since(start))
+	h.capacity.Reset()
+	if h.Won(start, tn) {
+		s.stats.turns.Add(1)
+	}
+}
+
+// headFailed handles calls whose write could not be placed: the read of
+// the head failed with err (or a wait for turns ended with the context).
+func (s *SortKey) headFailed(h *hint, calls []*sortKeyCall, err error) {
+	if capacityRefused(err) {
+		s.waitForCapacity(h, calls, err)
+		return
+	}
+	failCalls(calls, unsent(err))
+}
+
+// waitForCapacity puts calls back in the queue after DynamoDB refused
+// their write (or the read before it) with err, a throttle or a conflict:
+// see waitForCapacity.
+func (s *SortKey) waitForCapacity(h *hint, calls []*sortKeyCall, err error) {
+	waitForCapacity(calls, &h.capacity, h.RoundTrip(), s.opts.MaxWait, &s.stats.waits, err)
 }
 
 // place returns where the next write goes: first, the number of its first
@@ -301,7 +343,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 // number (and the turn of its write) unless the hint knows it.
 func (s *SortKey) place(ctx context.Context, pk string, h *hint) (first int64, tn turns.Turn, err error) {
 	tn, err = h.Take(ctx, &h.known, s.opts.MaxDelay, s.stats.waited, func() (turns.Turn, error) {
-		last, end, err := s.queryHead(ctx, pk)
+		last, end, err := s.queryHead(ctx, s.client, pk)
 		if errors.Is(err, ErrNotFound) {
 			last, err = s.opts.Start-1, nil // an empty sequence starts at Start
 		}
@@ -334,9 +376,9 @@ func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls [
 	// DynamoDB named the items it would not store. A ValidationException
 	// concerns that item alone: its caller gets the error, the others are
 	// written again without it, which costs one more round trip and cannot
-	// loop (the batch shrinks). Any other reason, such as throttling or a
-	// full item collection, fails the whole batch at once, each caller's
-	// error naming the item DynamoDB gave.
+	// loop (the batch shrinks). Any other reason, such as a full item
+	// collection, fails the whole batch at once, each caller's error
+	// naming the item DynamoDB gave.
 	var kept []*sortKeyCall
 	for i, c := range calls {
 		rerr, bad := refused[i]
@@ -353,24 +395,10 @@ func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls [
 	return kept
 }
 
-// writeLostRace reports whether a write failed only because another writer
-// got there first: a ConditionalCheckFailedException or
-// TransactionConflictException of a PutItem, or a cancelled transaction
-// whose reasons are all None, ConditionalCheckFailed or TransactionConflict.
-// Such a write changed nothing and is worth retrying after a fresh Query.
-func writeLostRace(err error) bool {
-	var ccf *types.ConditionalCheckFailedException
-	var tc *types.TransactionConflictException
-	if errors.As(err, &ccf) || errors.As(err, &tc) {
-		return true
-	}
-	reasons, ok := settle.Reasons(err)
-	return ok && settle.LostRace(reasons)
-}
-
 // refusedItems returns the actions of a cancelled transaction that DynamoDB
-// refused for a reason other than a race (None, ConditionalCheckFailed,
-// TransactionConflict), by index, each with an error that says why:
+// refused for a reason other than a race or a want of capacity (None,
+// ConditionalCheckFailed, TransactionConflict, ThrottlingError,
+// ProvisionedThroughputExceeded), by index, each with an error that says why:
 // ErrInvalidArgument for a ValidationException (the item is too large, nests
 // too deep, holds an empty set...), the bare reason otherwise. err is
 // wrapped so that the SDK's TransactionCanceledException stays reachable.
@@ -379,7 +407,8 @@ func refusedItems(err error, describe func(i int) string) map[int]error {
 	refused := map[int]error{}
 	for i, r := range reasons {
 		switch code := settle.Code(r); code {
-		case settle.ReasonNone, settle.ReasonConditionalCheckFailed, settle.ReasonTransactionConflict:
+		case settle.ReasonNone, settle.ReasonConditionalCheckFailed, settle.ReasonTransactionConflict,
+			settle.ReasonThrottlingError, settle.ReasonProvisionedThroughputExceeded:
 		case settle.ReasonValidationException, settle.ReasonValidationError:
 			refused[i] = fmt.Errorf("%w: DynamoDB refused %s: %s: %s: %w",
 				ErrInvalidArgument, describe(i), code, aws.ToString(r.Message), err)
@@ -456,24 +485,19 @@ func (s *SortKey) writeError(err error) error {
 	return classify(err)
 }
 
-// queryLast returns the largest number stored under pk, or ErrNotFound. The
-// key condition keeps to the range of numbers (1 to max), so that other
-// items of a single-table design that share the partition (a String sort
-// key such as "META", or a Number 0) are not mistaken for numbers, and so
-// that a table without the sort key the options describe is refused by
+// queryHead returns the largest number stored under pk, or ErrNotFound,
+// and the end of the turn of the write that stored it, if any (see turns),
+// read with client (s.client in a run, s.reads otherwise). The key
+// condition keeps to the range of numbers (1 to max), so that other items
+// of a single-table design that share the partition (a String sort key
+// such as "META", or a Number 0) are not mistaken for numbers, and so that
+// a table without the sort key the options describe is refused by
 // DynamoDB instead of being used wrongly.
-func (s *SortKey) queryLast(ctx context.Context, pk string) (int64, error) {
-	last, _, err := s.queryHead(ctx, pk)
-	return last, err
-}
-
-// queryHead is queryLast, which also returns the end of the turn of the
-// write that stored the last number, if any (see turns).
-func (s *SortKey) queryHead(ctx context.Context, pk string) (int64, turns.Turn, error) {
+func (s *SortKey) queryHead(ctx context.Context, client Client, pk string) (int64, turns.Turn, error) {
 	in := s.rangeQuery(pk, s.lo, s.hi, NewestFirst, 1)
 	in.ProjectionExpression = aws.String("#sk, #tok")
 	in.ExpressionAttributeNames = s.headNames
-	out, err := s.client.Query(ctx, in)
+	out, err := client.Query(ctx, in)
 	if err != nil {
 		return 0, turns.Turn{}, s.readError(err)
 	}

@@ -35,9 +35,10 @@ type Resender struct {
 	// Bound caps the resends under the caller's context (Timeout 0) for a
 	// context without a deadline, or with a later one; 0 means none.
 	Bound time.Duration
-	// MaxResends, when above 0, bounds the resends that may have been
-	// applied (a resend refused unapplied, such as a throttled one, does
-	// not count): for a Counter, each one that is applied burns a number.
+	// MaxResends, when above 0, bounds the resends: for a Counter, each
+	// one that is applied burns a number. A resend that DynamoDB refused
+	// for want of capacity or for a conflict (see Backpressure) was not
+	// applied and does not count.
 	MaxResends int
 	Policy     backoff.Policy // the waits between sends
 	// Attached resends under the caller's context whatever Timeout says,
@@ -69,9 +70,9 @@ func (r Resender) Send(ctx context.Context, send SendFunc) error {
 	}
 	rctx, cancel := r.resendContext(ctx)
 	defer cancel()
-	start, applicable := time.Now(), 0
+	start, counted := time.Now(), 0
 	for n := 1; ; n++ {
-		if r.MaxResends > 0 && applicable >= r.MaxResends {
+		if r.MaxResends > 0 && counted >= r.MaxResends {
 			return r.unsettled(ctx, n-1, time.Since(start), err)
 		}
 		if werr := r.Policy.Wait(rctx, n); werr != nil {
@@ -89,11 +90,11 @@ func (r Resender) Send(ctx context.Context, send SendFunc) error {
 		}
 		var p Probe
 		rerr := send(rctx, p.Use)
-		switch p.Outcome(rerr) {
-		case Applied, Refused:
+		if o := p.Outcome(rerr); o == Applied || o == Refused {
 			return rerr
-		case Unknown:
-			applicable++
+		}
+		if !Backpressure(rerr) {
+			counted++
 		}
 		err = rerr
 	}

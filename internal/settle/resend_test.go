@@ -68,8 +68,8 @@ func TestResenderLoop(t *testing.T) {
 		// most maxResends that may have been applied
 		bounded    bool
 		maxResends int
-		want     string
-		requests int32
+		want       string
+		requests   int32
 	}{
 		{name: "applied at once", answers: []answer.Func{ok}, want: "nil", requests: 1},
 		{name: "refused at once", answers: []answer.Func{answer.Status(400, "ValidationException")}, want: "ValidationException", requests: 1},

@@ -249,7 +249,7 @@ func (e *capacityError) Error() string {
 	if e.kind == ErrContention {
 		what = "another transaction held the items (a conflict)"
 	}
-	return fmt.Sprintf("%s: nothing stored, the next send was due in %v: %v", what, e.wait.Round(time.Millisecond), e.err)
+	return fmt.Sprintf("%s: nothing stored (retry in %v): %v", what, e.wait.Round(time.Millisecond), e.err)
 }
 
 // Unwrap returns the kind, ErrThrottled or ErrContention, and DynamoDB's

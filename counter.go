@@ -30,14 +30,19 @@ import (
 // by a caller that then fails to use it is lost, and so is one taken by a
 // request whose response was lost and that the SDK or the Counter sent
 // again: when the SDK gives up on an update that may have been applied, the
-// Counter sends it again, for up to ResolveTimeout and while the
-// caller's context lasts. If DynamoDB stays unreachable, the call returns
-// ErrUnknownOutcome (with Number 0); if the context ends, its error. Either
-// way retrying is safe: the number may be lost, never handed out twice.
+// Counter sends it again, at most twice (while the caller's context lasts;
+// with Retry.ResolveTimeout set, for up to that instead). If that settles
+// nothing, the call returns ErrUnknownOutcome (with Number 0); if the
+// context ends, its error. Either way retrying is safe: the number may be
+// lost, never handed out twice. An update that DynamoDB throttles is sent
+// again after a jittered wait (from one round trip up to a second) while
+// the caller's context lasts, for at most Retry.MaxWait; then the call
+// returns ErrThrottled with the context's error.
 //
 // Cost: one UpdateItem round trip and one write unit (the item is far below
-// 1 KB) per call, whatever the count reserved. DynamoDB serves about 1,000
-// writes a second to one item; use a Block above that.
+// 1 KB) per call, whatever the count reserved; a throttled request costs no
+// capacity. DynamoDB serves about 1,000 writes a second to one item; use a
+// Block above that.
 //
 // A Counter is safe for concurrent use by any number of goroutines.
 type Counter struct {

@@ -176,16 +176,25 @@ func (l *Latest) Next(ctx context.Context, name string) (int64, error) {
 // token on 'latest' (TokenAttribute), in the order of the turns
 // they last held (see turns); a process alone on a document never waits.
 //
+// A transaction that DynamoDB throttles (a cancellation reason
+// ThrottlingError or ProvisionedThroughputExceeded), or cancels because
+// another transaction holds an item (TransactionConflict), stored nothing:
+// it is sent again after a jittered wait, with the appends that arrived
+// meanwhile, while ctx lasts and for at most Retry.MaxWait; then Append
+// returns ErrThrottled (or ErrContention, for conflicts) with the
+// context's error. These waits do not count toward MaxAttempts.
+//
 // When the outcome of the transaction is unknown (a timeout, a connection
 // reset, a server error), Append sends the same transaction again with the
 // same ClientRequestToken, which DynamoDB treats as the same request for 10
-// minutes, until DynamoDB settles it or ResolveTimeout passes, even
-// when ctx has ended meanwhile: the item is never stored under two
-// versions, and a caller whose context ends while its transaction is in
-// flight gets its version if it was stored, its context's error if nothing
-// was. Only when DynamoDB cannot be reached to find out does Append return
-// ErrUnknownOutcome, whose *Error holds in Number the version that may hold
-// the item: read it before appending the same content again.
+// minutes, while ctx lasts: the item is never stored under two versions. A
+// caller whose context ends while its transaction is in flight waits about
+// one round trip more, and then gets its version, or ErrUnknownOutcome
+// joined with its context's error, whose *Error holds in Number the
+// version that may hold the item: read it before appending the same
+// content again. With Retry.ResolveTimeout set, the transaction is instead
+// sent again past ctx's end, for up to ResolveTimeout, and ErrUnknownOutcome
+// is returned only if DynamoDB could not be reached to settle it.
 func (l *Latest) Append(ctx context.Context, name string, item any) (int64, error) {
 	return l.append(ctx, "Latest.Append", name, item)
 }

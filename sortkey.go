@@ -35,6 +35,8 @@ import (
 // (SortKeyOptions.TokenAttribute), fails only if another writer took that number
 // first; so a resend of a Put that was applied succeeds instead of storing
 // the item twice.
+// A write that DynamoDB throttles, or that meets a transaction in flight on
+// its items, stored nothing: it is sent again after a wait (see Append).
 // In one process, calls for the same name queue behind each other instead of
 // racing: while one write is in flight the calls that arrive wait, and the
 // next write stores all of them (up to 100) in one TransactWriteItems, each
@@ -156,20 +158,29 @@ func (s *SortKey) Next(ctx context.Context, name string) (int64, error) {
 //
 // When Append returns a number, the item is stored under it, once. When it
 // returns an error, nothing was stored, with one exception: ErrUnknownOutcome
-// means the write was sent and DynamoDB could not be reached, within
-// ResolveTimeout, to find out whether it was applied; the *Error's
-// Number is the number that may hold the item. A write whose outcome is
-// unknown (a lost answer, a timeout, a server error) is sent again,
-// identical, until DynamoDB settles it, even when ctx has ended meanwhile:
-// a caller whose context ends while its write is in flight gets its number
-// if the item was stored, and its context's error if nothing was.
+// means the write was sent and its outcome could not be found out before
+// ctx ended (or, with Retry.ResolveTimeout set, before that passed); the
+// *Error's Number is the number that may hold the item. A write whose
+// outcome is unknown (a lost answer, a timeout, a server error) is sent
+// again, identical, while ctx lasts; a caller whose context ends while its
+// write is in flight waits about one round trip more, and then gets its
+// number or ErrUnknownOutcome joined with its context's error.
+//
+// A write (or a read of the last number) that DynamoDB throttles, or
+// refuses because a transaction holds its item, is sent again after a
+// jittered wait, with the calls that arrived meanwhile, while ctx lasts
+// and for at most Retry.MaxWait; then Append returns ErrThrottled (or
+// ErrContention, for conflicts) with the context's error, nothing stored.
+// These waits do not count toward Retry.MaxAttempts.
 //
 // Errors: ErrInvalidArgument for a bad name or item, including an item
 // larger than DynamoDB's 400 KB (checked before any write) or one DynamoDB
-// refuses; ErrContention when the write lost MaxAttempts races to
-// other processes; ErrExhausted when a String sort key has no wider number
-// left; ErrTableMismatch for a table without the sort key the options
-// describe; ErrTableNotFound; ErrUnknownOutcome; the context's error.
+// refuses; ErrContention when the write lost MaxAttempts races to other
+// processes; ErrThrottled; ErrExhausted when a String sort key has no
+// wider number left; ErrTableMismatch for a table without the sort key the
+// options describe; ErrTableNotFound; ErrUnknownOutcome; the context's
+// error. RetryAfter tells the errors after which the same call may succeed
+// later.
 func (s *SortKey) Append(ctx context.Context, name string, item any) (int64, error) {
 	return s.append(ctx, "SortKey.Append", name, item)
 }

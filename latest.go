@@ -75,6 +75,7 @@ type Latest struct {
 	layout   docLayout
 	group    *combine.Group[string, latestHint, appendReq, int64]
 	rtt      roundTrip // the writes' round trips, across documents
+	pace     pacing
 	stats    appendStats
 
 	// overhead is the size of what the library adds to an item apart from
@@ -89,11 +90,10 @@ type Latest struct {
 
 // latestHint is what a Latest remembers about one document between batches.
 type latestHint struct {
-	known       bool             // version is what the last transaction of this process left
-	version     int64            // the version 'latest' holds; 0 for none
-	capacity    backoff.Capacity // the waits after throttles and conflicts
-	behind      *behind          // without transactions: 'latest' to move before the next version
-	turns.State                  // with writers of other processes
+	known   bool    // version is what the last transaction of this process left
+	version int64   // the version 'latest' holds; 0 for none
+	behind  *behind // without transactions: 'latest' to move before the next version
+	nameWriter
 }
 
 // NewLatest returns a Latest over table, with the options optFns set; the
@@ -134,6 +134,7 @@ func NewLatest(client Client, table string, optFns ...func(*LatestOptions)) (*La
 	l.client = countingClient{Client: client, n: &l.stats.requests}
 	l.reads = patientClient{Client: l.client, p: patience{maxWait: o.MaxWait, rtt: &l.rtt, waits: &l.stats.waits}}
 	l.resolver = resender(o.Retry, l.policy, &l.stats.resends)
+	l.pace = pacing{maxWait: o.MaxWait, rtt: &l.rtt, stats: &l.stats}
 	return l, nil
 }
 

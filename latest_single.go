@@ -54,12 +54,12 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			l.stats.batch(1) // each call is written alone
 		}
 		if err := l.catchUp(ctx, base, hint); capacityRefused(err) {
-			l.waitForCapacity(hint, calls, err)
+			l.pace.waitForCapacity(&hint.nameWriter, calls, err)
 			return
 		}
 		tn, err := l.place(ctx, base, hint)
 		if err != nil {
-			l.headFailed(hint, calls, err)
+			l.pace.headFailed(&hint.nameWriter, calls, err)
 			return
 		}
 		v := hint.version + 1
@@ -85,22 +85,22 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			calls, races = calls[1:], 0
 			if merr := l.catchUp(ctx, base, hint); capacityRefused(merr) {
 				hint.Won(start, tn) // the turn's bookkeeping; capacity is still short
-				l.waitForCapacity(hint, calls, merr)
+				l.pace.waitForCapacity(&hint.nameWriter, calls, merr)
 				return
 			}
-			l.won(hint, start, tn) // both writes: the turn's round trip
+			l.pace.won(&hint.nameWriter, start, tn) // both writes: the turn's round trip
 		case errors.Is(err, ErrUnknownOutcome):
 			hint.known = false
 			calls[0].Res, calls[0].Err = v, err // the version that may hold the item
 			failCalls(calls[1:], fmt.Errorf("not sent: the write of version %d, queued before it, has an unknown outcome, and no later version may be written before it is settled", v))
 			return
 		case capacityRefused(err):
-			l.waitForCapacity(hint, calls, err)
+			l.pace.waitForCapacity(&hint.nameWriter, calls, err)
 			return
 		case errors.As(err, &ccf) || settle.ReplicatedConflict(err):
 			races++
 			if err := l.lostVersion(ctx, base, hint, v, start, ccf, races, err); capacityRefused(err) {
-				l.waitForCapacity(hint, calls, err)
+				l.pace.waitForCapacity(&hint.nameWriter, calls, err)
 				return
 			} else if err != nil {
 				failCalls(calls, err)

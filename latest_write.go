@@ -32,7 +32,7 @@ func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch [
 func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls []*combine.Call[appendReq, int64]) {
 	tn, err := l.place(ctx, base, hint)
 	if err != nil {
-		l.headFailed(hint, calls, err)
+		l.pace.headFailed(&hint.nameWriter, calls, err)
 		return
 	}
 	prev := hint.version
@@ -48,7 +48,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 	err = l.commit(ctx, in)
 	switch {
 	case err == nil:
-		l.won(hint, start, tn)
+		l.pace.won(&hint.nameWriter, start, tn)
 		for i, c := range calls {
 			c.Res = prev + 1 + int64(i)
 		}
@@ -60,7 +60,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 		}
 	case capacityRefused(err):
 		// Nothing was written: the hint still holds.
-		l.waitForCapacity(hint, calls, err)
+		l.pace.waitForCapacity(&hint.nameWriter, calls, err)
 	case settle.Classify(err) == settle.ConditionFailed:
 		hint.known = false
 		l.lostRace(ctx, hint, calls, start, err)
@@ -100,33 +100,6 @@ func (l *Latest) lostRace(ctx context.Context, hint *latestHint, calls []*combin
 	if raceLost(calls, l.opts.MaxAttempts, err) {
 		l.stats.retries.Add(1)
 	}
-}
-
-// won records a write that started at start, in turn tn, and succeeded
-// (both writes, without transactions).
-func (l *Latest) won(hint *latestHint, start time.Time, tn turns.Turn) {
-	l.rtt.add(time.Since(start))
-	hint.capacity.Reset()
-	if hint.Won(start, tn) {
-		l.stats.turns.Add(1)
-	}
-}
-
-// headFailed handles calls whose write could not be placed: the read of
-// 'latest' failed with err (or a wait for turns ended with the context).
-func (l *Latest) headFailed(hint *latestHint, calls []*combine.Call[appendReq, int64], err error) {
-	if capacityRefused(err) {
-		l.waitForCapacity(hint, calls, err)
-		return
-	}
-	failCalls(calls, unsent(err))
-}
-
-// waitForCapacity puts calls back in the queue after DynamoDB refused
-// their write (or a read before it) with err, a throttle or a conflict:
-// see waitForCapacity.
-func (l *Latest) waitForCapacity(hint *latestHint, calls []*combine.Call[appendReq, int64], err error) {
-	waitForCapacity(calls, &hint.capacity, hint.RoundTrip(), l.opts.MaxWait, &l.stats.waits, err)
 }
 
 // place waits while another writer has its turn, or after its own (see

@@ -86,6 +86,7 @@ type SortKey struct {
 	putNames  map[string]string // expression attribute names of the Puts
 	calls     *combine.Group[string, hint, appendReq, int64]
 	rtt       roundTrip // the writes' round trips, across names
+	pace      pacing
 	stats     sortKeyStats
 }
 
@@ -93,10 +94,9 @@ type SortKey struct {
 // written to it, when known. Only the run in progress for the name touches
 // it (see combine.Group).
 type hint struct {
-	last        int64
-	known       bool
-	capacity    backoff.Capacity // the waits after throttles and conflicts
-	turns.State                  // with writers of other processes
+	last  int64
+	known bool
+	nameWriter
 }
 
 // sortKeyHints is the number of idle names whose hint is kept. A name whose
@@ -140,6 +140,7 @@ func NewSortKey(client Client, table string, optFns ...func(*SortKeyOptions)) (*
 	s.client = countingClient{Client: client, n: &s.stats.requests}
 	s.reads = patientClient{Client: s.client, p: patience{maxWait: o.MaxWait, rtt: &s.rtt, waits: &s.stats.waits}}
 	s.resolver = resender(o.Retry, s.policy, &s.stats.resends)
+	s.pace = pacing{maxWait: o.MaxWait, rtt: &s.rtt, stats: &s.stats.appendStats}
 	s.max = min(s.codec.max(), o.MaxValue)
 	s.lo, s.hi = s.codec.key(1), s.codec.key(s.max)
 	return s, nil
@@ -254,7 +255,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		warm := h.known && races == 0 // the hint is from this writer's own last win
 		first, tn, err := s.place(ctx, pk, h)
 		if err != nil {
-			s.headFailed(h, calls, err)
+			s.pace.headFailed(&h.nameWriter, calls, err)
 			return
 		}
 		if room := s.max - (first - 1); int64(len(calls)) > room {
@@ -269,7 +270,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		err = s.put(ctx, pk, first, calls, tn)
 		switch {
 		case err == nil:
-			s.won(h, start, tn)
+			s.pace.won(&h.nameWriter, start, tn)
 			for i, c := range calls {
 				c.Res = first + int64(i)
 			}
@@ -283,7 +284,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			return
 		case capacityRefused(err):
 			// Nothing was written: the hint still holds.
-			s.waitForCapacity(h, calls, err)
+			s.pace.waitForCapacity(&h.nameWriter, calls, err)
 			return
 		case settle.Classify(err) == settle.ConditionFailed:
 			h.known = false
@@ -320,32 +321,6 @@ func (s *SortKey) lostRace(ctx context.Context, h *hint, calls []*sortKeyCall, s
 	if raceLost(calls, s.opts.MaxAttempts, err) {
 		s.stats.retries.Add(1)
 	}
-}
-
-// won records a write that started at start, in turn tn, and succeeded.
-func (s *SortKey) won(h *hint, start time.Time, tn turns.Turn) {
-	s.rtt.add(time.Since(start))
-	h.capacity.Reset()
-	if h.Won(start, tn) {
-		s.stats.turns.Add(1)
-	}
-}
-
-// headFailed handles calls whose write could not be placed: the read of
-// the head failed with err (or a wait for turns ended with the context).
-func (s *SortKey) headFailed(h *hint, calls []*sortKeyCall, err error) {
-	if capacityRefused(err) {
-		s.waitForCapacity(h, calls, err)
-		return
-	}
-	failCalls(calls, unsent(err))
-}
-
-// waitForCapacity puts calls back in the queue after DynamoDB refused
-// their write (or the read before it) with err, a throttle or a conflict:
-// see waitForCapacity.
-func (s *SortKey) waitForCapacity(h *hint, calls []*sortKeyCall, err error) {
-	waitForCapacity(calls, &h.capacity, h.RoundTrip(), s.opts.MaxWait, &s.stats.waits, err)
 }
 
 // place returns where the next write goes: first, the number of its first

@@ -40,7 +40,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 		}
 		n, tn, err := s.place(ctx, pk, h)
 		if err != nil {
-			s.headFailed(h, calls, err)
+			s.pace.headFailed(&h.nameWriter, calls, err)
 			return
 		}
 		if n > s.max {
@@ -55,7 +55,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 		err = s.put(ctx, pk, n, calls[:1], tn)
 		switch {
 		case err == nil:
-			s.won(h, start, tn)
+			s.pace.won(&h.nameWriter, start, tn)
 			calls[0].Res, h.last = n, n
 			calls, races = calls[1:], 0
 		case errors.Is(err, ErrUnknownOutcome):
@@ -64,7 +64,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 			failCalls(calls[1:], fmt.Errorf("not sent: the write of number %d, queued before it, has an unknown outcome, and gap-free numbering lets no later number be written before it is settled", n))
 			return
 		case capacityRefused(err):
-			s.waitForCapacity(h, calls, err)
+			s.pace.waitForCapacity(&h.nameWriter, calls, err)
 			return
 		case settle.Classify(err) == settle.ConditionFailed || settle.ReplicatedConflict(err):
 			races++

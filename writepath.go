@@ -12,6 +12,7 @@ import (
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // Limits of one TransactWriteItems call.
@@ -211,4 +212,49 @@ func graceOf(r Retry, rtt *roundTrip) func(*combine.Options) {
 			o.Grace = rtt.grace
 		}
 	}
+}
+
+// nameWriter is what a SortKey or a Latest knows of the writes of one
+// name, beside its last number: the waits for capacity and the turns with
+// other processes (see turns). Only the run in progress for the name
+// touches it (see combine.Group).
+type nameWriter struct {
+	capacity    backoff.Capacity // the waits after throttles and conflicts
+	turns.State                  // with writers of other processes
+}
+
+// pacing is what a SortKey's or a Latest's runs need to pace the writes of
+// a name: Retry.MaxWait, the strategy's round trips and its figures.
+type pacing struct {
+	maxWait time.Duration
+	rtt     *roundTrip
+	stats   *appendStats
+}
+
+// won records a write of w's name that started at start, in turn tn, and
+// succeeded (both writes, without transactions).
+func (p pacing) won(w *nameWriter, start time.Time, tn turns.Turn) {
+	p.rtt.add(time.Since(start))
+	w.capacity.Reset()
+	if w.Won(start, tn) {
+		p.stats.turns.Add(1)
+	}
+}
+
+// headFailed handles calls whose write could not be placed: the read of
+// the name's head failed with err (or a wait for turns ended with the
+// context).
+func (p pacing) headFailed(w *nameWriter, calls []*combine.Call[appendReq, int64], err error) {
+	if capacityRefused(err) {
+		p.waitForCapacity(w, calls, err)
+		return
+	}
+	failCalls(calls, unsent(err))
+}
+
+// waitForCapacity puts calls back in the queue after DynamoDB refused
+// their write (or a read before it) with err, a throttle or a conflict
+// (see waitForCapacity).
+func (p pacing) waitForCapacity(w *nameWriter, calls []*combine.Call[appendReq, int64], err error) {
+	waitForCapacity(calls, &w.capacity, w.RoundTrip(), p.maxWait, &p.stats.waits, err)
 }

@@ -2,11 +2,9 @@ package settle
 
 import (
 	"context"
-	"errors"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Backpressure reports whether err is DynamoDB refusing one request for
@@ -17,13 +15,16 @@ import (
 // transaction with such reasons is not retried by the SDK anyway; Classify
 // reads its reasons.)
 func Backpressure(err error) bool {
-	var (
-		throttled *types.ThrottlingException
-		overPTE   *types.ProvisionedThroughputExceededException
-		overLimit *types.RequestLimitExceeded
-		conflict  *types.TransactionConflictException
-	)
-	return errors.As(err, &throttled) || errors.As(err, &overPTE) || errors.As(err, &overLimit) || errors.As(err, &conflict)
+	if _, cancelled := Reasons(err); cancelled {
+		return false
+	}
+	switch Classify(err) {
+	case Throttled:
+		return true
+	case Conflict:
+		return !ReplicatedConflict(err) // a race lost to another Region
+	}
+	return false
 }
 
 // OwnBackpressure is an option of one call to the client that leaves the

@@ -191,7 +191,7 @@ func unsent(err error) error {
 	var api smithy.APIError
 	var op *net.OpError
 	if settle.Classify(err) == settle.NotRefused && (errors.As(err, &api) || errors.As(err, &op)) {
-		return &unsentError{err: err}
+		return &unsentError{err: fmt.Errorf("the read before the write failed: %w", err)}
 	}
 	return err
 }

@@ -3,6 +3,7 @@ package dynamoseq_test
 import (
 	"context"
 	"errors"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -261,6 +262,8 @@ func TestRetryAfter(t *testing.T) {
 		{&dynamoseq.Error{Err: dynamoseq.ErrTableNotFound}, false},
 		{&dynamoseq.Error{Err: dynamoseq.ErrExhausted}, false},
 		{&dynamoseq.Error{Err: errors.New("something else")}, false},
+		{&dynamoseq.Error{Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}}, true},
+		{&dynamoseq.Error{Err: &net.OpError{Op: "read", Net: "tcp", Err: errors.New("connection reset")}}, false},
 	}
 	for _, tt := range tests {
 		wait, retry := dynamoseq.RetryAfter(tt.err)

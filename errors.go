@@ -256,13 +256,12 @@ func (e *capacityError) Error() string {
 // error.
 func (e *capacityError) Unwrap() []error { return []error{e.kind, e.err} }
 
-// unsentError is an error of a request made before a write was sent (a
-// read of the last number, say) that DynamoDB may answer otherwise later:
-// a network error, a server error. Nothing was stored.
+// unsentError is why a call's write was not sent, when the same call may
+// succeed later: a read before the write failed (a network error, a
+// server error), or the write of a number before it has an unknown
+// outcome. Nothing of the call was stored.
 type unsentError struct{ err error }
 
-func (e *unsentError) Error() string {
-	return "nothing sent (a read before the write failed): " + e.err.Error()
-}
+func (e *unsentError) Error() string { return "not sent: " + e.err.Error() }
 
 func (e *unsentError) Unwrap() error { return e.err }

@@ -92,7 +92,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 		case errors.Is(err, ErrUnknownOutcome):
 			hint.known = false
 			calls[0].Res, calls[0].Err = v, err // the version that may hold the item
-			failCalls(calls[1:], fmt.Errorf("not sent: the write of version %d, queued before it, has an unknown outcome, and no later version may be written before it is settled", v))
+			failCalls(calls[1:], &unsentError{fmt.Errorf("the write of version %d, queued before it, has an unknown outcome, and no later version may be written before it is settled", v)})
 			return
 		case capacityRefused(err):
 			l.pace.waitForCapacity(&hint.nameWriter, calls, err)

@@ -61,7 +61,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 		case errors.Is(err, ErrUnknownOutcome):
 			h.known = false
 			calls[0].Res, calls[0].Err = n, err // the number that may hold the item
-			failCalls(calls[1:], fmt.Errorf("not sent: the write of number %d, queued before it, has an unknown outcome, and gap-free numbering lets no later number be written before it is settled", n))
+			failCalls(calls[1:], &unsentError{fmt.Errorf("the write of number %d, queued before it, has an unknown outcome, and gap-free numbering lets no later number be written before it is settled", n)})
 			return
 		case capacityRefused(err):
 			s.pace.waitForCapacity(&h.nameWriter, calls, err)

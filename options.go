@@ -2,8 +2,12 @@ package dynamoseq
 
 import (
 	"math"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/dynamoseq/dynamoseq/internal/backoff"
+	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
 // Each constructor takes options of its own type, changed by functions in
@@ -114,6 +118,18 @@ func (r *Retry) resolve() error {
 		return optionErrorf("ResolveTimeout", r.ResolveTimeout, "want 0 (the default) up to %v", MaxResolveTimeout)
 	}
 	return nil
+}
+
+// policy is the backoff between attempts that r describes.
+func (r Retry) policy() backoff.Policy {
+	return backoff.Policy{Base: r.BaseDelay, Max: r.MaxDelay}
+}
+
+// resender is the settle.Resender that sends again, identical, a write
+// whose outcome is unknown, for up to r.ResolveTimeout with r's backoff,
+// counting the requests sent again in resent (nil counts nothing).
+func (r Retry) resender(resent *atomic.Int64) settle.Resender {
+	return settle.Resender{Timeout: r.ResolveTimeout, Policy: r.policy(), Resent: resent, Unknown: ErrUnknownOutcome}
 }
 
 // CounterOptions are NewCounter's options, and CounterTable's.

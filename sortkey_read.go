@@ -3,6 +3,7 @@ package dynamoseq
 import (
 	"context"
 	"fmt"
+	"iter"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -110,8 +111,43 @@ func (it Item) Decode(out any) error {
 // keys (1 read unit per 4 KB read); other items of the partition, such as a
 // String sort key "META" in a single-table design, are not listed.
 func (s *SortKey) Items(ctx context.Context, name string, cursor int64, limit int, order Order) (page []Item, next int64, err error) {
+	return s.items(ctx, "SortKey.Items", name, cursor, limit, order)
+}
+
+// All returns an iterator over the items of the sequence name in order,
+// each with a nil error, for a range loop:
+//
+//	for it, err := range tickets.All(ctx, "projectA", dynamoseq.OldestFirst) {
+//		if err != nil {
+//			return err
+//		}
+//		// use it.Number and it.Item, or it.Decode
+//	}
+//
+// Decode turns it into an iterator of the caller's type. An error (a bad
+// name or order, a failed Query, ctx ending) comes as the second value of
+// the last iteration: the iteration ends after it.
+//
+// Underneath it pages with Items: one strongly consistent Query per page,
+// sent when the loop reaches the page, never ahead of it; the first page
+// holds 16 items and each next one twice as many, up to 1000 (and 1 MB),
+// so that a loop that stops early reads little and a long one takes few
+// round trips. A loop that breaks sends no further Query. Each page is a
+// snapshot: items appended while the loop runs show up OldestFirst (on a
+// later page), not NewestFirst. Each range over the iterator lists from the
+// start again.
+func (s *SortKey) All(ctx context.Context, name string, order Order) iter.Seq2[Item, error] {
+	return pages(ctx, func(cursor int64, limit int) ([]Item, int64, error) {
+		return s.items(ctx, "SortKey.All", name, cursor, limit, order)
+	}, func(err error) error {
+		return &Error{Op: "SortKey.All", Table: s.table, Sequence: name, Err: err}
+	})
+}
+
+// items is a page of Items, its errors naming the operation op.
+func (s *SortKey) items(ctx context.Context, op, name string, cursor int64, limit int, order Order) (page []Item, next int64, err error) {
 	fail := func(err error) ([]Item, int64, error) {
-		return nil, 0, &Error{Op: "SortKey.Items", Table: s.table, Sequence: name, Err: err}
+		return nil, 0, &Error{Op: op, Table: s.table, Sequence: name, Err: err}
 	}
 	if err := ctx.Err(); err != nil {
 		return fail(err)

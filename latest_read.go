@@ -336,12 +336,9 @@ func (l *Latest) queryVersions(ctx context.Context, d sortKeyLayout, base string
 		}
 		page = append(page, Version{Number: v, Item: l.attributes(item)})
 	}
-	if len(page) == 0 || out.LastEvaluatedKey == nil {
-		return page, 0, nil
-	}
-	next := page[len(page)-1].Number
-	if order == NewestFirst && next == 1 {
-		next = 0
+	var next int64
+	if len(page) > 0 {
+		next = cursorAfter(page[len(page)-1].Number, out.LastEvaluatedKey != nil, order)
 	}
 	return page, next, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -12,27 +11,6 @@ import (
 
 	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
-
-// Order is the order in which a listing returns numbered items.
-type Order int
-
-const (
-	// NewestFirst lists the highest number first (the default, the zero
-	// value).
-	NewestFirst Order = iota
-	// OldestFirst lists number 1 first.
-	OldestFirst
-)
-
-func (o Order) String() string {
-	switch o {
-	case NewestFirst:
-		return "NewestFirst"
-	case OldestFirst:
-		return "OldestFirst"
-	}
-	return "Order(" + strconv.Itoa(int(o)) + ")"
-}
 
 // Get reads the item stored under number n of the sequence name into out,
 // with one strongly consistent GetItem (1 read unit per 4 KB). out is what
@@ -187,12 +165,8 @@ func (s *SortKey) items(ctx context.Context, op, name string, cursor int64, limi
 		}
 		page = append(page, Item{Number: n, Item: s.attributes(item)})
 	}
-	if len(page) == 0 || out.LastEvaluatedKey == nil {
-		return page, 0, nil
-	}
-	next = page[len(page)-1].Number
-	if order == NewestFirst && next == 1 {
-		next = 0
+	if len(page) > 0 {
+		next = cursorAfter(page[len(page)-1].Number, out.LastEvaluatedKey != nil, order)
 	}
 	return page, next, nil
 }

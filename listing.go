@@ -4,9 +4,31 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
+
+// Order is the order in which a listing returns numbered items.
+type Order int
+
+const (
+	// NewestFirst lists the highest number first (the default, the zero
+	// value).
+	NewestFirst Order = iota
+	// OldestFirst lists number 1 first.
+	OldestFirst
+)
+
+func (o Order) String() string {
+	switch o {
+	case NewestFirst:
+		return "NewestFirst"
+	case OldestFirst:
+		return "OldestFirst"
+	}
+	return "Order(" + strconv.Itoa(int(o)) + ")"
+}
 
 // The pages of the iterators (SortKey.All, Latest.All): the first holds
 // firstPage entries, each next one twice as many, up to maxPage.
@@ -45,6 +67,16 @@ func pages[E any](ctx context.Context, fetch func(cursor int64, limit int) ([]E,
 			cursor, limit = next, min(2*limit, maxPage)
 		}
 	}
+}
+
+// cursorAfter is the cursor of the page after one whose last entry, in
+// order, is numbered last, when DynamoDB said that more may follow (a
+// LastEvaluatedKey): last, or 0 when no number can follow it.
+func cursorAfter(last int64, more bool, order Order) int64 {
+	if !more || order == NewestFirst && last <= 1 {
+		return 0
+	}
+	return last
 }
 
 // Decoded is an item of a sequence or a version of a document decoded into

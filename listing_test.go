@@ -24,12 +24,8 @@ func numbers[E dynamoseq.Item | dynamoseq.Version](seq iter.Seq2[E, error], stop
 		if err != nil {
 			return got, err
 		}
-		switch e := any(e).(type) {
-		case dynamoseq.Item:
-			got = append(got, e.Number)
-		case dynamoseq.Version:
-			got = append(got, e.Number)
-		}
+		n, _ := entryOf(e)
+		got = append(got, n)
 		if len(got) == stop {
 			break
 		}
@@ -51,6 +47,47 @@ func span(from, to int64) []int64 {
 			n--
 		}
 	}
+}
+
+// requireCancelEnds ranges over all(ctx) and cancels ctx when the entry
+// numbered at comes: the loop must end with one error, ctx's, from op, and
+// no entry after at. It returns the numbers seen.
+func requireCancelEnds[E dynamoseq.Item | dynamoseq.Version](t *testing.T, all func(context.Context) iter.Seq2[E, error], at int64, op string) []int64 {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var got []int64
+	var errs []error
+	for e, err := range all(ctx) {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		n, _ := entryOf(e)
+		got = append(got, n)
+		if n == at {
+			cancel()
+		}
+	}
+	require.Len(t, errs, 1, "errors after the cancel")
+	assert.ErrorIs(t, errs[0], context.Canceled)
+	var e *dynamoseq.Error
+	require.ErrorAs(t, errs[0], &e)
+	assert.Equal(t, op, e.Op)
+	require.NotEmpty(t, got)
+	assert.Equal(t, at, got[len(got)-1], "the last entry before the cancel")
+	return got
+}
+
+// entryOf returns the number and the attributes of an Item or a Version.
+func entryOf(e any) (int64, map[string]types.AttributeValue) {
+	switch e := e.(type) {
+	case dynamoseq.Item:
+		return e.Number, e.Item
+	case dynamoseq.Version:
+		return e.Number, e.Item
+	}
+	panic(fmt.Sprintf("entryOf(%T)", e))
 }
 
 // TestSortKeyAll ranges over sequences in both orders and checks what each
@@ -168,30 +205,14 @@ func TestSortKeyAllMeanwhile(t *testing.T) {
 	require.NoError(t, err)
 	appendTickets(t, s, "projectA", 20)
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	calls.reset()
-	var got []int64
-	var errs []error
-	for it, err := range s.All(ctx, "projectA", dynamoseq.OldestFirst) {
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		got = append(got, it.Number)
-		if it.Number == 5 {
-			cancel()
-		}
+	all := func(ctx context.Context) iter.Seq2[dynamoseq.Item, error] {
+		return s.All(ctx, "projectA", dynamoseq.OldestFirst)
 	}
-	assert.Equal(t, span(1, 5), got, "items before the cancel")
-	require.Len(t, errs, 1, "errors after the cancel")
-	assert.ErrorIs(t, errs[0], context.Canceled)
-	var e *dynamoseq.Error
-	require.ErrorAs(t, errs[0], &e)
-	assert.Equal(t, "SortKey.All", e.Op)
+	assert.Equal(t, span(1, 5), requireCancelEnds(t, all, 5, "SortKey.All"), "items before the cancel")
 	assert.Equal(t, int64(1), calls.queries.Load(), "Queries")
 
-	ctx = context.Background()
+	ctx := context.Background()
 	last := int64(20)
 	appendOne := func() {
 		last++
@@ -199,7 +220,7 @@ func TestSortKeyAllMeanwhile(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, last, n)
 	}
-	got = nil
+	var got []int64
 	for it, err := range s.All(ctx, "projectA", dynamoseq.OldestFirst) {
 		require.NoError(t, err)
 		got = append(got, it.Number)
@@ -298,28 +319,12 @@ func TestLatestAllMeanwhile(t *testing.T) {
 				require.NoError(t, err)
 			}
 
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			var got []int64
-			var errs []error
-			for v, err := range l.All(ctx, "doc1", dynamoseq.NewestFirst) {
-				if err != nil {
-					errs = append(errs, err)
-					continue
-				}
-				got = append(got, v.Number)
-				if v.Number == 18 {
-					cancel()
-				}
+			all := func(ctx context.Context) iter.Seq2[dynamoseq.Version, error] {
+				return l.All(ctx, "doc1", dynamoseq.NewestFirst)
 			}
-			assert.Equal(t, span(20, 18), got, "versions before the cancel")
-			require.Len(t, errs, 1, "errors after the cancel")
-			assert.ErrorIs(t, errs[0], context.Canceled)
-			var e *dynamoseq.Error
-			require.ErrorAs(t, errs[0], &e)
-			assert.Equal(t, "Latest.All", e.Op)
+			assert.Equal(t, span(20, 18), requireCancelEnds(t, all, 18, "Latest.All"), "versions before the cancel")
 
-			ctx = context.Background()
+			ctx := context.Background()
 			for _, tt := range []struct {
 				order dynamoseq.Order
 				at    int64 // the version at which the loop appends one
@@ -328,7 +333,7 @@ func TestLatestAllMeanwhile(t *testing.T) {
 				{dynamoseq.OldestFirst, 2, span(1, 21)},
 				{dynamoseq.NewestFirst, 21, span(21, 1)},
 			} {
-				got = nil
+				var got []int64
 				for v, err := range l.All(ctx, "doc1", tt.order) {
 					require.NoError(t, err)
 					got = append(got, v.Number)

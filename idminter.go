@@ -68,9 +68,9 @@ type IDMinter struct {
 }
 
 // NewIDMinter returns an IDMinter that writes IDs with format, takes their
-// numbers from seq (a *Counter, a *SortKey, a *Block or any Sequencer) and starts a new
-// sequence each period, with the options optFns set; the first value of
-// each period and the key layout are the Sequencer's.
+// numbers from seq (a *Counter, a *SortKey, a *Block or any Sequencer) and
+// starts a new sequence each period, with the options optFns set; the
+// first value of each period and the key layout are the Sequencer's.
 //
 // It makes no call to DynamoDB; it checks the periods of the next ten
 // years (docs/readable-ids.md says how long that takes). It returns an

@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"reflect"
 	"strconv"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -173,26 +171,6 @@ func (l *Latest) attributes(item map[string]types.AttributeValue) map[string]typ
 // decode stores the caller's attributes of item in out.
 func (l *Latest) decode(item map[string]types.AttributeValue, out any) error {
 	return decodeAttributes(l.attributes(item), out)
-}
-
-func decodeAttributes(attrs map[string]types.AttributeValue, out any) error {
-	switch o := out.(type) {
-	case nil:
-		return nil
-	case *map[string]types.AttributeValue:
-		if o == nil {
-			return invalidf("out is a nil *map[string]types.AttributeValue")
-		}
-		*o = attrs
-		return nil
-	}
-	if v := reflect.ValueOf(out); v.Kind() != reflect.Pointer || v.IsNil() {
-		return invalidf("out is a %T, want a non-nil pointer", out)
-	}
-	if err := attributevalue.UnmarshalMap(attrs, out); err != nil {
-		return fmt.Errorf("%w: the stored item does not fit a %T: %w", ErrTableMismatch, out, err)
-	}
-	return nil
 }
 
 // Version is one stored version of a document, as Latest.Versions lists

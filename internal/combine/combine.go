@@ -109,9 +109,11 @@ type Options struct {
 
 // New returns a Group that passes at most maxBatch calls to one run and keeps
 // the state of at most maxIdle keys that have no call in progress. Beyond
-// that, an idle key is dropped (an arbitrary one, as Go's map iteration
-// yields it) and the next run of that key starts from the zero S. It panics
-// if maxBatch < 1.
+// that, idle keys are dropped (arbitrary ones, as Go's map iteration yields
+// them), and the next run of a dropped key starts from the zero S. A key
+// whose next run must wait (Call.NotBefore) is never dropped before its time
+// has passed, so that the delay holds: while idle keys are all delayed so,
+// more than maxIdle are kept. It panics if maxBatch < 1.
 func New[K comparable, S, Req, Res any](maxBatch, maxIdle int, optFns ...func(*Options)) *Group[K, S, Req, Res] {
 	if maxBatch < 1 {
 		panic("combine: maxBatch < 1")

@@ -178,11 +178,23 @@ func (g *Group[K, S, Req, Res]) handOff(q *queue[S, Req, Res]) {
 	q.idle = true
 	g.idle++
 	if g.idle > g.maxIdle {
-		for k, other := range g.keys {
-			if other.idle {
-				delete(g.keys, k)
-				g.idle--
-				break
+		g.evict()
+	}
+}
+
+// evict drops idle keys, arbitrary ones, until at most maxIdle are left,
+// but never one whose notBefore is still ahead: its next run must wait for
+// it, and a dropped key's next run would start at once. If every idle key
+// is delayed so, more than maxIdle are kept until a later call finds their
+// time passed. The caller holds g.mu.
+func (g *Group[K, S, Req, Res]) evict() {
+	now := time.Now()
+	for k, q := range g.keys {
+		if q.idle && !q.notBefore.After(now) {
+			delete(g.keys, k)
+			g.idle--
+			if g.idle <= g.maxIdle {
+				return
 			}
 		}
 	}

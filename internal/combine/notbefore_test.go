@@ -3,6 +3,8 @@ package combine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
@@ -276,6 +278,62 @@ func TestPutBackCause(t *testing.T) {
 			close(gt.release)
 			if got := <-stayer; got.err != nil {
 				t.Errorf("the caller that stayed got %v", got.err)
+			}
+		})
+	}
+}
+
+// TestNotBeforeOutlivesEviction: an idle key whose next run must wait is not
+// dropped to keep within maxIdle before its time has passed (other idle keys
+// are, or more than maxIdle are kept), and its next run still waits; once
+// its time has passed, it can be dropped.
+func TestNotBeforeOutlivesEviction(t *testing.T) {
+	for _, maxIdle := range []int{0, 1} {
+		t.Run(fmt.Sprint("maxIdle ", maxIdle), func(t *testing.T) {
+			g := New[string, int, int, int](4, maxIdle)
+			gt := holdWaits(g)
+			var notBefore time.Time
+			delay := func(_ context.Context, _ string, _ *int, b []*Call[int, int]) {
+				b[0].Res, b[0].NotBefore = 1, notBefore
+			}
+			settle := func(_ context.Context, _ string, _ *int, b []*Call[int, int]) { b[0].Res = 1 }
+			do := func(key string, run func(context.Context, string, *int, []*Call[int, int])) {
+				t.Helper()
+				if res, err := g.Do(context.Background(), key, 0, run); err != nil || res != 1 {
+					t.Fatalf("Do(%q) = (%d, %v), want (1, nil)", key, res, err)
+				}
+			}
+			keys := func() []string {
+				g.mu.Lock()
+				defer g.mu.Unlock()
+				return slices.Sorted(maps.Keys(g.keys))
+			}
+
+			notBefore = time.Now().Add(time.Hour)
+			do("k", delay)
+			do("a", settle) // other keys go idle meanwhile
+			do("b", settle)
+			if got := keys(); !slices.Equal(got, []string{"k"}) {
+				t.Fatalf("keys kept %q, want only the delayed one, k", got)
+			}
+			next := doAsync(g, context.Background(), "k", 0, settle)
+			select {
+			case until := <-gt.waits:
+				if !until.Equal(notBefore) {
+					t.Errorf("the next run of k waits until %v, want %v", until, notBefore)
+				}
+			case got := <-next:
+				t.Fatalf("the next run of k did not wait for its NotBefore: Do = (%d, %v)", got.res, got.err)
+			}
+			close(gt.release)
+			<-next
+
+			notBefore = time.Now().Add(time.Millisecond)
+			do("k", delay)
+			waitFor(t, func() bool { return time.Now().After(notBefore) })
+			do("a", settle)
+			if got := keys(); len(got) != maxIdle {
+				t.Errorf("keys kept %q once k's time had passed, want %d", got, maxIdle)
 			}
 		})
 	}

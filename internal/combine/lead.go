@@ -10,11 +10,14 @@ import (
 // The leader's side of a Group: taking a batch, running it, settling it and
 // passing the lead on.
 
-// lead runs the next batch of q on the goroutine of w, which holds the lead
-// (w is promoted) and not g.mu. It first waits for q.notBefore, for as
-// long as w's context allows: if that ends first, w leaves the queue, the
-// lead passes on and lead returns w's error. Once the batch has run, the
-// calls it put back are first in the queue and the lead has passed on.
+// lead runs the next batch of q, which holds w's call first, on the
+// goroutine of w, which holds the lead (w is promoted, first in the queue)
+// and not g.mu. It first waits for q.notBefore, for as long as w's context
+// allows: if that ends first, or by the time the batch is taken, w leaves
+// the queue, the lead passes on and lead returns w's error, so that a
+// caller who has given up never runs the others' batch. Once the batch has
+// run, the calls it put back are first in the queue and the lead has passed
+// on.
 func (g *Group[K, S, Req, Res]) lead(key K, q *queue[S, Req, Res], w *waiter[Req, Res],
 	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) error {
 	g.mu.Lock()
@@ -24,18 +27,28 @@ func (g *Group[K, S, Req, Res]) lead(key K, q *queue[S, Req, Res], w *waiter[Req
 		if err := g.wait(w.ctx, notBefore); err != nil {
 			g.mu.Lock()
 			defer g.mu.Unlock()
-			q.remove(w)
-			g.handOff(q) // the next leader waits for the same notBefore
-			return w.leave(err)
+			return g.resign(q, w, err)
 		}
 	}
-	batch := g.take(q)
-	if g.grace == nil || len(batch) == 0 {
+	batch, err := g.take(q, w)
+	if err != nil {
+		return err
+	}
+	if g.grace == nil {
 		g.runHere(key, q, batch, run)
 	} else {
 		go g.runApart(key, q, batch, run)
 	}
 	return nil
+}
+
+// resign takes w, which holds the lead and whose context has ended with
+// err, out of q's queue and passes the lead on (the next leader waits for
+// the same notBefore); it returns w's error. The caller holds g.mu.
+func (g *Group[K, S, Req, Res]) resign(q *queue[S, Req, Res], w *waiter[Req, Res], err error) error {
+	q.remove(w)
+	g.handOff(q)
+	return w.leave(err)
 }
 
 // runHere runs batch on the calling goroutine, which holds the lead, and
@@ -84,9 +97,6 @@ func (g *Group[K, S, Req, Res]) runApart(key K, q *queue[S, Req, Res], batch []*
 // every caller of the batch has given up (see mergedContext).
 func (g *Group[K, S, Req, Res]) runBatch(key K, q *queue[S, Req, Res], batch []*waiter[Req, Res],
 	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) {
-	if len(batch) == 0 {
-		return
-	}
 	calls := make([]*Call[Req, Res], len(batch))
 	for i, w := range batch {
 		calls[i] = &w.call
@@ -97,10 +107,17 @@ func (g *Group[K, S, Req, Res]) runBatch(key K, q *queue[S, Req, Res], batch []*
 }
 
 // take moves up to maxBatch calls from the head of q's queue into a batch,
-// in order. A call whose context has ended never reaches run: it is done.
-func (g *Group[K, S, Req, Res]) take(q *queue[S, Req, Res]) []*waiter[Req, Res] {
+// in order, starting with the call of leader, which is first; if leader's
+// context has ended, it takes nothing: leader resigns, and take returns its
+// error. Any other call whose context has ended never reaches run: it is
+// done.
+func (g *Group[K, S, Req, Res]) take(q *queue[S, Req, Res], leader *waiter[Req, Res]) ([]*waiter[Req, Res], error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if err := leader.ctx.Err(); err != nil {
+		// It ended as the wait for notBefore did, or since Do looked.
+		return nil, g.resign(q, leader, err)
+	}
 	var batch []*waiter[Req, Res]
 	i := 0
 	for ; i < len(q.waiting) && len(batch) < g.maxBatch; i++ {
@@ -116,7 +133,7 @@ func (g *Group[K, S, Req, Res]) take(q *queue[S, Req, Res]) []*waiter[Req, Res] 
 	}
 	clear(q.waiting[:i]) // let the backing array drop them
 	q.waiting = q.waiting[i:]
-	return batch
+	return batch, nil
 }
 
 // finish settles the calls of a batch that has run: each one is done, or,

@@ -338,3 +338,70 @@ func TestNotBeforeOutlivesEviction(t *testing.T) {
 		})
 	}
 }
+
+// TestNotBeforeLeaderGivesUpAsWaitEnds: a leader whose context ends just as
+// its wait for the not-before time does (the wait reports no error) leaves
+// at once with its context's error: it does not run the batch of the
+// callers behind it, its own call never reaches run, and the next caller
+// leads.
+func TestNotBeforeLeaderGivesUpAsWaitEnds(t *testing.T) {
+	for _, grace := range []bool{false, true} {
+		t.Run(fmt.Sprint("grace ", grace), func(t *testing.T) {
+			var optFns []func(*Options)
+			if grace {
+				optFns = append(optFns, func(o *Options) { o.Grace = func() time.Duration { return time.Hour } })
+			}
+			g := New[string, int, int, int](4, 4, optFns...)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			waitEnds := make(chan struct{})
+			g.wait = func(wctx context.Context, _ time.Time) error {
+				if wctx == ctx {
+					<-waitEnds
+					cancel() // ctx and the wait end together; the wait reports nothing
+				}
+				return nil
+			}
+			var mu sync.Mutex
+			var ran []int
+			release := make(chan struct{})
+			run := func(_ context.Context, _ string, _ *int, batch []*Call[int, int]) {
+				for _, c := range batch {
+					mu.Lock()
+					ran = append(ran, c.Req)
+					mu.Unlock()
+					if c.Req == 2 {
+						<-release
+					}
+					c.Publish(c.Req * 10)
+					c.Res, c.NotBefore = c.Req*10, time.Now().Add(time.Hour)
+				}
+			}
+			if _, err := g.Do(context.Background(), "k", 0, run); err != nil {
+				t.Fatal(err)
+			}
+			leader := doAsync(g, ctx, "k", 1, run)
+			waitFor(t, waitingLen(g, "k", 1))
+			follower := doAsync(g, context.Background(), "k", 2, run)
+			waitFor(t, waitingLen(g, "k", 2))
+			close(waitEnds)
+			select {
+			case got := <-leader:
+				if got.err != context.Canceled { // the context's own error: nothing was put back
+					t.Errorf("the leader got (%d, %v), want (0, context.Canceled)", got.res, got.err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Error("the leader, its context ended, is still in Do 5s later, running the others' batch")
+			}
+			close(release)
+			if got := <-follower; got.err != nil || got.res != 20 {
+				t.Errorf("the caller behind it got (%d, %v), want (20, nil)", got.res, got.err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !slices.Equal(ran, []int{0, 2}) {
+				t.Errorf("run saw the calls %v, want [0 2]: the leader's call never runs", ran)
+			}
+		})
+	}
+}

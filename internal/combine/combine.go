@@ -102,8 +102,10 @@ type Options struct {
 	// Grace bounds how long a caller whose context has ended waits for the
 	// outcome of its call in a running batch (see the package comment); it
 	// is called then, from that caller's goroutine, with no lock held, and
-	// should return about one round trip of the write. nil (the default)
-	// means until the outcome is known, however long the run takes.
+	// should return about one round trip of the write. If it panics, the
+	// panic goes up that caller's stack, and its call is gone as if the
+	// caller had given up (Publish reports false). nil (the default) means
+	// until the outcome is known, however long the run takes.
 	Grace func() time.Duration
 }
 
@@ -163,6 +165,22 @@ func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 	}
 	w := &waiter[Req, Res]{ctx: ctx, call: Call[Req, Res]{Req: req, mu: &g.mu}, wake: make(chan struct{}, 1)}
 	q := g.enqueue(key, w)
+	returned := false
+	defer func() {
+		if !returned { // a panic, from Options.Grace for one, or runtime.Goexit
+			g.drop(q, w)
+		}
+	}()
+	res, err := g.await(key, q, w, run)
+	returned = true
+	return res, err
+}
+
+// await waits for the outcome of w's call, queued in q, and leads when its
+// turn comes: the body of Do.
+func (g *Group[K, S, Req, Res]) await(key K, q *queue[S, Req, Res], w *waiter[Req, Res],
+	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) (Res, error) {
+	ctx := w.ctx
 	var zero Res
 	var grace *time.Timer // runs once ctx has ended with the call published in a batch
 	defer func() {
@@ -219,6 +237,26 @@ func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 		case <-graceUp:
 			graceOver = true
 		}
+	}
+}
+
+// drop leaves no trace of w's call when its caller leaves Do other than by
+// returning (a panic in Options.Grace, say), so that nothing waits for a
+// caller who is gone: queued, it leaves the queue; handed the lead, it
+// passes the lead on; in a batch, the call is gone, as if abandoned (Publish
+// reports false, and it is not put back). Done, there is nothing to do (a
+// panic of run going on up this caller's stack, for one).
+func (g *Group[K, S, Req, Res]) drop(q *queue[S, Req, Res], w *waiter[Req, Res]) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch w.status {
+	case queued:
+		q.remove(w)
+	case promoted:
+		q.remove(w)
+		g.handOff(q)
+	case inBatch:
+		w.call.gone = true
 	}
 }
 

@@ -33,8 +33,11 @@
 // it, and from then on Publish reports false, so that run does not send it.
 // So that the caller who took the batch can leave too, each run goes on a
 // goroutine of its own, which the leader starts and which ends once the
-// batch is settled; a panic in run goes on in a caller of the batch still
-// in Do.
+// batch is settled. A panic in run then goes on in the first caller of the
+// batch still in Do, with the value run panicked with but that caller's
+// stack (run's is lost); if every caller of the batch has left, it is
+// raised again on the run's goroutine, which ends the program, as
+// singleflight's DoChan does.
 package combine
 
 import (
@@ -93,7 +96,7 @@ type waiter[Req, Res any] struct {
 	call   Call[Req, Res]
 	status status        // guarded by Group.mu
 	cause  error         // Call.Cause of the last put back; guarded by Group.mu
-	panic  *panicError   // run's panic, for this caller to go on with; guarded by Group.mu
+	panic  any           // the value run panicked with, for this caller to go on with; guarded by Group.mu
 	wake   chan struct{} // capacity 1: status changed to promoted, done or (put back) queued
 }
 
@@ -145,8 +148,10 @@ func waitUntil(ctx context.Context, until time.Time) error {
 // pass the same run, and run must not call Do for its own key, which would
 // wait for itself. If run panics, its calls fail, the key's state is reset
 // to the zero S, the lead passes on, and the panic continues up the leading
-// caller's stack (with a grace, up the stack of a caller of the batch still
-// in Do).
+// caller's stack. With a grace, the first caller of the batch still in Do
+// panics with the same value instead, from its own stack; if every caller
+// of the batch has left, the panic ends the program (see the package
+// comment).
 //
 // If ctx ends before req joins a batch, Do returns ctx.Err() (and the
 // Cause of its last put back) and req never reaches run. Once req is in a

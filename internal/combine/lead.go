@@ -2,7 +2,6 @@ package combine
 
 import (
 	"context"
-	"runtime/debug"
 	"sync/atomic"
 	"time"
 )
@@ -70,9 +69,9 @@ func (g *Group[K, S, Req, Res]) runHere(key K, q *queue[S, Req, Res], batch []*w
 // runApart runs batch on its own goroutine, which holds the lead from the
 // caller that took the batch until it is settled (Options.Grace: so that
 // this caller, too, can leave while run goes on). If run panics, its calls
-// fail, the lead passes on, and the panic goes to the first caller of the
-// batch still in Do, which panics with it; if every caller has left, it
-// goes on up this goroutine's stack, and ends the program.
+// fail, the lead passes on, and the panic's value goes to the first caller
+// of the batch still in Do, which panics with it; if every caller has left,
+// it goes on up this goroutine's stack, and ends the program.
 func (g *Group[K, S, Req, Res]) runApart(key K, q *queue[S, Req, Res], batch []*waiter[Req, Res],
 	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) {
 	finished := false
@@ -80,11 +79,10 @@ func (g *Group[K, S, Req, Res]) runApart(key K, q *queue[S, Req, Res], batch []*
 		if finished {
 			return
 		}
-		var p *panicError
-		if v := recover(); v != nil { // nil: run called runtime.Goexit
-			p = &panicError{value: v, stack: debug.Stack()}
-		}
+		p := recover() // nil: run called runtime.Goexit
 		if !g.finish(q, batch, errRunPanicked, p) && p != nil {
+			// Raised again here, on top of run's frames, which the
+			// trace then shows.
 			panic(p)
 		}
 	}()
@@ -140,9 +138,10 @@ func (g *Group[K, S, Req, Res]) take(q *queue[S, Req, Res], leader *waiter[Req, 
 // put back (Again) and its caller still in Do, first in q's queue again. It
 // records the batch's NotBefore and passes the lead on. If run failed
 // (failed, after a panic), every call fails with that error and q's
-// state, which run was changing, is reset; p, the panic, goes to the first
-// caller still in Do, and finish reports whether there was one.
-func (g *Group[K, S, Req, Res]) finish(q *queue[S, Req, Res], batch []*waiter[Req, Res], failed error, p *panicError) (passed bool) {
+// state, which run was changing, is reset; p, the panic's value if not nil,
+// goes to the first caller still in Do, and finish reports whether there was
+// one.
+func (g *Group[K, S, Req, Res]) finish(q *queue[S, Req, Res], batch []*waiter[Req, Res], failed error, p any) (passed bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	q.notBefore = time.Time{}

@@ -3,19 +3,25 @@
 // instead of racing each other, and so that one round trip can serve many of
 // them.
 //
-// There is no goroutine of its own: the first caller of an idle key leads,
-// runs one batch (which holds its own call), hands the lead to the oldest
-// caller still waiting, and returns. Every caller therefore waits for at most
-// the batches queued ahead of it plus its own. (With a grace, below, each
-// run goes on a goroutine that the leader starts and that ends with the
-// run.)
+// There is no goroutine of its own: the first caller of an idle key leads.
+// It takes a batch from the head of the key's queue, its own call first,
+// runs it, and hands the lead to the oldest caller still waiting; a leader
+// whose context has ended by the time it would take its batch takes none
+// and hands the lead straight on. A caller waits for the runs ahead of it
+// and its own: more of them if runs put calls back (Call.Again: first in
+// the next batch, ahead of the calls queued meanwhile), and longer if a run
+// delays its key's next one (Call.NotBefore, below). (With a grace, below,
+// each run goes on a goroutine that the leader starts and that ends with
+// the run.)
 //
 // Delay. A run can ask that its key's next run start no earlier than a
 // point in time (Call.NotBefore; for example after a throttled write). The
 // caller who leads that run waits for it holding no lock, so that the calls
 // arriving meanwhile join its batch (up to maxBatch); if its context ends
-// first, its call leaves with the context's error and the next caller in
-// line leads and waits for the same time. Other keys are not delayed.
+// first (or as the wait ends), its call leaves with the context's error and
+// the next caller in line leads and waits for the same time. Other keys are
+// not delayed, and a delayed key is kept however many keys are idle (see
+// New).
 //
 // Cause. A run that puts a call back can say why (Call.Cause; for example
 // the strategy's ErrThrottled): a caller whose context ends before its call
@@ -115,10 +121,11 @@ type Options struct {
 // New returns a Group that passes at most maxBatch calls to one run and keeps
 // the state of at most maxIdle keys that have no call in progress. Beyond
 // that, idle keys are dropped (arbitrary ones, as Go's map iteration yields
-// them), and the next run of a dropped key starts from the zero S. A key
-// whose next run must wait (Call.NotBefore) is never dropped before its time
-// has passed, so that the delay holds: while idle keys are all delayed so,
-// more than maxIdle are kept. It panics if maxBatch < 1.
+// them), and the next run of a dropped key starts from the zero S; but a
+// key whose next run must wait (Call.NotBefore) is not dropped before its
+// time has passed, so that the delay holds: if the idle keys are all
+// delayed so, more than maxIdle are kept, until a key going idle finds
+// their time passed. It panics if maxBatch < 1.
 func New[K comparable, S, Req, Res any](maxBatch, maxIdle int, optFns ...func(*Options)) *Group[K, S, Req, Res] {
 	if maxBatch < 1 {
 		panic("combine: maxBatch < 1")

@@ -21,3 +21,35 @@ type Client interface {
 }
 
 var _ Client = (*dynamodb.Client)(nil)
+
+// countingClient passes every request on to Client and counts it in n, by
+// operation, for the strategies' RoundTrips figures (see stats.go).
+type countingClient struct {
+	Client
+	n *requestCounts
+}
+
+func (c countingClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	c.n.get.Add(1)
+	return c.Client.GetItem(ctx, in, optFns...)
+}
+
+func (c countingClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	c.n.put.Add(1)
+	return c.Client.PutItem(ctx, in, optFns...)
+}
+
+func (c countingClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	c.n.update.Add(1)
+	return c.Client.UpdateItem(ctx, in, optFns...)
+}
+
+func (c countingClient) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	c.n.query.Add(1)
+	return c.Client.Query(ctx, in, optFns...)
+}
+
+func (c countingClient) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	c.n.transact.Add(1)
+	return c.Client.TransactWriteItems(ctx, in, optFns...)
+}

@@ -12,9 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
+	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
 // Counter hands out numbers from an atomic counter: one item per sequence,
@@ -51,7 +51,7 @@ type Counter struct {
 	stride   int64                // the distance between values: Step, or Step times the Regions
 	slice    *regionSlice         // this Region's numbers with GlobalTableMREC; nil otherwise
 	stats    counterStats
-	resolver resolver // sends again an update the SDK gave up on
+	resolver settle.Resender // sends again an update the SDK gave up on
 }
 
 // NewCounter returns a Counter over table. It reads PartitionKey,
@@ -95,7 +95,7 @@ func NewCounter(client Client, table string, optFns ...func(*Options)) (*Counter
 	c := &Counter{table: table, opts: o, names: map[string]string{"#v": o.ValueAttribute},
 		first: o.Start, stride: o.Step, slice: slice}
 	c.client = countingClient{Client: client, n: &c.stats.roundTrips}
-	c.resolver = resolver{timeout: o.ResolveTimeout, policy: backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay}, attached: true}
+	c.resolver = settle.Resender{Timeout: o.ResolveTimeout, Policy: backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay}, Attached: true, Unknown: ErrUnknownOutcome}
 	if slice != nil {
 		c.first, c.stride = slice.first, slice.stride
 	}
@@ -174,7 +174,7 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 	in := c.reserveInput(pk, int64(span), limit, exp)
 	var out *dynamodb.UpdateItemOutput
 	err = c.resendConflicts(ctx, func() error {
-		return c.resolver.send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+		return c.resolver.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
 			var err error
 			out, err = c.client.UpdateItem(ctx, in, optFn)
 			return err
@@ -191,6 +191,44 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 		return fail(err)
 	}
 	return first, nil
+}
+
+// updateItem issues the counter's UpdateItem, resending it after a
+// replicated write conflict (see resendConflicts).
+func (c *Counter) updateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	var out *dynamodb.UpdateItemOutput
+	err := c.resendConflicts(ctx, func() error {
+		var err error
+		out, err = c.client.UpdateItem(ctx, in, optFns...)
+		return err
+	})
+	return out, err
+}
+
+// resendConflicts calls write, which makes one write of the counter. On an
+// MRSC table a write to the same item from another Region at the same
+// moment makes DynamoDB refuse it with ReplicatedWriteConflictException,
+// having written nothing; resendConflicts calls write again after a backoff
+// (BaseDelay, MaxDelay), at most MaxAttempts times in all, and then returns
+// ErrContention. The SDK's retryer does not retry that exception. Each call
+// of write is a new request as far as the resolver is concerned: a write
+// that goes through the resolver must be inside write, so that the
+// conflicts answered to earlier calls do not count as attempts that may
+// have been applied.
+func (c *Counter) resendConflicts(ctx context.Context, write func() error) error {
+	policy := backoff.Policy{Base: c.opts.BaseDelay, Max: c.opts.MaxDelay}
+	for attempt := 1; ; attempt++ {
+		err := write()
+		if !settle.ReplicatedConflict(err) {
+			return err
+		}
+		if attempt >= c.opts.MaxAttempts {
+			return fmt.Errorf("%w: %d writes refused by ReplicatedWriteConflictException: %w", ErrContention, attempt, err)
+		}
+		if err := policy.Wait(ctx, attempt); err != nil {
+			return err
+		}
+	}
 }
 
 // reserveInput is the UpdateItem that adds span to the counter item of the
@@ -301,8 +339,7 @@ func (c *Counter) updateError(ctx context.Context, key map[string]types.Attribut
 		}
 		return fmt.Errorf("%w: MaxValue is %d", ErrExhausted, c.opts.MaxValue)
 	}
-	var api smithy.APIError
-	if errors.As(err, &api) && api.ErrorCode() == "ValidationException" {
+	if settle.IsValidation(err) {
 		// Every input was checked before the call, so DynamoDB rejecting
 		// it means the table is not what the options describe: a value
 		// that is not a Number (ADD refuses it), or another key schema.
@@ -474,31 +511,4 @@ func (c *Counter) Stats() CounterStats {
 		RoundTrips: c.stats.roundTrips.total(),
 		Errors:     c.stats.errors.stats(),
 	}
-}
-
-// typeName names the DynamoDB type of an attribute value for messages.
-func typeName(av types.AttributeValue) string {
-	switch av.(type) {
-	case *types.AttributeValueMemberS:
-		return "String"
-	case *types.AttributeValueMemberN:
-		return "Number"
-	case *types.AttributeValueMemberB:
-		return "Binary"
-	case *types.AttributeValueMemberBOOL:
-		return "Boolean"
-	case *types.AttributeValueMemberNULL:
-		return "Null"
-	case *types.AttributeValueMemberM:
-		return "Map"
-	case *types.AttributeValueMemberL:
-		return "List"
-	case *types.AttributeValueMemberSS:
-		return "String Set"
-	case *types.AttributeValueMemberNS:
-		return "Number Set"
-	case *types.AttributeValueMemberBS:
-		return "Binary Set"
-	}
-	return fmt.Sprintf("%T", av)
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // latestMaxBatch is the most appends one transaction carries: one action per
@@ -68,7 +70,7 @@ type Latest struct {
 	table    string
 	opts     Options
 	policy   backoff.Policy
-	resolver resolver
+	resolver settle.Resender
 	layout   docLayout
 	group    *combine.Group[string, latestHint, appendReq, int64]
 	stats    appendStats
@@ -85,9 +87,9 @@ type Latest struct {
 
 // latestHint is what a Latest remembers about one document between batches.
 type latestHint struct {
-	known   bool  // version is what the last transaction of this process left
-	version int64 // the version 'latest' holds; 0 for none
-	turns         // with writers of other processes
+	known       bool  // version is what the last transaction of this process left
+	version     int64 // the version 'latest' holds; 0 for none
+	turns.State       // with writers of other processes
 }
 
 // NewLatest returns a Latest over table. It reads PartitionKey, SortKey,
@@ -140,10 +142,10 @@ func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, 
 		// 'latest' carries a write token in a turn (see turns), and so
 		// do the version items without transactions (see putVersion).
 		reserved: append(layout.keyAttrs(), o.VersionAttribute, o.TokenAttribute),
-		overhead: layout.extraKeyBytes() + len(o.VersionAttribute) + maxNumberBytes + len(o.TokenAttribute) + itemTokenBytes,
+		overhead: layout.extraKeyBytes() + len(o.VersionAttribute) + maxNumberBytes + len(o.TokenAttribute) + turns.TokenBytes,
 	}
 	l.client = countingClient{Client: client, n: &l.stats.requests}
-	l.resolver = resolver{timeout: o.ResolveTimeout, policy: l.policy, resent: &l.stats.resends}
+	l.resolver = settle.Resender{Timeout: o.ResolveTimeout, Policy: l.policy, Resent: &l.stats.resends, Unknown: ErrUnknownOutcome}
 	return l, nil
 }
 

@@ -12,6 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // readVersion returns the version the 'latest' item of base holds, 0 when
@@ -23,7 +26,7 @@ func (l *Latest) readVersion(ctx context.Context, base string) (int64, error) {
 
 // readHead is readVersion, which also returns the end of the turn of the
 // write that moved 'latest' there, if any (see turns).
-func (l *Latest) readHead(ctx context.Context, base string) (int64, turn, error) {
+func (l *Latest) readHead(ctx context.Context, base string) (int64, turns.Turn, error) {
 	out, err := l.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:                aws.String(l.table),
 		Key:                      l.layout.latestKey(base),
@@ -32,13 +35,13 @@ func (l *Latest) readHead(ctx context.Context, base string) (int64, turn, error)
 		ExpressionAttributeNames: map[string]string{"#v": l.opts.VersionAttribute, "#tok": l.opts.TokenAttribute},
 	})
 	if err != nil {
-		return 0, turn{}, l.readError(err)
+		return 0, turns.Turn{}, l.readError(err)
 	}
 	if out.Item == nil {
-		return 0, turn{}, nil
+		return 0, turns.Turn{}, nil
 	}
 	v, err := l.version(out.Item)
-	return v, turnOf(out.Item, l.opts.TokenAttribute), err
+	return v, turns.OfItem(out.Item, l.opts.TokenAttribute), err
 }
 
 // version reads the version attribute of an item.
@@ -70,7 +73,7 @@ func (l *Latest) versionOf(item map[string]types.AttributeValue) (int64, bool) {
 
 // readError explains a failed read.
 func (l *Latest) readError(err error) error {
-	if apiCode(err) == "ValidationException" {
+	if settle.IsValidation(err) {
 		return fmt.Errorf("%w: want %s: %w", ErrTableMismatch, l.layout.schema(), err)
 	}
 	return classify(err)
@@ -192,7 +195,7 @@ func decodeAttributes(attrs map[string]types.AttributeValue, out any) error {
 }
 
 // Version is one stored version of a document, as Latest.Versions lists
-// it, or one numbered item, as SortKey.Items lists it.
+// it.
 type Version struct {
 	Number int64
 	// Item holds the attributes given to Append, without the key

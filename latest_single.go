@@ -12,6 +12,8 @@ import (
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // The single-item write path of a Latest: Options.NoTransactions, and every
@@ -61,7 +63,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			return
 		}
 		start := time.Now()
-		tok := &types.AttributeValueMemberS{Value: itemToken(newRequestToken(), v, tn)}
+		tok := &types.AttributeValueMemberS{Value: turns.Token(settle.RequestToken(), v, tn)}
 		err = l.putVersion(ctx, base, v, calls[0].Req.attrs, tok)
 		var ccf *types.ConditionalCheckFailedException
 		switch {
@@ -74,7 +76,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			// read it before writing v+1.
 			hint.version = v
 			hint.known = l.moveLatest(ctx, base, v, attrs, tok) == nil
-			if hint.won(start, tn) { // both writes: the turn's round trip
+			if hint.Won(start, tn) { // both writes: the turn's round trip
 				l.stats.turns.Add(1)
 			}
 		case errors.Is(err, ErrUnknownOutcome):
@@ -82,13 +84,13 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			calls[0].Res, calls[0].Err = v, err // the version that may hold the item
 			failCalls(calls[1:], fmt.Errorf("not sent: the write of version %d, queued before it, has an unknown outcome, and no later version may be written before it is settled", v))
 			return
-		case errors.As(err, &ccf) || replicatedConflict(err):
+		case errors.As(err, &ccf) || settle.ReplicatedConflict(err):
 			races++
 			if err := l.lostVersion(ctx, base, hint, v, start, ccf, races, err); err != nil {
 				failCalls(calls, err)
 				return
 			}
-		case apiCode(err) == "ValidationException":
+		case settle.IsValidation(err):
 			// This item alone is refused and nothing was stored: the next
 			// call takes v.
 			calls[0].Err = fmt.Errorf("%w: DynamoDB refused the version item: %w", ErrInvalidArgument, err)
@@ -112,9 +114,9 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 func (l *Latest) lostVersion(ctx context.Context, base string, hint *latestHint, v int64, start time.Time, ccf *types.ConditionalCheckFailedException, races int, err error) error {
 	took := time.Since(start)
 	l.stats.lostRaces.Add(1)
-	hint.lost(start)
+	hint.Lost(start)
 	if ccf != nil {
-		hint.saw(turnOf(ccf.Item, l.opts.TokenAttribute), l.opts.MaxDelay)
+		hint.Saw(turns.OfItem(ccf.Item, l.opts.TokenAttribute), l.opts.MaxDelay)
 	}
 	if races >= l.opts.MaxAttempts {
 		return fmt.Errorf("%w: %d attempts: %w", ErrContention, races, err)
@@ -142,7 +144,7 @@ func (l *Latest) lostVersion(ctx context.Context, base string, hint *latestHint,
 // on the version being free or holding this request's write token tok
 // (see itemToken), so that a resend of a write that was applied succeeds.
 // A failed condition returns the item found there (ALL_OLD). An outcome
-// left unknown is resolved by resending (see resolver).
+// left unknown is resolved by resending (see settle.Resender).
 func (l *Latest) putVersion(ctx context.Context, base string, v int64, attrs map[string]types.AttributeValue, tok types.AttributeValue) error {
 	item := l.item(l.layout.versionKey(base, v), attrs, v)
 	item[l.opts.TokenAttribute] = tok
@@ -154,7 +156,7 @@ func (l *Latest) putVersion(ctx context.Context, base string, v int64, attrs map
 		ExpressionAttributeValues:           map[string]types.AttributeValue{":tok": tok},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
-	return l.resolver.send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+	return l.resolver.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
 		_, err := l.client.PutItem(ctx, in, optFn)
 		return err
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // run writes one batch of appends to the document base, in as many
@@ -45,7 +46,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 	start := time.Now()
 	err = l.commit(ctx, in)
 	if err == nil {
-		if hint.won(start, tn) {
+		if hint.Won(start, tn) {
 			l.stats.turns.Add(1)
 		}
 		for i, c := range calls {
@@ -56,23 +57,23 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 	}
 	// Whatever happened, the version this process knew may be stale.
 	hint.known = false
-	reasons, cancelled := cancelReasons(err)
+	reasons, cancelled := settle.Reasons(err)
 	switch {
 	case errors.Is(err, ErrUnknownOutcome):
 		for i, c := range calls {
 			c.Res, c.Err = prev+1+int64(i), err // the version that may hold the item
 		}
 		return
-	case cancelled && len(reasons) == len(in.TransactItems) && lostRace(reasons):
+	case cancelled && len(reasons) == len(in.TransactItems) && settle.LostRace(reasons):
 		l.stats.lostRaces.Add(1)
-		hint.lost(start)
+		hint.Lost(start)
 		// 'latest' is the first action; its failed condition returns
 		// the item, which tells the version to write after, at once
 		// and without another read. Only a conflict with a
 		// transaction in flight returns no item: then wait, and read.
 		if v, ok := l.versionOf(reasons[0].Item); ok {
 			hint.known, hint.version = true, v
-			hint.saw(turnOf(reasons[0].Item, l.opts.TokenAttribute), l.opts.MaxDelay)
+			hint.Saw(turns.OfItem(reasons[0].Item, l.opts.TokenAttribute), l.opts.MaxDelay)
 		} else if werr := l.policy.Wait(ctx, races+1); werr != nil {
 			failAll(werr)
 			return
@@ -81,7 +82,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 			l.stats.retries.Add(1)
 		}
 		return
-	case len(calls) > 1 && isValidation(err):
+	case len(calls) > 1 && settle.IsValidation(err):
 		// One item DynamoDB refuses must not fail the others of the
 		// batch: find it by writing them one at a time.
 		oneByOne(calls, func(one []*combine.Call[appendReq, int64]) { l.write(ctx, base, hint, one) })
@@ -95,9 +96,9 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 // place waits while another writer has its turn, or after its own (see
 // turns), makes sure hint knows the version 'latest' holds, reading it when
 // it does not (one strongly consistent GetItem), and returns the turn the
-// next write belongs to (see turns.take).
-func (l *Latest) place(ctx context.Context, base string, hint *latestHint) (turn, error) {
-	return hint.take(ctx, &hint.known, &l.stats, l.opts.MaxDelay, func() (turn, error) {
+// next write belongs to (see turns.State.Take).
+func (l *Latest) place(ctx context.Context, base string, hint *latestHint) (turns.Turn, error) {
+	return hint.Take(ctx, &hint.known, l.opts.MaxDelay, l.stats.waited, func() (turns.Turn, error) {
 		v, tn, err := l.readHead(ctx, base)
 		if err == nil {
 			hint.version = v
@@ -108,9 +109,9 @@ func (l *Latest) place(ctx context.Context, base string, hint *latestHint) (turn
 
 // commit sends a transaction, which carries a ClientRequestToken: DynamoDB
 // applies it at most once for 10 minutes whatever the number of sends, so
-// an outcome left unknown is resolved by sending it again (see resolver).
+// an outcome left unknown is resolved by sending it again (see settle.Resender).
 func (l *Latest) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInput) error {
-	return l.resolver.send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+	return l.resolver.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
 		_, err := l.client.TransactWriteItems(ctx, in, optFn)
 		return err
 	})
@@ -119,8 +120,8 @@ func (l *Latest) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInpu
 // transaction builds the TransactWriteItems that appends calls after
 // version prev. In a turn (see turns), 'latest' carries a write token that
 // names the turn's end.
-func (l *Latest) transaction(base string, prev int64, calls []*combine.Call[appendReq, int64], tn turn) *dynamodb.TransactWriteItemsInput {
-	token := newRequestToken()
+func (l *Latest) transaction(base string, prev int64, calls []*combine.Call[appendReq, int64], tn turns.Turn) *dynamodb.TransactWriteItemsInput {
+	token := settle.RequestToken()
 	o := &l.opts
 	items := make([]types.TransactWriteItem, 1, len(calls)+1)
 	pkName := map[string]string{"#pk": o.PartitionKey}
@@ -139,8 +140,8 @@ func (l *Latest) transaction(base string, prev int64, calls []*combine.Call[appe
 		Item:                                l.item(l.layout.latestKey(base), calls[len(calls)-1].Req.attrs, last),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
-	if tn.no != 0 {
-		latest.Item[o.TokenAttribute] = &types.AttributeValueMemberS{Value: itemToken(token, last, tn)}
+	if !tn.IsZero() {
+		latest.Item[o.TokenAttribute] = &types.AttributeValueMemberS{Value: turns.Token(token, last, tn)}
 	}
 	if prev == 0 {
 		latest.ConditionExpression = aws.String("attribute_not_exists(#pk)")
@@ -172,29 +173,13 @@ func (l *Latest) item(key map[string]types.AttributeValue, attrs map[string]type
 	return m
 }
 
-func number(v int64) *types.AttributeValueMemberN {
-	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
-}
-
-func isValidation(err error) bool {
-	if reasons, ok := cancelReasons(err); ok {
-		for _, r := range reasons {
-			if reasonCode(r) == "ValidationError" {
-				return true
-			}
-		}
-		return false
-	}
-	return apiCode(err) == "ValidationException"
-}
-
 // writeError explains a transaction that failed for a reason other than a
 // lost race.
 func (l *Latest) writeError(err error) error {
-	if reasons, ok := cancelReasons(err); ok {
+	if reasons, ok := settle.Reasons(err); ok {
 		var codes []string
 		for i, r := range reasons {
-			if c := reasonCode(r); c != reasonNone {
+			if c := settle.Code(r); c != settle.ReasonNone {
 				what := "'latest'"
 				if i > 0 {
 					what = fmt.Sprintf("version item %d of the transaction", i)
@@ -204,7 +189,7 @@ func (l *Latest) writeError(err error) error {
 		}
 		return fmt.Errorf("transaction cancelled: %s: %w", strings.Join(codes, ", "), err)
 	}
-	if apiCode(err) == "ValidationException" {
+	if settle.IsValidation(err) {
 		// Every input was checked before the call: the table is not what
 		// the options describe, or an item is larger than estimated.
 		return fmt.Errorf("DynamoDB refused the transaction (the options want %s): %w", l.layout.schema(), err)

@@ -8,6 +8,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
+// Numbers as attribute values: the sort keys of SortKey and Latest
+// (numberCodec), a Number attribute (number), and the name of the type an
+// attribute holds instead, for messages (typeName).
+
 // numberCodec writes numbers as sort key values and reads them back: a
 // Number, or a String of width digits, zero-padded so that the string order
 // is the numeric order. SortKey's numbers and Latest's versions use it.
@@ -53,4 +57,36 @@ func (c numberCodec) parse(av types.AttributeValue) (int64, error) {
 		return 0, fmt.Errorf("%w: sort key %q holds %q, want a whole number from 1", ErrTableMismatch, c.attr, text)
 	}
 	return n, nil
+}
+
+// number is v as a Number attribute value.
+func number(v int64) *types.AttributeValueMemberN {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
+}
+
+// typeName names the DynamoDB type of an attribute value for messages.
+func typeName(av types.AttributeValue) string {
+	switch av.(type) {
+	case *types.AttributeValueMemberS:
+		return "String"
+	case *types.AttributeValueMemberN:
+		return "Number"
+	case *types.AttributeValueMemberB:
+		return "Binary"
+	case *types.AttributeValueMemberBOOL:
+		return "Boolean"
+	case *types.AttributeValueMemberNULL:
+		return "Null"
+	case *types.AttributeValueMemberM:
+		return "Map"
+	case *types.AttributeValueMemberL:
+		return "List"
+	case *types.AttributeValueMemberSS:
+		return "String Set"
+	case *types.AttributeValueMemberNS:
+		return "Number Set"
+	case *types.AttributeValueMemberBS:
+		return "Binary Set"
+	}
+	return fmt.Sprintf("%T", av)
 }

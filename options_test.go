@@ -5,13 +5,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dynamoseq/dynamoseq/internal/answer"
 )
 
 // TestOptionsNotRead: a constructor refuses an option set to other than its
 // zero value or default that it does not read, naming it, and accepts the
 // ones it reads and options left at their defaults.
 func TestOptionsNotRead(t *testing.T) {
-	client := testClient(&roundTrip{answer: reset}, 1)
+	client := answer.Client(&answer.Transport{Answer: answer.Reset}, 1)
 	counter, err := NewCounter(client, "table")
 	if err != nil {
 		t.Fatal(err)

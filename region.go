@@ -1,15 +1,8 @@
 package dynamoseq
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"math/bits"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/dynamoseq/dynamoseq/internal/backoff"
 )
 
 // GlobalTableMode is the kind of table a constructor is given: one Region,
@@ -175,51 +168,4 @@ func refuseGlobal(o *Options, what string) error {
 // transactions.
 func (o *Options) singleItemWrites() bool {
 	return o.NoTransactions || o.GlobalTable == GlobalTableMRSC
-}
-
-// replicatedConflict reports whether err is an MRSC table's refusal of a
-// write because another Region wrote the same item at the same moment
-// (ReplicatedWriteConflictException). Nothing was written; the write may be
-// sent again.
-func replicatedConflict(err error) bool {
-	var conflict *types.ReplicatedWriteConflictException
-	return errors.As(err, &conflict)
-}
-
-// updateItem issues the counter's UpdateItem, resending it after a
-// replicated write conflict (see resendConflicts).
-func (c *Counter) updateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	var out *dynamodb.UpdateItemOutput
-	err := c.resendConflicts(ctx, func() error {
-		var err error
-		out, err = c.client.UpdateItem(ctx, in, optFns...)
-		return err
-	})
-	return out, err
-}
-
-// resendConflicts calls write, which makes one write of the counter. On an
-// MRSC table a write to the same item from another Region at the same
-// moment makes DynamoDB refuse it with ReplicatedWriteConflictException,
-// having written nothing; resendConflicts calls write again after a backoff
-// (BaseDelay, MaxDelay), at most MaxAttempts times in all, and then returns
-// ErrContention. The SDK's retryer does not retry that exception. Each call
-// of write is a new request as far as the resolver is concerned: a write
-// that goes through the resolver must be inside write, so that the
-// conflicts answered to earlier calls do not count as attempts that may
-// have been applied.
-func (c *Counter) resendConflicts(ctx context.Context, write func() error) error {
-	policy := backoff.Policy{Base: c.opts.BaseDelay, Max: c.opts.MaxDelay}
-	for attempt := 1; ; attempt++ {
-		err := write()
-		if !replicatedConflict(err) {
-			return err
-		}
-		if attempt >= c.opts.MaxAttempts {
-			return fmt.Errorf("%w: %d writes refused by ReplicatedWriteConflictException: %w", ErrContention, attempt, err)
-		}
-		if err := policy.Wait(ctx, attempt); err != nil {
-			return err
-		}
-	}
 }

@@ -9,10 +9,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // SortKey numbers the items of an item collection: the items of sequence
@@ -76,7 +77,7 @@ type SortKey struct {
 	max       int64 // the largest number the sort key can hold
 	lo, hi    types.AttributeValue
 	policy    backoff.Policy
-	resolver  resolver
+	resolver  settle.Resender
 	qNames    map[string]string // expression attribute names of the Query
 	headNames map[string]string // expression attribute names of the Query of the last number
 	putNames  map[string]string // expression attribute names of the Puts
@@ -88,9 +89,9 @@ type SortKey struct {
 // written to it, when known. Only the run in progress for the name touches
 // it (see combine.Group).
 type hint struct {
-	last  int64
-	known bool
-	turns // with writers of other processes
+	last        int64
+	known       bool
+	turns.State // with writers of other processes
 }
 
 // sortKeyHints is the number of idle names whose hint is kept. A name whose
@@ -144,7 +145,7 @@ func NewSortKey(client Client, table string, optFns ...func(*Options)) (*SortKey
 		calls:     combine.New[string, hint, appendReq, int64](maxTransactItems, sortKeyHints),
 	}
 	s.client = countingClient{Client: client, n: &s.stats.requests}
-	s.resolver = resolver{timeout: o.ResolveTimeout, policy: s.policy, resent: &s.stats.resends}
+	s.resolver = settle.Resender{Timeout: o.ResolveTimeout, Policy: s.policy, Resent: &s.stats.resends, Unknown: ErrUnknownOutcome}
 	s.max = min(s.codec.max(), o.MaxValue)
 	s.lo, s.hi = s.codec.key(1), s.codec.key(s.max)
 	return s, nil
@@ -193,7 +194,7 @@ func (s *SortKey) append(ctx context.Context, op, name string, item any) (_ int6
 	if err != nil {
 		return fail(err)
 	}
-	keyBytes := len(s.opts.PartitionKey) + len(pk) + len(s.opts.SortKey) + attributeSize(s.hi) + len(s.opts.TokenAttribute) + itemTokenBytes
+	keyBytes := len(s.opts.PartitionKey) + len(pk) + len(s.opts.SortKey) + attributeSize(s.hi) + len(s.opts.TokenAttribute) + turns.TokenBytes
 	attrs, size, err := marshalItem(item, keyBytes, s.owned()...)
 	if err != nil {
 		return fail(err)
@@ -260,7 +261,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		start := time.Now()
 		err = s.put(ctx, pk, first, calls, tn)
 		if err == nil {
-			if h.won(start, tn) {
+			if h.Won(start, tn) {
 				s.stats.turns.Add(1)
 			}
 			for i, c := range calls {
@@ -279,7 +280,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			return
 		case writeLostRace(err):
 			s.stats.lostRaces.Add(1)
-			h.lost(start)
+			h.Lost(start)
 			switch {
 			case warm || races%3 == 2:
 				// Query instead of learning: a hint of this writer's own
@@ -310,8 +311,8 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 // item, and the turn it belongs to (see turns). It first waits while
 // another writer has its turn, or after its own, and queries the last
 // number (and the turn of its write) unless the hint knows it.
-func (s *SortKey) place(ctx context.Context, pk string, h *hint) (first int64, tn turn, err error) {
-	tn, err = h.take(ctx, &h.known, &s.stats.appendStats, s.opts.MaxDelay, func() (turn, error) {
+func (s *SortKey) place(ctx context.Context, pk string, h *hint) (first int64, tn turns.Turn, err error) {
+	tn, err = h.Take(ctx, &h.known, s.opts.MaxDelay, s.stats.waited, func() (turns.Turn, error) {
 		last, end, err := s.queryHead(ctx, pk)
 		if errors.Is(err, ErrNotFound) {
 			last, err = s.opts.Start-1, nil // an empty sequence starts at Start
@@ -332,7 +333,7 @@ func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls [
 		return fmt.Sprintf("item %d of %d in the transaction (number %d)", i+1, len(calls), first+int64(i))
 	})
 	if len(refused) == 0 {
-		if len(calls) > 1 && apiCode(err) == "ValidationException" {
+		if len(calls) > 1 && settle.IsValidation(err) {
 			// DynamoDB refused the transaction as a whole without saying
 			// which item was at fault (DynamoDB Local does so for an item
 			// that nests too deep or holds an empty set).
@@ -375,8 +376,8 @@ func writeLostRace(err error) bool {
 	if errors.As(err, &ccf) || errors.As(err, &tc) {
 		return true
 	}
-	reasons, ok := cancelReasons(err)
-	return ok && lostRace(reasons)
+	reasons, ok := settle.Reasons(err)
+	return ok && settle.LostRace(reasons)
 }
 
 // refusedItems returns the actions of a cancelled transaction that DynamoDB
@@ -386,12 +387,12 @@ func writeLostRace(err error) bool {
 // too deep, holds an empty set...), the bare reason otherwise. err is
 // wrapped so that the SDK's TransactionCanceledException stays reachable.
 func refusedItems(err error, describe func(i int) string) map[int]error {
-	reasons, _ := cancelReasons(err)
+	reasons, _ := settle.Reasons(err)
 	refused := map[int]error{}
 	for i, r := range reasons {
-		switch code := reasonCode(r); code {
-		case reasonNone, reasonConditionalCheckFailed, reasonTransactionConflict:
-		case "ValidationException", "ValidationError":
+		switch code := settle.Code(r); code {
+		case settle.ReasonNone, settle.ReasonConditionalCheckFailed, settle.ReasonTransactionConflict:
+		case settle.ReasonValidationException, settle.ReasonValidationError:
 			refused[i] = fmt.Errorf("%w: DynamoDB refused %s: %s: %s: %w",
 				ErrInvalidArgument, describe(i), code, aws.ToString(r.Message), err)
 		default:
@@ -409,11 +410,11 @@ func refusedItems(err error, describe func(i int) string) map[int]error {
 // attempt of this request that was applied already makes the others
 // succeed, and one that lands late changes nothing. The token also names
 // the turn the write belongs to (see turns). An
-// outcome left unknown is resolved by resending (see resolver).
-func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sortKeyCall, tn turn) error {
-	token := newRequestToken()
+// outcome left unknown is resolved by resending (see settle.Resender).
+func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sortKeyCall, tn turns.Turn) error {
+	token := settle.RequestToken()
 	pkValue := &types.AttributeValueMemberS{Value: pk}
-	tok := &types.AttributeValueMemberS{Value: itemToken(token, first+int64(len(calls))-1, tn)}
+	tok := &types.AttributeValueMemberS{Value: turns.Token(token, first+int64(len(calls))-1, tn)}
 	cond, values := aws.String("attribute_not_exists(#pk) OR #tok = :tok"), map[string]types.AttributeValue{":tok": tok}
 	item := func(i int) map[string]types.AttributeValue {
 		attrs := calls[i].Req.attrs // owned by this call; the keys are set again on every write
@@ -432,7 +433,7 @@ func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sort
 			// A lost race returns the item in the way (see headOf).
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}
-		return s.resolver.send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+		return s.resolver.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
 			_, err := s.client.PutItem(ctx, in, optFn)
 			return err
 		})
@@ -449,7 +450,7 @@ func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sort
 		}})
 	}
 	in := &dynamodb.TransactWriteItemsInput{TransactItems: actions, ClientRequestToken: aws.String(token)}
-	return s.resolver.send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+	return s.resolver.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
 		_, err := s.client.TransactWriteItems(ctx, in, optFn)
 		return err
 	})
@@ -458,8 +459,7 @@ func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sort
 // writeError explains a failed write that was not a lost race and named no
 // item.
 func (s *SortKey) writeError(err error) error {
-	var api smithy.APIError
-	if errors.As(err, &api) && api.ErrorCode() == "ValidationException" {
+	if settle.IsValidation(err) {
 		// The table's shape was checked by the Query that preceded the
 		// first write, and the items' sizes before it, so what is left
 		// is an item DynamoDB will not store.
@@ -481,20 +481,20 @@ func (s *SortKey) queryLast(ctx context.Context, pk string) (int64, error) {
 
 // queryHead is queryLast, which also returns the end of the turn of the
 // write that stored the last number, if any (see turns).
-func (s *SortKey) queryHead(ctx context.Context, pk string) (int64, turn, error) {
+func (s *SortKey) queryHead(ctx context.Context, pk string) (int64, turns.Turn, error) {
 	in := s.rangeQuery(pk, s.lo, s.hi, NewestFirst, 1)
 	in.ProjectionExpression = aws.String("#sk, #tok")
 	in.ExpressionAttributeNames = s.headNames
 	out, err := s.client.Query(ctx, in)
 	if err != nil {
-		return 0, turn{}, s.readError(err)
+		return 0, turns.Turn{}, s.readError(err)
 	}
 	if len(out.Items) == 0 {
-		return 0, turn{}, ErrNotFound
+		return 0, turns.Turn{}, ErrNotFound
 	}
 	last, err := s.codec.parse(out.Items[0][s.opts.SortKey])
 	if err != nil {
-		return 0, turn{}, err
+		return 0, turns.Turn{}, err
 	}
 	_, tn, _ := s.storedUpTo(out.Items[0])
 	return last, tn, nil

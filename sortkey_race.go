@@ -2,9 +2,11 @@ package dynamoseq
 
 import (
 	"errors"
-	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // What a lost race tells a SortKey writer. Every Put of a SortKey asks
@@ -25,27 +27,10 @@ func (s *SortKey) learn(h *hint, err error) bool {
 	head, tn, ok := s.headOf(err)
 	if ok {
 		h.last, h.known = head, true
-		h.saw(tn, s.opts.MaxDelay)
+		h.Saw(tn, s.opts.MaxDelay)
 	}
 	return ok
 }
-
-// itemToken returns the value of the token attribute of the items of one
-// write: the write's request token, then a colon and the last number the
-// write stores, then, for a write made in a turn (see turns), a colon and
-// the turn's end (turnToken). Every attempt of the write carries the same
-// value.
-func itemToken(token string, last int64, tn turn) string {
-	tok := token + ":" + strconv.FormatInt(last, 10)
-	if tn.no == 0 {
-		return tok
-	}
-	return tok + ":" + turnToken(tn)
-}
-
-// itemTokenBytes is the largest size of an item token: 32 hex digits, a
-// colon, up to 19 digits, a colon and a turn token.
-const itemTokenBytes = 32 + 1 + 19 + 1 + turnTokenBytes
 
 // headOf returns the largest number that the items returned with the failed
 // conditions of err prove stored: each item's own number, or the last
@@ -53,13 +38,13 @@ const itemTokenBytes = 32 + 1 + 19 + 1 + turnTokenBytes
 // end of the turn of the write that stored it, if any. ok is false when err
 // returned no item (a conflict with a transaction in flight, or a check on
 // a missing number).
-func (s *SortKey) headOf(err error) (head int64, tn turn, ok bool) {
+func (s *SortKey) headOf(err error) (head int64, tn turns.Turn, ok bool) {
 	var items []map[string]types.AttributeValue
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		items = append(items, ccf.Item)
 	}
-	reasons, _ := cancelReasons(err)
+	reasons, _ := settle.Reasons(err)
 	for _, r := range reasons {
 		items = append(items, r.Item)
 	}
@@ -75,7 +60,7 @@ func (s *SortKey) headOf(err error) (head int64, tn turn, ok bool) {
 // that stored it when its token says so (items written before tokens held
 // it say nothing more than their own number), and the end of the turn that
 // write belonged to, if any.
-func (s *SortKey) storedUpTo(item map[string]types.AttributeValue) (_ int64, tn turn, _ bool) {
+func (s *SortKey) storedUpTo(item map[string]types.AttributeValue) (_ int64, tn turns.Turn, _ bool) {
 	key, found := item[s.opts.SortKey]
 	if !found {
 		return 0, tn, false
@@ -85,7 +70,7 @@ func (s *SortKey) storedUpTo(item map[string]types.AttributeValue) (_ int64, tn 
 		return 0, tn, false
 	}
 	if tok, isString := item[s.opts.TokenAttribute].(*types.AttributeValueMemberS); isString {
-		last, tn, ok := parseItemToken(tok.Value)
+		last, tn, ok := turns.ParseToken(tok.Value)
 		// One write stores at most maxTransactItems numbers: an end
 		// further on was not written by this library, and is not believed
 		// (gap-freedom rests on it).

@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
 // Order is the order in which a listing returns numbered items.
@@ -71,9 +73,22 @@ func (s *SortKey) Get(ctx context.Context, name string, n int64, out any) error 
 	return nil
 }
 
+// Item is one numbered item of a sequence, as SortKey.Items lists it.
+type Item struct {
+	Number int64
+	// Item holds the attributes given to Append, without the key
+	// attributes and the write token.
+	Item map[string]types.AttributeValue
+}
+
+// Decode unmarshals the item's attributes into out, as SortKey.Get does.
+func (it Item) Decode(out any) error {
+	return decodeAttributes(it.Item, out)
+}
+
 // Items lists the items of the sequence name in order, at most limit of
 // them (1 to 1000), starting after the number cursor in that order (0 for
-// the first page). Each comes as a Version: Number is the item's number,
+// the first page). Each comes as an Item: Number is the item's number,
 // Item its attributes without the key attributes (Decode unmarshals them).
 // next is the cursor of the following page, or 0 when no item remains:
 //
@@ -94,8 +109,8 @@ func (s *SortKey) Get(ctx context.Context, name string, n int64, out any) error 
 // A page is one strongly consistent Query over the numbers' range of sort
 // keys (1 read unit per 4 KB read); other items of the partition, such as a
 // String sort key "META" in a single-table design, are not listed.
-func (s *SortKey) Items(ctx context.Context, name string, cursor int64, limit int, order Order) (page []Version, next int64, err error) {
-	fail := func(err error) ([]Version, int64, error) {
+func (s *SortKey) Items(ctx context.Context, name string, cursor int64, limit int, order Order) (page []Item, next int64, err error) {
+	fail := func(err error) ([]Item, int64, error) {
 		return nil, 0, &Error{Op: "SortKey.Items", Table: s.table, Sequence: name, Err: err}
 	}
 	if err := ctx.Err(); err != nil {
@@ -128,13 +143,13 @@ func (s *SortKey) Items(ctx context.Context, name string, cursor int64, limit in
 	if err != nil {
 		return fail(s.readError(err))
 	}
-	page = make([]Version, 0, len(out.Items))
+	page = make([]Item, 0, len(out.Items))
 	for _, item := range out.Items {
 		n, err := s.codec.parse(item[s.opts.SortKey])
 		if err != nil {
 			return fail(err)
 		}
-		page = append(page, Version{Number: n, Item: s.attributes(item)})
+		page = append(page, Item{Number: n, Item: s.attributes(item)})
 	}
 	if len(page) == 0 || out.LastEvaluatedKey == nil {
 		return page, 0, nil
@@ -179,7 +194,7 @@ func (s *SortKey) attributes(item map[string]types.AttributeValue) map[string]ty
 // readError explains a failed read: DynamoDB refuses a key or a key
 // condition that does not fit the table's key schema.
 func (s *SortKey) readError(err error) error {
-	if apiCode(err) == "ValidationException" {
+	if settle.IsValidation(err) {
 		return fmt.Errorf("%w: want partition key %q of type S and sort key %q of type %s: %w",
 			ErrTableMismatch, s.opts.PartitionKey, s.opts.SortKey, s.opts.SortKeyType, err)
 	}

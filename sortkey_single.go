@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
 // The single-item write path of a SortKey: Options.NoTransactions, and every
@@ -48,7 +50,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 		err = s.put(ctx, pk, n, calls[:1], tn)
 		switch {
 		case err == nil:
-			if h.won(start, tn) {
+			if h.Won(start, tn) {
 				s.stats.turns.Add(1)
 			}
 			calls[0].Res, h.last = n, n
@@ -58,16 +60,16 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 			calls[0].Res, calls[0].Err = n, err // the number that may hold the item
 			failCalls(calls[1:], fmt.Errorf("not sent: the write of number %d, queued before it, has an unknown outcome, and gap-free numbering lets no later number be written before it is settled", n))
 			return
-		case writeLostRace(err) || replicatedConflict(err):
+		case writeLostRace(err) || settle.ReplicatedConflict(err):
 			// A failed condition: another writer took n, query again. A
 			// replicated write conflict: another Region is writing n at
 			// this moment and nothing was written; try n again after the
 			// backoff, and the condition will tell who got it.
 			s.stats.lostRaces.Add(1)
-			h.known = h.known && replicatedConflict(err)
-			h.lost(start)
+			h.known = h.known && settle.ReplicatedConflict(err)
+			h.Lost(start)
 			if _, tn, ok := s.headOf(err); ok {
-				h.saw(tn, s.opts.MaxDelay) // another writer's turn: wait for its end
+				h.Saw(tn, s.opts.MaxDelay) // another writer's turn: wait for its end
 			}
 			races++
 			if races >= s.opts.MaxAttempts {

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"sync/atomic"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
 // CounterStats are cumulative figures of a Counter since it was made,
@@ -226,37 +224,6 @@ type requestCounts struct {
 
 func (r *requestCounts) total() int64 {
 	return r.get.Load() + r.put.Load() + r.update.Load() + r.query.Load() + r.transact.Load()
-}
-
-// countingClient passes every request on to Client and counts it in n.
-type countingClient struct {
-	Client
-	n *requestCounts
-}
-
-func (c countingClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	c.n.get.Add(1)
-	return c.Client.GetItem(ctx, in, optFns...)
-}
-
-func (c countingClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	c.n.put.Add(1)
-	return c.Client.PutItem(ctx, in, optFns...)
-}
-
-func (c countingClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	c.n.update.Add(1)
-	return c.Client.UpdateItem(ctx, in, optFns...)
-}
-
-func (c countingClient) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	c.n.query.Add(1)
-	return c.Client.Query(ctx, in, optFns...)
-}
-
-func (c countingClient) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	c.n.transact.Add(1)
-	return c.Client.TransactWriteItems(ctx, in, optFns...)
 }
 
 // appendStats is the live form of AppendStats.

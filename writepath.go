@@ -10,6 +10,12 @@ import (
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 )
 
+// Limits of one TransactWriteItems call.
+const (
+	maxTransactItems = 100
+	maxTransactBytes = 4 * 1024 * 1024
+)
+
 // The pieces of the write path that SortKey and Latest share. Their retry
 // algorithms differ (a SortKey queries the last number, a Latest reads the
 // version from the failed condition), and each keeps its own.

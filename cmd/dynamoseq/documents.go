@@ -70,7 +70,12 @@ func (e *env) versions(ctx context.Context, kind, name string, pageSize, limit i
 			return nil, err
 		}
 		pages = func(cursor int64) ([]dynamoseq.Version, int64, error) {
-			return s.Items(ctx, name, cursor, pageSize, dynamoseq.NewestFirst)
+			items, next, err := s.Items(ctx, name, cursor, pageSize, dynamoseq.NewestFirst)
+			page := make([]dynamoseq.Version, len(items))
+			for i, it := range items {
+				page[i] = dynamoseq.Version(it) // the same fields: a number and its attributes
+			}
+			return page, next, err
 		}
 	} else {
 		l, err := e.newLatest(ctx)

@@ -1,16 +1,16 @@
-package dynamoseq
+package turns
 
 import (
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// The turns are unexported, so these are the package's own tests. What
-// they buy across processes is shown by TestSortKeyAppendProcesses,
-// TestLatestAppendProcesses and BenchmarkProcessesOneName.
+// These are the package's own tests, which see the State's fields. What
+// the turns buy across processes is shown by the root package's
+// TestSortKeyAppendProcesses, TestLatestAppendProcesses and
+// BenchmarkProcessesOneName.
 
 const (
 	testRTT      = 4 * time.Millisecond
@@ -18,7 +18,7 @@ const (
 )
 
 // pause is how long wait tells the writer to sleep at now, -1 for no wait.
-func pause(tr *turns, now time.Time) time.Duration {
+func pause(tr *State, now time.Time) time.Duration {
 	d, wait := tr.wait(now, testMaxDelay)
 	if !wait {
 		return -1
@@ -28,25 +28,25 @@ func pause(tr *turns, now time.Time) time.Duration {
 
 func TestTurnsLoneWriterNeverWaits(t *testing.T) {
 	t.Parallel()
-	tr := turns{rtt: testRTT}
+	tr := State{rtt: testRTT}
 	for range 3 {
 		now := time.Now()
 		if d := pause(&tr, now); d != -1 {
 			t.Fatalf("wait() = %v for a writer that met no other, want none", d)
 		}
 		tn := tr.next(now, testMaxDelay)
-		if tn != (turn{}) {
+		if tn != (Turn{}) {
 			t.Fatalf("next() = %+v for a writer that met no other, want no turn", tn)
 		}
-		tr.won(now, tn)
+		tr.Won(now, tn)
 	}
 }
 
 func TestTurnsHolderWritesUntilItsTurnEnds(t *testing.T) {
 	t.Parallel()
-	tr := turns{rtt: testRTT}
-	tr.lost(time.Now())
-	tr.saw(turn{end: time.Now().Add(-time.Millisecond), no: 7, line: 2}, testMaxDelay) // over
+	tr := State{rtt: testRTT}
+	tr.Lost(time.Now())
+	tr.Saw(Turn{end: time.Now().Add(-time.Millisecond), no: 7, line: 2}, testMaxDelay) // over
 	now := time.Now()
 	if d := pause(&tr, now); d != -1 {
 		t.Fatalf("wait() = %v after a turn that is over, want none", d)
@@ -58,7 +58,7 @@ func TestTurnsHolderWritesUntilItsTurnEnds(t *testing.T) {
 	if want := now.Add(turnRoundTrips * testRTT); tn.end.Before(want.Add(-time.Millisecond)) || tn.end.After(want.Add(time.Millisecond)) {
 		t.Errorf("next().end = %v, want about %v (%d round trips)", tn.end, want, turnRoundTrips)
 	}
-	tr.won(now, tn)
+	tr.Won(now, tn)
 	if got := tr.next(now.Add(testRTT), testMaxDelay); got != tn {
 		t.Errorf("next() within the turn = %+v, want the same turn %+v", got, tn)
 	}
@@ -72,7 +72,7 @@ func TestTurnsHolderWritesUntilItsTurnEnds(t *testing.T) {
 	if d, lo := pause(&tr, late), turnSpacing*rtt; d < lo || d > lo+rtt/4 {
 		t.Errorf("wait() as the turn ends = %v, want %v to %v", d, lo, lo+rtt/4)
 	}
-	if tr.mine != (turn{}) {
+	if tr.mine != (Turn{}) {
 		t.Errorf("mine = %+v after the turn is over, want none", tr.mine)
 	}
 }
@@ -84,10 +84,10 @@ func TestTurnsWaitInLine(t *testing.T) {
 	// round trip before the turn ends; turn 10's holder goes turnSpacing
 	// round trips later, turn 11's twice that.
 	for held, behind := range map[int64]int64{9: 0, 10: 1, 11: 2} {
-		tr := turns{rtt: testRTT, held: held, contended: time.Now().Add(time.Second)}
+		tr := State{rtt: testRTT, held: held, contended: time.Now().Add(time.Second)}
 		now := time.Now()
 		end := now.Add(20 * time.Millisecond)
-		tr.saw(turn{end: end, no: 12, line: 3}, testMaxDelay)
+		tr.Saw(Turn{end: end, no: 12, line: 3}, testMaxDelay)
 		d := pause(&tr, now)
 		lo := end.Sub(now) + time.Duration(behind*turnSpacing)*testRTT - testRTT/2
 		if d < lo || d > lo+testRTT/4 {
@@ -103,69 +103,43 @@ func TestTurnsSaw(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
 	t.Run("own turn", func(t *testing.T) {
-		tr := turns{rtt: testRTT, mine: turn{end: now.Add(time.Second), no: 5}, held: 5, contended: now.Add(time.Second)}
-		tr.saw(tr.mine, testMaxDelay)
-		tr.mine = turn{} // over, as wait makes it: the head still names it
-		tr.saw(turn{end: now.Add(time.Second), no: 5}, testMaxDelay)
+		tr := State{rtt: testRTT, mine: Turn{end: now.Add(time.Second), no: 5}, held: 5, contended: now.Add(time.Second)}
+		tr.Saw(tr.mine, testMaxDelay)
+		tr.mine = Turn{} // over, as wait makes it: the head still names it
+		tr.Saw(Turn{end: now.Add(time.Second), no: 5}, testMaxDelay)
 		if d := pause(&tr, time.Now()); d != -1 {
 			t.Errorf("wait() = %v after seeing its own turn, want none", d)
 		}
 	})
 	t.Run("older turn", func(t *testing.T) {
-		tr := turns{rtt: testRTT}
-		tr.saw(turn{end: now.Add(time.Second), no: 5}, testMaxDelay)
-		tr.saw(turn{end: now.Add(2 * time.Second), no: 4}, testMaxDelay)
+		tr := State{rtt: testRTT}
+		tr.Saw(Turn{end: now.Add(time.Second), no: 5}, testMaxDelay)
+		tr.Saw(Turn{end: now.Add(2 * time.Second), no: 4}, testMaxDelay)
 		if tr.other.no != 5 {
 			t.Errorf("other = turn %d, want 5: an older turn changes nothing", tr.other.no)
 		}
 	})
 	t.Run("capped by MaxDelay", func(t *testing.T) {
-		tr := turns{rtt: testRTT}
-		tr.saw(turn{end: now.Add(time.Hour), no: 5}, testMaxDelay) // a skewed clock
+		tr := State{rtt: testRTT}
+		tr.Saw(Turn{end: now.Add(time.Hour), no: 5}, testMaxDelay) // a skewed clock
 		if d := pause(&tr, time.Now()); d > testMaxDelay+testRTT {
 			t.Errorf("wait() = %v for a turn an hour long, want at most MaxDelay", d)
 		}
 	})
 	t.Run("another's turn ends mine", func(t *testing.T) {
-		tr := turns{rtt: testRTT, mine: turn{end: now.Add(time.Second), no: 5}}
-		tr.saw(turn{end: now.Add(time.Second), no: 6}, testMaxDelay)
-		if tr.mine != (turn{}) {
+		tr := State{rtt: testRTT, mine: Turn{end: now.Add(time.Second), no: 5}}
+		tr.Saw(Turn{end: now.Add(time.Second), no: 6}, testMaxDelay)
+		if tr.mine != (Turn{}) {
 			t.Errorf("mine = %+v after another writer's turn 6, want none", tr.mine)
 		}
 	})
 	t.Run("waited through too many turns", func(t *testing.T) {
-		tr := turns{rtt: testRTT, held: 1, contended: now.Add(time.Second)}
-		tr.saw(turn{end: now.Add(time.Second), no: 2 + maxTurnWaits}, testMaxDelay)
+		tr := State{rtt: testRTT, held: 1, contended: now.Add(time.Second)}
+		tr.Saw(Turn{end: now.Add(time.Second), no: 2 + maxTurnWaits}, testMaxDelay)
 		if d := pause(&tr, time.Now()); d != -1 {
 			t.Errorf("wait() = %v after %d turns of others, want none", d, maxTurnWaits+1)
 		}
 	})
-}
-
-func TestTurnTokenRoundTrip(t *testing.T) {
-	t.Parallel()
-	tn := turn{end: time.UnixMicro(1_795_452_382_005_262), no: 12, line: 3}
-	tok := itemToken("0123456789abcdef0123456789abcdef", 42, tn)
-	if len(tok) > itemTokenBytes {
-		t.Errorf("itemToken is %d bytes, more than itemTokenBytes (%d)", len(tok), itemTokenBytes)
-	}
-	item := map[string]types.AttributeValue{"wtok": &types.AttributeValueMemberS{Value: tok}}
-	if got := turnOf(item, "wtok"); got != tn {
-		t.Errorf("turnOf(%q) = %+v, want %+v", tok, got, tn)
-	}
-	if got := itemToken("0123456789abcdef0123456789abcdef", 42, turn{}); strings.Count(got, ":") != 1 {
-		t.Errorf("itemToken without a turn = %q, want the token and the last number only", got)
-	}
-	for _, bad := range []string{"", "abc", "abc:42", "abc:42:", "abc:42:x:1:2", "abc:42:1:2", "abc:42:1:2:3:4",
-		"abc:42:-1:2:3", "abc:42:1:0:3", "abc:42:1:2:-3", "abc:42:1:2:99"} {
-		item := map[string]types.AttributeValue{"wtok": &types.AttributeValueMemberS{Value: bad}}
-		if got := turnOf(item, "wtok"); got != (turn{}) {
-			t.Errorf("turnOf(%q) = %+v, want no turn", bad, got)
-		}
-	}
-	if got := turnOf(map[string]types.AttributeValue{"wtok": &types.AttributeValueMemberN{Value: "1"}}, "wtok"); got != (turn{}) {
-		t.Errorf("turnOf(a Number) = %+v, want no turn", got)
-	}
 }
 
 // Found in review: each bounded by a test.
@@ -175,14 +149,14 @@ func TestTurnsBounded(t *testing.T) {
 		// A head item that names a turn ending in an hour (a skewed
 		// clock): the writer waits MaxDelay once, then writes, however
 		// often it reads the same turn.
-		tr := turns{rtt: testRTT, held: 1}
-		far := turn{end: time.Now().Add(time.Hour), no: 2, line: 1}
-		tr.saw(far, testMaxDelay)
+		tr := State{rtt: testRTT, held: 1}
+		far := Turn{end: time.Now().Add(time.Hour), no: 2, line: 1}
+		tr.Saw(far, testMaxDelay)
 		if d := pause(&tr, time.Now()); d <= 0 || d > testMaxDelay+testRTT {
 			t.Fatalf("first wait() = %v, want up to MaxDelay", d)
 		}
 		later := time.Now().Add(testMaxDelay + testRTT) // after the wait
-		tr.saw(far, testMaxDelay)
+		tr.Saw(far, testMaxDelay)
 		if d := pause(&tr, later); d != -1 {
 			t.Errorf("wait() after reading the same turn again = %v, want none", d)
 		}
@@ -192,30 +166,30 @@ func TestTurnsBounded(t *testing.T) {
 		// announces is one more than the last holder's, and at most
 		// maxTurnWaits.
 		for seen, want := range map[int64]int64{3: 4, maxTurnWaits: maxTurnWaits} {
-			tr := turns{rtt: 10 * time.Millisecond, held: 10, contended: time.Now().Add(time.Second)}
-			tr.saw(turn{end: time.Now().Add(-time.Millisecond), no: 500, line: seen}, testMaxDelay)
+			tr := State{rtt: 10 * time.Millisecond, held: 10, contended: time.Now().Add(time.Second)}
+			tr.Saw(Turn{end: time.Now().Add(-time.Millisecond), no: 500, line: seen}, testMaxDelay)
 			if tn := tr.next(time.Now(), testMaxDelay); tn.line != want {
 				t.Errorf("next().line = %d after turn 500 of line %d, want %d", tn.line, seen, want)
 			}
 		}
-		tr := turns{rtt: 10 * time.Millisecond, held: 10, contended: time.Now().Add(time.Second)}
-		tr.saw(turn{end: time.Now().Add(-time.Millisecond), no: 500, line: maxTurnWaits}, testMaxDelay)
+		tr := State{rtt: 10 * time.Millisecond, held: 10, contended: time.Now().Add(time.Second)}
+		tr.Saw(Turn{end: time.Now().Add(-time.Millisecond), no: 500, line: maxTurnWaits}, testMaxDelay)
 		tn := tr.next(time.Now(), testMaxDelay)
-		item := map[string]types.AttributeValue{"wtok": &types.AttributeValueMemberS{Value: itemToken("abc", 1, tn)}}
-		if got := turnOf(item, "wtok"); got != tn {
+		item := map[string]types.AttributeValue{"wtok": &types.AttributeValueMemberS{Value: Token("abc", 1, tn)}}
+		if got := OfItem(item, "wtok"); got != tn {
 			t.Errorf("the others read %+v from its token, want %+v", got, tn)
 		}
-		tr.won(time.Now(), tn)
+		tr.Won(time.Now(), tn)
 		if d := pause(&tr, tn.end); d > testMaxDelay+tr.rtt {
 			t.Errorf("wait() at the end of the turn = %v, want at most MaxDelay", d)
 		}
 	})
 	t.Run("own turn read after it ended", func(t *testing.T) {
-		tr := turns{rtt: testRTT, contended: time.Now().Add(time.Second)}
+		tr := State{rtt: testRTT, contended: time.Now().Add(time.Second)}
 		tn := tr.next(time.Now(), testMaxDelay)
-		tr.won(time.Now(), tn)
+		tr.Won(time.Now(), tn)
 		pause(&tr, tn.end)       // over: mine is cleared
-		tr.saw(tn, testMaxDelay) // the head still names it
+		tr.Saw(tn, testMaxDelay) // the head still names it
 		if d := pause(&tr, time.Now()); d != -1 {
 			t.Errorf("wait() after reading its own turn = %v, want none", d)
 		}
@@ -223,9 +197,9 @@ func TestTurnsBounded(t *testing.T) {
 	t.Run("a first turn goes to the back of the line", func(t *testing.T) {
 		// Its line is 0 (it saw no one in line), yet at its end it lets
 		// the first in line go, and reads the head again.
-		tr := turns{rtt: testRTT, contended: time.Now().Add(time.Second)}
+		tr := State{rtt: testRTT, contended: time.Now().Add(time.Second)}
 		tn := tr.next(time.Now(), testMaxDelay)
-		tr.won(time.Now(), tn)
+		tr.Won(time.Now(), tn)
 		if tn.line != 0 {
 			t.Fatalf("first turn's line = %d, want 0", tn.line)
 		}
@@ -234,35 +208,21 @@ func TestTurnsBounded(t *testing.T) {
 		}
 	})
 	t.Run("a turn read after a quiet second is numbered afresh", func(t *testing.T) {
-		tr := turns{rtt: testRTT, held: 40, other: turn{no: 41}} // contention long over
-		tr.saw(turn{end: time.Now().Add(time.Second), no: 1}, testMaxDelay)
+		tr := State{rtt: testRTT, held: 40, other: Turn{no: 41}} // contention long over
+		tr.Saw(Turn{end: time.Now().Add(time.Second), no: 1}, testMaxDelay)
 		if tr.other.no != 1 {
 			t.Errorf("another writer's turn 1 was ignored after a quiet second")
 		}
 	})
 	t.Run("numbering starts afresh after contention", func(t *testing.T) {
-		tr := turns{rtt: testRTT, held: 40, other: turn{no: 41}}
-		if tn := tr.next(time.Now(), testMaxDelay); tn != (turn{}) {
+		tr := State{rtt: testRTT, held: 40, other: Turn{no: 41}}
+		if tn := tr.next(time.Now(), testMaxDelay); tn != (Turn{}) {
 			t.Fatalf("next() = %+v once contention is over, want no turn", tn)
 		}
-		tr.lost(time.Now())
-		tr.saw(turn{end: time.Now().Add(time.Second), no: 1}, testMaxDelay)
+		tr.Lost(time.Now())
+		tr.Saw(Turn{end: time.Now().Add(time.Second), no: 1}, testMaxDelay)
 		if tr.other.no != 1 {
 			t.Errorf("a new writer's turn 1 was ignored after contention came back")
 		}
 	})
-}
-
-func TestParseItemToken(t *testing.T) {
-	t.Parallel()
-	for tok, want := range map[string]int64{"abc:7": 7, "abc:7:1795452382005262:3:2": 7} {
-		if last, _, ok := parseItemToken(tok); !ok || last != want {
-			t.Errorf("parseItemToken(%q) = %d, %v, want %d, true", tok, last, ok, want)
-		}
-	}
-	for _, bad := range []string{"abc", "abc:x", "x:7:junk", "abc:7:1:2", "abc:7:1:2:99", "abc:7:x:2:3", ""} {
-		if last, _, ok := parseItemToken(bad); ok {
-			t.Errorf("parseItemToken(%q) = %d, true, want not a token", bad, last)
-		}
-	}
 }

@@ -1,4 +1,19 @@
-package dynamoseq
+// Package settle decides what a write did to the table, and settles a write
+// whose outcome is unknown by sending it again, identical, until DynamoDB
+// answers in a way that settles it.
+//
+// A write's error is classified twice over: by its outcome (Probe.Outcome:
+// applied, not sent, refused for good, or unknown), which says what the
+// table may hold, and by the refusal DynamoDB answered (Classify: a failed
+// condition, a conflict, throttled, invalid), which says what may be done
+// about it. The cancellation reasons of a TransactionCanceledException
+// (Reasons, Code, LostRace) and the shapes of the other errors the
+// strategies branch on (IsValidation, ReplicatedConflict) are read here, by
+// the SDK's typed errors and error codes, never by message text.
+//
+// Nothing here knows the strategies' types: a write is a SendFunc, which
+// makes one identical request each time it is called.
+package settle
 
 import (
 	"context"
@@ -12,56 +27,57 @@ import (
 	"github.com/aws/smithy-go/middleware"
 )
 
-// outcome is what a failed or successful write did to the table.
-type outcome int
+// Outcome is what a failed or successful write did to the table.
+type Outcome int
 
 const (
-	// applied: DynamoDB stored the write.
-	applied outcome = iota
-	// notSent: no attempt of this call was applied (none reached DynamoDB,
-	// or the only one was refused). It says nothing of earlier calls
-	// with the same request.
-	notSent
-	// refused: DynamoDB refused the request for a reason that holds for
+	// Applied: DynamoDB stored the write.
+	Applied Outcome = iota
+	// NotSent: no attempt of this call was applied (none reached
+	// DynamoDB, or the only one was refused). It says nothing of earlier
+	// calls with the same request.
+	NotSent
+	// Refused: DynamoDB refused the request for a reason that holds for
 	// every attempt of it, earlier calls included: it is not stored and
 	// cannot land later.
-	refused
-	// unknown: an attempt may have been applied, or may still be.
-	unknown
+	Refused
+	// Unknown: an attempt may have been applied, or may still be.
+	Unknown
 )
 
-func (o outcome) String() string {
+func (o Outcome) String() string {
 	switch o {
-	case applied:
+	case Applied:
 		return "applied"
-	case notSent:
+	case NotSent:
 		return "not sent"
-	case refused:
+	case Refused:
 		return "refused"
 	}
 	return "unknown"
 }
 
-// probe watches one call to the client. The SDK's retryer may send a
-// request several times before its error reaches the caller, and that error
-// tells nothing of the earlier attempts; the probe counts the attempts that
-// may have reached DynamoDB. Pass probe.use in the call's optFns. A Client
-// wrapper that drops the optFns leaves the probe unused, and writeOutcome
-// then decides by the error's type alone.
-type probe struct {
+// Probe watches one call to the client. The SDK's retryer may send a request
+// several times before its error reaches the caller, and that error tells
+// nothing of the earlier attempts; the probe counts the attempts that may
+// have reached DynamoDB. Pass Probe.Use in the call's optFns. A client
+// wrapper that drops the optFns leaves the probe unused, and Outcome then
+// decides by the error's type alone. The zero Probe is ready to use, for one
+// call.
+type Probe struct {
 	used atomic.Bool  // the call entered the SDK's middleware stack
 	sent atomic.Int32 // attempts that reached the HTTP transport and may have been delivered
 }
 
-// use installs the probe in the middleware stack of one call: a marker
-// first in the Initialize step, and a counter last in the Deserialize step,
-// right before the HTTP transport (after the retryer, the endpoint
-// resolution and the signing, which all run earlier, once per attempt).
-func (p *probe) use(o *dynamodb.Options) {
+// Use installs the probe in the middleware stack of one call: a marker first
+// in the Initialize step, and a counter last in the Deserialize step, right
+// before the HTTP transport (after the retryer, the endpoint resolution and
+// the signing, which all run earlier, once per attempt).
+func (p *Probe) Use(o *dynamodb.Options) {
 	o.APIOptions = append(o.APIOptions, p.install)
 }
 
-func (p *probe) install(stack *middleware.Stack) error {
+func (p *Probe) install(stack *middleware.Stack) error {
 	entered := middleware.InitializeMiddlewareFunc("dynamoseq.probe",
 		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 			p.used.Store(true)
@@ -88,30 +104,31 @@ func dialFailed(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
-// writeOutcome classifies the result err of one write call watched by p:
+// Outcome classifies err, the result of the one write call the probe
+// watched:
 //
-//   - applied when err is nil;
-//   - refused when DynamoDB refused the write for a reason that holds for
+//   - Applied when err is nil;
+//   - Refused when DynamoDB refused the write for a reason that holds for
 //     every attempt (see refusedForGood);
-//   - notSent when no attempt reached DynamoDB (missing credentials, an
+//   - NotSent when no attempt reached DynamoDB (missing credentials, an
 //     endpoint that cannot be resolved, invalid parameters, a refused
 //     connection, a context that ended first), or when the only attempt
 //     sent was answered with a client error such as throttling;
-//   - unknown otherwise: a network error or a timeout after sending, a
+//   - Unknown otherwise: a network error or a timeout after sending, a
 //     server error, a context that ended in flight, throttling after earlier
 //     attempts that may have been applied, TransactionInProgress.
-func writeOutcome(err error, p *probe) outcome {
+func (p *Probe) Outcome(err error) Outcome {
 	switch {
 	case err == nil:
-		return applied
+		return Applied
 	case refusedForGood(err):
-		return refused
+		return Refused
 	case p.used.Load() && p.sent.Load() == 0:
-		return notSent
+		return NotSent
 	case p.sent.Load() == 1 && answeredRefusal(err):
-		return notSent
+		return NotSent
 	}
-	return unknown
+	return Unknown
 }
 
 // refusedForGood reports whether err means that the write is not stored,
@@ -134,36 +151,21 @@ func refusedForGood(err error) bool {
 	if errors.As(err, &invalid) || errors.As(err, &ccf) || errors.As(err, &notFound) {
 		return true
 	}
-	if reasons, ok := cancelReasons(err); ok {
+	if reasons, ok := Reasons(err); ok {
 		return knownReasons(reasons)
 	}
-	return apiCode(err) == "ValidationException"
+	return apiCode(err) == codeValidation
 }
 
 // answeredRefusal reports whether err is DynamoDB's answer refusing a
-// request (a client fault, such as throttling), as opposed to a network
-// error or a server fault. TransactionInProgress is left out: it says that
-// an earlier request with the same token is still being applied.
+// request (a client fault, such as throttling or a denied access), as
+// opposed to a network error or a server fault. TransactionInProgress is
+// left out: it says that an earlier request with the same token is still
+// being applied.
 func answeredRefusal(err error) bool {
 	var inProgress *types.TransactionInProgressException
 	if errors.As(err, &inProgress) {
 		return false
 	}
-	var api smithy.APIError
-	return errors.As(err, &api) && api.ErrorFault() == smithy.FaultClient
-}
-
-// knownReasons reports whether every cancellation reason is one DynamoDB
-// documents for a transaction it did not apply.
-func knownReasons(reasons []types.CancellationReason) bool {
-	for _, r := range reasons {
-		switch reasonCode(r) {
-		case reasonNone, reasonConditionalCheckFailed, reasonTransactionConflict,
-			"ValidationError", "ValidationException", "ItemCollectionSizeLimitExceeded", "ThrottlingError",
-			"ProvisionedThroughputExceeded":
-		default:
-			return false
-		}
-	}
-	return true
+	return clientFault(err)
 }

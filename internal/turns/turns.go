@@ -1,13 +1,16 @@
-package dynamoseq
+// Package turns makes the processes that write one name flat out take
+// turns, so that their writes do not collide (State), and writes and reads
+// the write token that items carry (Token, ParseToken, OfItem), which names
+// the last number of their write and, for a write made in a turn, the turn.
+//
+// Nothing here touches DynamoDB: a strategy reads the head of a name and
+// writes, and tells its State what it saw and what happened.
+package turns
 
 import (
 	"context"
 	"math/rand/v2"
-	"strconv"
-	"strings"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 )
@@ -28,19 +31,23 @@ const turnSpacing = 3
 // before it writes without waiting.
 const maxTurnWaits = 16
 
-// turn is a writer's turn at a name: when it ends, and its number. Every
-// write made in a turn names it in its item (see turnToken). The zero turn
-// is no turn.
-type turn struct {
+// Turn is a writer's turn at a name: when it ends, and its number. Every
+// write made in a turn names it in its item (see Token). The zero Turn is
+// no turn.
+type Turn struct {
 	end  time.Time
 	no   int64 // one more than the turn before it
 	line int64 // the turns of others between its writer's last two
 }
 
-// turns makes the processes that write one name flat out take turns, so
-// that their writes do not collide. A strategy's per-name hint embeds it;
-// only the run in progress for the name touches it (see combine.Group), so
-// it needs no lock.
+// IsZero reports whether t is no turn.
+func (t Turn) IsZero() bool { return t.no == 0 }
+
+// State is what one writer knows of the turns at one name, and makes the
+// processes that write the name flat out take turns, so that their writes
+// do not collide. A strategy's per-name hint embeds it; only the run in
+// progress for the name touches it (see combine.Group), so it needs no
+// lock. The zero State is a writer that has met no other.
 //
 // Why: writers of different processes cannot share a queue. Without turns,
 // each one that has calls waiting writes, one of them wins and the others
@@ -66,11 +73,11 @@ type turn struct {
 // writer never sleeps longer than MaxDelay for it, so a skewed clock costs
 // throughput, never progress. The turns only order the writes: the
 // conditions of the writes keep the guarantees, whatever the turns say.
-type turns struct {
+type State struct {
 	rtt       time.Duration // how long a won write takes, a moving average
 	contended time.Time     // until when the name counts as contended
-	mine      turn          // this writer's turn, while it lasts
-	other     turn          // the newest turn of another writer seen
+	mine      Turn          // this writer's turn, while it lasts
+	other     Turn          // the newest turn of another writer seen
 	held      int64         // the number of this writer's last turn
 	waited    int64         // the number of the last turn of another waited for
 }
@@ -82,7 +89,7 @@ type turns struct {
 // round trips for each writer in line before this one (at most maxDelay),
 // less half a round trip, plus a jitter of up to a quarter. After a wait,
 // the writer must read the head again: the others wrote meanwhile.
-func (t *turns) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool) {
+func (t *State) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool) {
 	if t.held == 0 && t.other.no != 0 { // the first turn this writer sees: in line after the others
 		t.held = t.other.no - 1
 	}
@@ -99,7 +106,7 @@ func (t *turns) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool
 		// Over: in line after the others, after one at least, so as not
 		// to take the next turn from the first in line.
 		until, behind = t.mine.end, max(t.mine.line, 1)
-		t.mine = turn{}
+		t.mine = Turn{}
 	default:
 		return 0, false
 	}
@@ -110,17 +117,17 @@ func (t *turns) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool
 	return max(0, wake.Sub(now)), true
 }
 
-// take waits as the turns say before a write (see wait), reads the head
+// Take waits as the turns say before a write (see wait), reads the head
 // with read whenever the writer does not know it (known false; a wait
 // makes it so), and returns the turn the write belongs to (see next). read
 // records the head in the writer's hint and returns the turn of the write
-// that stored it. stats counts the waits.
-func (t *turns) take(ctx context.Context, known *bool, stats *appendStats, maxDelay time.Duration, read func() (turn, error)) (turn, error) {
+// that stored it. waited is told of every wait and its length.
+func (t *State) Take(ctx context.Context, known *bool, maxDelay time.Duration, waited func(time.Duration), read func() (Turn, error)) (Turn, error) {
 	for {
 		if d, wait := t.wait(time.Now(), maxDelay); wait {
-			stats.waited(d)
+			waited(d)
 			if err := backoff.Sleep(ctx, d); err != nil {
-				return turn{}, err
+				return Turn{}, err
 			}
 			*known = false // the others wrote meanwhile
 		}
@@ -131,10 +138,10 @@ func (t *turns) take(ctx context.Context, known *bool, stats *appendStats, maxDe
 		tn, err := read()
 		t.sample(time.Since(start))
 		if err != nil {
-			return turn{}, err
+			return Turn{}, err
 		}
 		*known = true
-		t.saw(tn, maxDelay)
+		t.Saw(tn, maxDelay)
 	}
 }
 
@@ -142,19 +149,19 @@ func (t *turns) take(ctx context.Context, known *bool, stats *appendStats, maxDe
 // writer's turn while a write started now ends within it, else a new turn
 // of turnRoundTrips round trips (at most maxDelay) when the name is
 // contended, else no turn.
-func (t *turns) next(now time.Time, maxDelay time.Duration) turn {
+func (t *State) next(now time.Time, maxDelay time.Duration) Turn {
 	switch {
 	case !now.Before(t.contended):
 		// Contention is over; when it comes back, the turns are
 		// numbered afresh.
-		t.other, t.held, t.waited = turn{}, 0, 0
-		return turn{}
+		t.other, t.held, t.waited = Turn{}, 0, 0
+		return Turn{}
 	case now.Add(t.rtt).Before(t.mine.end):
 		return t.mine
 	}
 	end := now.Add(min(max(turnRoundTrips*t.rtt, time.Millisecond), maxDelay))
-	tn := turn{
-		end: time.UnixMicro(end.UnixMicro()), // as turnToken writes it
+	tn := Turn{
+		end: time.UnixMicro(end.UnixMicro()), // as Token writes it
 		no:  max(t.other.no, t.held) + 1,
 	}
 	// The writers in line: the turns of others since this writer's last
@@ -166,10 +173,10 @@ func (t *turns) next(now time.Time, maxDelay time.Duration) turn {
 	return tn
 }
 
-// won records a write that started at start, belonged to turn tn (the zero
+// Won records a write that started at start, belonged to turn tn (the zero
 // turn: none) and has just succeeded, and reports whether it started the
 // turn.
-func (t *turns) won(start time.Time, tn turn) (started bool) {
+func (t *State) Won(start time.Time, tn Turn) (started bool) {
 	t.sample(time.Since(start))
 	started = tn.no != 0 && tn.no != t.held
 	if tn.no != 0 {
@@ -179,23 +186,23 @@ func (t *turns) won(start time.Time, tn turn) (started bool) {
 	return started
 }
 
-// lost records a write that started at start and has just lost a race to
+// Lost records a write that started at start and has just lost a race to
 // another writer: this writer's turn, if any, is over. Its time is not a
 // round trip: a write that loses may have waited for the winner's.
-func (t *turns) lost(start time.Time) {
+func (t *State) Lost(start time.Time) {
 	t.contended = time.Now().Add(contentionWindow)
-	t.mine = turn{}
+	t.mine = Turn{}
 }
 
-// saw records a turn read from an item written by the name's latest write:
+// Saw records a turn read from an item written by the name's latest write:
 // another writer's turn, unless it is over, is to be waited for, at most
 // maxDelay from when it is first seen. A turn seen before, or this
 // writer's own, changes nothing.
-func (t *turns) saw(tn turn, maxDelay time.Duration) {
+func (t *State) Saw(tn Turn, maxDelay time.Duration) {
 	now := time.Now()
 	if !now.Before(t.contended) {
 		// Contention was over; the turns are numbered afresh.
-		t.other, t.held, t.waited = turn{}, 0, 0
+		t.other, t.held, t.waited = Turn{}, 0, 0
 	}
 	if tn.no == 0 || tn.no == t.held || tn.no <= t.other.no {
 		return
@@ -208,71 +215,14 @@ func (t *turns) saw(tn turn, maxDelay time.Duration) {
 	if limit := now.Add(maxDelay); tn.end.After(limit) {
 		t.other.end = limit
 	}
-	t.mine = turn{}
+	t.mine = Turn{}
 }
 
 // sample adds the time a write or a read took to the moving average of
 // round trips.
-func (t *turns) sample(took time.Duration) {
+func (t *State) sample(took time.Duration) {
 	if t.rtt == 0 {
 		t.rtt = took
 	}
 	t.rtt = (3*t.rtt + took) / 4
-}
-
-// turnToken is how a turn is written in an item's write token: its end in
-// Unix microseconds, its number and its line, in decimal, separated by
-// colons; "" for no turn.
-func turnToken(tn turn) string {
-	if tn.no == 0 {
-		return ""
-	}
-	return strconv.FormatInt(tn.end.UnixMicro(), 10) + ":" + strconv.FormatInt(tn.no, 10) + ":" + strconv.FormatInt(tn.line, 10)
-}
-
-// turnTokenBytes is the largest size of a turn token.
-const turnTokenBytes = 3*19 + 2
-
-// parseItemToken reads a write token written by itemToken: the last number
-// of its write, and its turn (the zero turn when it names none). ok is
-// false when s is not such a token.
-func parseItemToken(s string) (last int64, tn turn, ok bool) {
-	f := strings.Split(s, ":")
-	switch len(f) {
-	case 2:
-	case 5:
-		if tn = parseTurn(f[2], f[3], f[4]); tn.no == 0 {
-			return 0, turn{}, false
-		}
-	default:
-		return 0, turn{}, false
-	}
-	last, err := strconv.ParseInt(f[1], 10, 64)
-	if err != nil {
-		return 0, turn{}, false
-	}
-	return last, tn, true
-}
-
-// parseTurn reads the fields of a turn written by turnToken; the zero turn
-// when they are not one.
-func parseTurn(end, no, line string) turn {
-	us, err1 := strconv.ParseInt(end, 10, 64)
-	n, err2 := strconv.ParseInt(no, 10, 64)
-	l, err3 := strconv.ParseInt(line, 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil || us <= 0 || n <= 0 || l < 0 || l > maxTurnWaits {
-		return turn{}
-	}
-	return turn{end: time.UnixMicro(us), no: n, line: l}
-}
-
-// turnOf returns the turn named by the write token of item, in its
-// attribute attr (see itemToken); the zero turn when it names none.
-func turnOf(item map[string]types.AttributeValue, attr string) turn {
-	tok, ok := item[attr].(*types.AttributeValueMemberS)
-	if !ok {
-		return turn{}
-	}
-	_, tn, _ := parseItemToken(tok.Value)
-	return tn
 }

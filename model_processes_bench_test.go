@@ -24,11 +24,12 @@ func init() {
 // again, a common starting line after each process warmed up) pointed at
 // the model's endpoint, so that all the processes share its partitions.
 // Names: BenchmarkModelProcesses/<kind>/<form>/processes=4x4/{baseline,dynamoseq}.
-// The processes run the ramp and the window of BenchmarkModel from the
-// moment they are let go; the model's figures are taken by this process at
+// The processes run the ramp and the window of BenchmarkModel's 16-writer
+// rows from the moment they are let go; the model's figures are taken by this process at
 // the window's ends. The metrics are BenchmarkModel's.
 func BenchmarkModelProcesses(b *testing.B) {
 	mb := newModelBench(b)
+	mb.window *= mainWindowFactor
 	for _, kind := range []string{"sortkey", "latest"} {
 		for _, form := range []dynamoseqtest.ThrottleForm{dynamoseqtest.ThrottleOnDemand, dynamoseqtest.ThrottleProvisioned} {
 			for _, mode := range []string{"baseline", "dynamoseq"} {

@@ -21,7 +21,7 @@ import (
 // DynamoDB, and Next hands its numbers out from memory, one atomic addition
 // each. Each sequence name has its own range.
 //
-// Before a range runs out, once Options.RefillThreshold of it has been
+// Before a range runs out, once BlockOptions.RefillThreshold of it has been
 // handed out, the next range is leased in the background. Concurrent
 // refills of one name are merged into one lease: at most one NextN per name
 // is in flight. A caller waits for DynamoDB only on the first call for a
@@ -29,7 +29,7 @@ import (
 // (consumption faster than a round trip, or a failed refill). After such a
 // wait the Block adapts, so that a steady stream stops waiting: it leases
 // the next range at once, sized to last at least two lease round trips at
-// the rate the last range was used, up to Options.MaxBlockSize (see
+// the rate the last range was used, up to BlockOptions.MaxSize (see
 // NewBlock).
 //
 // Guarantees:
@@ -58,7 +58,7 @@ import (
 //
 // Cost: one UpdateItem round trip and one write unit per range, whatever
 // its size; nothing per number; one more per name at Close. Next from
-// memory takes a few tens of nanoseconds and allocates nothing. Memory: a
+// memory allocates nothing (docs/block.md has its time). Memory: a
 // few hundred bytes per name ever used, kept until the Block is garbage (a
 // Block suits a bounded set of names, not one per user). Stats reports
 // what it did.
@@ -67,11 +67,11 @@ import (
 // one goroutine per lease in flight; Close stops them and waits for them.
 type Block struct {
 	counter  *Counter
-	size     int64 // the first range size of every name
-	opts     Options
-	minSize  int64 // bounds of the range size; minSize == maxSize: fixed
+	size     int64        // the first range size of every name
+	opts     BlockOptions // resolved: defaults applied
+	minSize  int64        // bounds of the range size; minSize == maxSize: fixed
 	maxSize  int64
-	lifetime bool // sizes follow BlockLifetime
+	lifetime bool // sizes follow the rate (FollowRate)
 	grow     bool // sizes grow after a caller waited for a lease
 	stats    blockStats
 
@@ -138,10 +138,9 @@ type blockRefill struct {
 	err  error
 }
 
-// NewBlock returns a Block that leases size numbers at a time from c. It
-// reads RefillThreshold, MinBlockSize, MaxBlockSize, BlockLifetime,
-// RefillTimeout and Now from the options; the table, key layout, Start,
-// Step, MaxValue and Region slicing (GlobalTableMREC) are the Counter's.
+// NewBlock returns a Block that leases size numbers at a time from c, with
+// the options optFns set; the table, key layout, Start, Step, MaxValue and
+// Region slicing (GlobalTableMREC) are the Counter's.
 //
 // The range size of each name follows one of three rules:
 //   - Growing, by default: ranges of size, until a caller has to wait
@@ -149,23 +148,22 @@ type blockRefill struct {
 //     is sized to last, at the rate the one that ran out was used, at least
 //     two round trips of the lease it waited for (over the part after
 //     RefillThreshold), and is leased as soon as the awaited range arrives.
-//     Sizes never shrink, and stay at most MaxBlockSize (default 64 times
-//     size).
-//   - Fixed, when MaxBlockSize is size (and MinBlockSize zero or size).
-//   - Following the rate, when MinBlockSize is below size: each lease is
-//     sized so that it lasts about BlockLifetime at the rate the previous
-//     range was used, between MinBlockSize and MaxBlockSize. A name used in
-//     bursts gets large ranges, an idle name small ones, so that it wastes
-//     few numbers when its process stops.
+//     Sizes never shrink, and stay at most MaxSize (default 64 times size).
+//   - Fixed, when MaxSize is size.
+//   - Following the rate, with FollowRate set: each lease is sized so that
+//     it lasts about FollowRate.Lifetime at the rate the previous range was
+//     used, between FollowRate.MinSize and MaxSize. A name used in bursts
+//     gets large ranges, an idle name small ones, so that it wastes few
+//     numbers when its process stops.
 //
 // Near MaxValue, a grown range that no longer fits is asked for again at
 // size, with one more UpdateItem.
 //
 // It makes no call to DynamoDB and starts no goroutine. It returns an error
-// wrapping ErrInvalidArgument when c is nil, size is below 1, MinBlockSize
-// is above size or MaxBlockSize below it, RefillThreshold is not in (0, 1],
-// or BlockLifetime or RefillTimeout is negative.
-func NewBlock(c *Counter, size int64, optFns ...func(*Options)) (*Block, error) {
+// wrapping ErrInvalidArgument when c is nil or size is below 1, and an
+// *OptionError when FollowRate.MinSize is above size, MaxSize below it,
+// RefillThreshold is not in (0, 1], or a duration is negative.
+func NewBlock(c *Counter, size int64, optFns ...func(*BlockOptions)) (*Block, error) {
 	fail := func(err error) (*Block, error) {
 		e := &Error{Op: "NewBlock", Err: err}
 		if c != nil {
@@ -179,37 +177,18 @@ func NewBlock(c *Counter, size int64, optFns ...func(*Options)) (*Block, error) 
 	if size < 1 {
 		return fail(invalidf("size is %d, want at least 1", size))
 	}
-	o, err := resolveOptions(optFns)
-	if err == nil {
-		err = checkRead(optFns, "RefillThreshold", "MinBlockSize", "MaxBlockSize", "BlockLifetime", "RefillTimeout", "Now")
-	}
-	if err != nil {
+	o := apply(optFns)
+	if err := o.resolve(size); err != nil {
 		return fail(err)
 	}
-	b := &Block{counter: c, size: size, opts: o, minSize: size, maxSize: size * maxBlockGrowth, refills: map[*blockRefill]func(){}}
-	if b.maxSize/maxBlockGrowth != size {
-		b.maxSize = math.MaxInt64
+	b := &Block{counter: c, size: size, opts: o, minSize: size, maxSize: o.MaxSize, refills: map[*blockRefill]func(){}}
+	if o.FollowRate != nil {
+		b.minSize = o.FollowRate.MinSize
 	}
-	if o.MinBlockSize != 0 {
-		b.minSize = o.MinBlockSize
-	}
-	if o.MaxBlockSize != 0 {
-		b.maxSize = o.MaxBlockSize
-	}
-	if b.minSize < 1 || b.minSize > size {
-		return fail(invalidf("MinBlockSize is %d, want 1 to size %d", b.minSize, size))
-	}
-	if b.maxSize < size {
-		return fail(invalidf("MaxBlockSize is %d, want at least size %d", b.maxSize, size))
-	}
-	b.lifetime = b.minSize < size
+	b.lifetime = o.FollowRate != nil
 	b.grow = !b.lifetime && b.maxSize > size
 	return b, nil
 }
-
-// maxBlockGrowth is the default MaxBlockSize, in times the size given to
-// NewBlock.
-const maxBlockGrowth = 64
 
 // Next returns the next number of the sequence name from the range in
 // memory. It calls DynamoDB only when the Block holds no number for name:
@@ -321,11 +300,11 @@ func (b *Block) wait(ctx context.Context, f *blockRefill) error {
 	}
 }
 
-// now reads the clock that range sizes follow: Options.Now for
-// BlockLifetime, the real clock for growth.
+// now reads the clock that range sizes follow: FollowRate.Now for the
+// rate, the real clock for growth.
 func (b *Block) now() time.Time {
 	if b.lifetime {
-		return b.opts.Now()
+		return b.opts.FollowRate.Now()
 	}
 	return time.Now()
 }
@@ -352,20 +331,21 @@ func (b *Block) prefetch(s *blockSeq, r *blockRange, i int64) {
 	b.startLocked(s)
 }
 
-// nextSize returns the size of a range that lasts about BlockLifetime at
-// the rate at which the first used numbers of r were handed out.
+// nextSize returns the size of a range that lasts about FollowRate.Lifetime
+// at the rate at which the first used numbers of r were handed out.
 func (b *Block) nextSize(r *blockRange, used int64) int64 {
-	elapsed := b.opts.Now().Sub(r.started)
+	rate := b.opts.FollowRate
+	elapsed := rate.Now().Sub(r.started)
 	want := float64(b.maxSize)
 	if elapsed > 0 {
-		want = float64(used) / elapsed.Seconds() * b.opts.BlockLifetime.Seconds()
+		want = float64(used) / elapsed.Seconds() * rate.Lifetime.Seconds()
 	}
 	return int64(math.Round(min(max(want, float64(b.minSize)), float64(b.maxSize))))
 }
 
 // grownSize returns the size of a range that lasts, at rate numbers a
 // second, two lease round trips of latency after its refill point: size at
-// least, MaxBlockSize at most.
+// least, MaxSize at most.
 func (b *Block) grownSize(size int64, rate float64, latency time.Duration) int64 {
 	want := 2 * latency.Seconds() * rate / (1 - b.opts.RefillThreshold) // +Inf for a threshold of 1
 	if !(want <= float64(b.maxSize)) {

@@ -158,7 +158,7 @@ func BenchmarkBlockSteadyStream(b *testing.B) {
 	client := dbtest.Client(b)
 	c, err := dynamoseq.NewCounter(client, dbtest.CounterTable(b, client))
 	require.NoError(b, err)
-	inRange, err := dynamoseq.NewBlock(c, 2*numbers, func(o *dynamoseq.Options) { o.MaxBlockSize = 2 * numbers })
+	inRange, err := dynamoseq.NewBlock(c, 2*numbers, func(o *dynamoseq.BlockOptions) { o.MaxSize = 2 * numbers })
 	require.NoError(b, err)
 	defer inRange.Close()
 	stream, err := dynamoseq.NewBlock(c, size)

@@ -30,7 +30,7 @@ import (
 	"github.com/dynamoseq/dynamoseq/internal/dbtest"
 )
 
-func newBlock(t *testing.T, c *dynamoseq.Counter, size int64, optFns ...func(*dynamoseq.Options)) *dynamoseq.Block {
+func newBlock(t *testing.T, c *dynamoseq.Counter, size int64, optFns ...func(*dynamoseq.BlockOptions)) *dynamoseq.Block {
 	t.Helper()
 	b, err := dynamoseq.NewBlock(c, size, optFns...)
 	require.NoError(t, err)
@@ -84,7 +84,7 @@ func TestBlockNextInOrder(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, _, _ := newCounter(t, func(o *dynamoseq.Options) { o.Start, o.Step = tt.start, tt.step })
+			c, _, _ := newCounter(t, func(o *dynamoseq.CounterOptions) { o.Start, o.Step = tt.start, tt.step })
 			b := newBlock(t, c, tt.size)
 			// One Block alone on a counter leases consecutive ranges, so
 			// one goroutine sees the sequence itself.
@@ -256,7 +256,7 @@ func TestBlockRefillFailure(t *testing.T) {
 	faulty := &faultyClient{Client: client}
 	c, err := dynamoseq.NewCounter(faulty, table)
 	require.NoError(t, err)
-	b := newBlock(t, c, 10, func(o *dynamoseq.Options) { o.MaxBlockSize = 10 }) // fixed size
+	b := newBlock(t, c, 10, func(o *dynamoseq.BlockOptions) { o.MaxSize = 10 }) // fixed size
 	ctx := context.Background()
 
 	var got []int64
@@ -316,7 +316,7 @@ func TestBlockMergesLeases(t *testing.T) {
 	counting := &faultyClient{Client: client}
 	c, err := dynamoseq.NewCounter(counting, table)
 	require.NoError(t, err)
-	b := newBlock(t, c, 10, func(o *dynamoseq.Options) { o.MaxBlockSize = 10 }) // fixed size
+	b := newBlock(t, c, 10, func(o *dynamoseq.BlockOptions) { o.MaxSize = 10 }) // fixed size
 	got := slices.Concat(drawBlock(t, b, "s", 16, 50)...)
 	requireDistinct(t, got)
 	assert.Equal(t, []int64{1, 800}, []int64{got[0], got[len(got)-1]}, "smallest and largest value")
@@ -329,7 +329,7 @@ func TestBlockMergesLeases(t *testing.T) {
 
 func TestBlockExhausted(t *testing.T) {
 	t.Parallel()
-	c, _, _ := newCounter(t, func(o *dynamoseq.Options) { o.MaxValue = 25 })
+	c, _, _ := newCounter(t, func(o *dynamoseq.CounterOptions) { o.MaxValue = 25 })
 	b := newBlock(t, c, 10)
 	ctx := context.Background()
 	for want := int64(1); want <= 20; want++ {
@@ -367,11 +367,9 @@ func TestBlockAdaptiveSize(t *testing.T) {
 		tick = d
 		mu.Unlock()
 	}
-	b := newBlock(t, c, 100, func(o *dynamoseq.Options) {
-		o.MinBlockSize = 10
-		o.MaxBlockSize = 10_000
-		o.BlockLifetime = time.Second
-		o.Now = clock
+	b := newBlock(t, c, 100, func(o *dynamoseq.BlockOptions) {
+		o.MaxSize = 10_000
+		o.FollowRate = &dynamoseq.BlockRate{MinSize: 10, Lifetime: time.Second, Now: clock}
 	})
 	ctx := context.Background()
 	draw := func(n int) {
@@ -466,7 +464,7 @@ func TestBlockCloseUnderLoad(t *testing.T) {
 	const refillTimeout = 2 * time.Second // bounds the hand-backs at Close too
 	c, err := dynamoseq.NewCounter(slow, table)
 	require.NoError(t, err)
-	b, err := dynamoseq.NewBlock(c, 100, func(o *dynamoseq.Options) { o.RefillTimeout = refillTimeout })
+	b, err := dynamoseq.NewBlock(c, 100, func(o *dynamoseq.BlockOptions) { o.RefillTimeout = refillTimeout })
 	require.NoError(t, err)
 
 	const goroutines = 8
@@ -535,19 +533,19 @@ func TestNewBlockInvalid(t *testing.T) {
 		name    string
 		counter *dynamoseq.Counter
 		size    int64
-		opt     func(*dynamoseq.Options)
+		opt     func(*dynamoseq.BlockOptions)
 		message string
 	}{
 		{"nil counter", nil, 10, nil, "nil counter"},
 		{"zero size", c, 0, nil, "size is 0"},
 		{"negative size", c, -1, nil, "size is -1"},
-		{"threshold above 1", c, 10, func(o *dynamoseq.Options) { o.RefillThreshold = 1.5 }, "RefillThreshold"},
-		{"negative threshold", c, 10, func(o *dynamoseq.Options) { o.RefillThreshold = -0.1 }, "RefillThreshold"},
-		{"min above size", c, 10, func(o *dynamoseq.Options) { o.MinBlockSize = 11 }, "MinBlockSize is 11"},
-		{"negative min", c, 10, func(o *dynamoseq.Options) { o.MinBlockSize = -1 }, "MinBlockSize is -1"},
-		{"max below size", c, 10, func(o *dynamoseq.Options) { o.MaxBlockSize = 9 }, "MaxBlockSize is 9"},
-		{"negative lifetime", c, 10, func(o *dynamoseq.Options) { o.BlockLifetime = -time.Second }, "BlockLifetime"},
-		{"negative timeout", c, 10, func(o *dynamoseq.Options) { o.RefillTimeout = -time.Second }, "RefillTimeout"},
+		{"threshold above 1", c, 10, func(o *dynamoseq.BlockOptions) { o.RefillThreshold = 1.5 }, "RefillThreshold"},
+		{"negative threshold", c, 10, func(o *dynamoseq.BlockOptions) { o.RefillThreshold = -0.1 }, "RefillThreshold"},
+		{"min above size", c, 10, func(o *dynamoseq.BlockOptions) { o.FollowRate = &dynamoseq.BlockRate{MinSize: 11} }, "FollowRate.MinSize is 11"},
+		{"negative min", c, 10, func(o *dynamoseq.BlockOptions) { o.FollowRate = &dynamoseq.BlockRate{MinSize: -1} }, "FollowRate.MinSize is -1"},
+		{"max below size", c, 10, func(o *dynamoseq.BlockOptions) { o.MaxSize = 9 }, "MaxSize is 9"},
+		{"negative lifetime", c, 10, func(o *dynamoseq.BlockOptions) { o.FollowRate = &dynamoseq.BlockRate{Lifetime: -time.Second} }, "FollowRate.Lifetime"},
+		{"negative timeout", c, 10, func(o *dynamoseq.BlockOptions) { o.RefillTimeout = -time.Second }, "RefillTimeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -590,7 +588,7 @@ func TestBlockCancelledWait(t *testing.T) {
 	slow.stall.Store(true)
 	c, err := dynamoseq.NewCounter(slow, table)
 	require.NoError(t, err)
-	b := newBlock(t, c, 10, func(o *dynamoseq.Options) { o.RefillTimeout = 300 * time.Millisecond })
+	b := newBlock(t, c, 10, func(o *dynamoseq.BlockOptions) { o.RefillTimeout = 300 * time.Millisecond })
 
 	// A context that has ended gets its error and no number.
 	ended, cancelEnded := context.WithCancel(context.Background())
@@ -621,13 +619,13 @@ func TestBlockCancelledWait(t *testing.T) {
 // was waiting.
 func TestBlockCloseHandsBack(t *testing.T) {
 	t.Parallel()
-	startAndStep := func(o *dynamoseq.Options) { o.Start, o.Step = 1000, 10 }
+	startAndStep := func(o *dynamoseq.CounterOptions) { o.Start, o.Step = 1000, 10 }
 	tests := []struct {
 		name        string
-		opt         func(*dynamoseq.Options) // the Counter's
-		start, step int64                    // of the numbers handed out
-		draw        int64                    // numbers handed out before Close
-		leased      int64                    // numbers leased by then
+		opt         func(*dynamoseq.CounterOptions) // the Counter's
+		start, step int64                           // of the numbers handed out
+		draw        int64                           // numbers handed out before Close
+		leased      int64                           // numbers leased by then
 	}{
 		{"part of one range", nil, 1, 1, 10, 100},
 		{"range leased in advance", nil, 1, 1, 60, 200},
@@ -640,7 +638,7 @@ func TestBlockCloseHandsBack(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			c, _, _ := newCounter(t, optList(tt.opt)...)
-			b, err := dynamoseq.NewBlock(c, 100, func(o *dynamoseq.Options) { o.MaxBlockSize = 100 }) // fixed size
+			b, err := dynamoseq.NewBlock(c, 100, func(o *dynamoseq.BlockOptions) { o.MaxSize = 100 }) // fixed size
 			require.NoError(t, err)
 			for range tt.draw {
 				_, err := b.Next(ctx, "orders")
@@ -747,7 +745,7 @@ func TestBlockGrows(t *testing.T) {
 	sizes := &faultyClient{Client: client}
 	c, err := dynamoseq.NewCounter(&slowClient{Client: sizes, delay: 10 * time.Millisecond}, table)
 	require.NoError(t, err)
-	b := newBlock(t, c, 100, func(o *dynamoseq.Options) { o.MaxBlockSize = 1_000_000 })
+	b := newBlock(t, c, 100, func(o *dynamoseq.BlockOptions) { o.MaxSize = 1_000_000 })
 	var got []int64
 	for len(got) < 30_000 {
 		for range 100 {
@@ -775,7 +773,7 @@ func TestBlockGrownRangeNearMaxValue(t *testing.T) {
 	client := dbtest.Client(t)
 	table := dbtest.CounterTable(t, client)
 	c, err := dynamoseq.NewCounter(&slowClient{Client: client, delay: 5 * time.Millisecond}, table,
-		func(o *dynamoseq.Options) { o.MaxValue = 1000 })
+		func(o *dynamoseq.CounterOptions) { o.MaxValue = 1000 })
 	require.NoError(t, err)
 	b := newBlock(t, c, 10)
 	var got []int64
@@ -835,7 +833,7 @@ func TestBlockHandBackNotResent(t *testing.T) {
 	client := dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(rt), dynamoseqtest.FastRetries())
 	c, err := dynamoseq.NewCounter(client, table)
 	require.NoError(t, err)
-	b, err := dynamoseq.NewBlock(c, 100, func(o *dynamoseq.Options) { o.MaxBlockSize = 100 })
+	b, err := dynamoseq.NewBlock(c, 100, func(o *dynamoseq.BlockOptions) { o.MaxSize = 100 })
 	require.NoError(t, err)
 	for range 100 { // the whole first range; the second is leased in advance
 		_, err := b.Next(ctx, "orders")

@@ -20,8 +20,8 @@ import (
 // Counter hands out numbers from an atomic counter: one item per sequence,
 // {PartitionKey: KeyPrefix+name, ValueAttribute: N}, where N is the last
 // value handed out. Many sequences share one table. With
-// Options.CounterSortKeyValue set, the item also has the sort key
-// {SortKey: CounterSortKeyValue}, so that it can live in a single-table
+// CounterOptions.SortKey set, the item also has the sort key
+// {SortKey.Name: SortKey.Value}, so that it can live in a single-table
 // design beside other entities of the same partition.
 //
 // Guarantees: every value is handed out at most once, across all processes
@@ -30,7 +30,7 @@ import (
 // by a caller that then fails to use it is lost, and so is one taken by a
 // request whose response was lost and that the SDK or the Counter sent
 // again: when the SDK gives up on an update that may have been applied, the
-// Counter sends it again, for up to Options.ResolveTimeout and while the
+// Counter sends it again, for up to ResolveTimeout and while the
 // caller's context lasts. If DynamoDB stays unreachable, the call returns
 // ErrUnknownOutcome (with Number 0); if the context ends, its error. Either
 // way retrying is safe: the number may be lost, never handed out twice.
@@ -43,7 +43,7 @@ import (
 type Counter struct {
 	client   Client
 	table    string
-	opts     Options
+	opts     CounterOptions       // resolved: defaults applied
 	update   string               // the update expression; see NewCounter
 	base     types.AttributeValue // Start-Step, the value a new sequence starts from; nil with ADD
 	names    map[string]string    // expression attribute names, shared read-only by every call
@@ -54,11 +54,7 @@ type Counter struct {
 	resolver settle.Resender // sends again an update the SDK gave up on
 }
 
-// NewCounter returns a Counter over table. It reads PartitionKey,
-// ValueAttribute, KeyPrefix, CounterSortKeyValue (and SortKey with it),
-// Start, Step, MaxValue, GlobalTable, Region and Regions, and MaxAttempts,
-// BaseDelay, MaxDelay and ResolveTimeout for its resends, from the options,
-// and refuses any other option set (ErrInvalidArgument).
+// NewCounter returns a Counter over table, with the options optFns set.
 //
 // With GlobalTableMREC each Region hands out its own slice of every
 // sequence, from its own counter item (KeyPrefix+name+"#"+Region): with
@@ -68,9 +64,9 @@ type Counter struct {
 // docs/global-tables.md, also for adding a Region.
 //
 // It makes no call to DynamoDB. It returns an error wrapping
-// ErrInvalidArgument when client is nil, the table name breaks DynamoDB's
-// rules, or an option is out of range.
-func NewCounter(client Client, table string, optFns ...func(*Options)) (*Counter, error) {
+// ErrInvalidArgument when client is nil or the table name breaks DynamoDB's
+// rules, and an *OptionError for an option out of range.
+func NewCounter(client Client, table string, optFns ...func(*CounterOptions)) (*Counter, error) {
 	fail := func(err error) (*Counter, error) {
 		return nil, &Error{Op: "NewCounter", Table: table, Err: err}
 	}
@@ -80,12 +76,8 @@ func NewCounter(client Client, table string, optFns ...func(*Options)) (*Counter
 	if err := validateTable(table); err != nil {
 		return fail(err)
 	}
-	o, err := resolveOptions(optFns)
-	if err == nil {
-		err = checkRead(optFns, "PartitionKey", "SortKey", "CounterSortKeyValue", "ValueAttribute", "KeyPrefix", "Start", "Step", "MaxValue",
-			"MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout", "GlobalTable", "Region", "Regions")
-	}
-	if err != nil {
+	o := apply(optFns)
+	if err := o.resolve(); err != nil {
 		return fail(err)
 	}
 	slice, err := newRegionSlice(&o)
@@ -258,8 +250,8 @@ func (c *Counter) reserveInput(pk string, span, limit int64, exp *expiry) *dynam
 	if o.MaxValue != math.MaxInt64 {
 		// The condition enforces MaxValue before anything is written. It is
 		// left out for the default, where it would only cost server time
-		// (measured at about 6% of the call in DynamoDB Local): the int64
-		// limit is checked on the answer instead (firstOf).
+		// (README.md, "Counter", has the figure): the int64 limit is checked on
+		// the answer instead (firstOf).
 		in.ConditionExpression = aws.String("attribute_not_exists(#v) OR #v <= :limit")
 		values[":limit"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(limit, 10)}
 		// On a failed condition DynamoDB returns the item, which tells an
@@ -305,11 +297,11 @@ func (c *Counter) key(name string) (string, error) {
 }
 
 // itemKey returns the key of the counter item whose partition key value is
-// pk: with CounterSortKeyValue set, also {SortKey: CounterSortKeyValue}.
+// pk: with SortKey set, also {SortKey.Name: SortKey.Value}.
 func (c *Counter) itemKey(pk string) map[string]types.AttributeValue {
 	key := map[string]types.AttributeValue{c.opts.PartitionKey: &types.AttributeValueMemberS{Value: pk}}
-	if c.opts.CounterSortKeyValue != "" {
-		key[c.opts.SortKey] = &types.AttributeValueMemberS{Value: c.opts.CounterSortKeyValue}
+	if sk := c.opts.SortKey; sk != nil {
+		key[sk.Name] = &types.AttributeValueMemberS{Value: sk.Value}
 	}
 	return key
 }
@@ -361,10 +353,10 @@ func (c *Counter) updateError(ctx context.Context, key map[string]types.Attribut
 
 // keySchema describes the key schema the options call for, for messages.
 func (c *Counter) keySchema() string {
-	if c.opts.CounterSortKeyValue == "" {
+	if c.opts.SortKey == nil {
 		return fmt.Sprintf("partition key %q of type S and no sort key", c.opts.PartitionKey)
 	}
-	return fmt.Sprintf("partition key %q and sort key %q, both of type S", c.opts.PartitionKey, c.opts.SortKey)
+	return fmt.Sprintf("partition key %q and sort key %q, both of type S", c.opts.PartitionKey, c.opts.SortKey.Name)
 }
 
 // number reads the value attribute of a returned item.

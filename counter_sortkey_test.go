@@ -17,7 +17,9 @@ import (
 
 // inSingleTable puts the counter items at sk "COUNTER" of a single-table
 // design's String sort key.
-func inSingleTable(o *dynamoseq.Options) { o.CounterSortKeyValue = "COUNTER" }
+func inSingleTable(o *dynamoseq.CounterOptions) {
+	o.SortKey = &dynamoseq.CounterSortKey{Value: "COUNTER"}
+}
 
 // TestCounterSortKeyValue runs every Counter method in a table with a
 // String sort key, beside another item of the same partition, and checks
@@ -31,7 +33,7 @@ func TestCounterSortKeyValue(t *testing.T) {
 		"pk": &types.AttributeValueMemberS{Value: "Tag#alice"}, "sk": &types.AttributeValueMemberS{Value: "0000000000000000001"},
 	}})
 	require.NoError(t, err)
-	c, err := dynamoseq.NewCounter(client, table, inSingleTable, func(o *dynamoseq.Options) { o.KeyPrefix = "Tag#" })
+	c, err := dynamoseq.NewCounter(client, table, inSingleTable, func(o *dynamoseq.CounterOptions) { o.KeyPrefix = "Tag#" })
 	require.NoError(t, err)
 
 	_, err = c.Current(ctx, "alice")
@@ -62,7 +64,7 @@ func TestCounterSortKeyValue(t *testing.T) {
 	assert.Equal(t, &types.AttributeValueMemberN{Value: "101"}, out.Item["value"], "the counter item at sk COUNTER")
 }
 
-// TestCounterSortKeyValueTableMismatch: with CounterSortKeyValue, a table
+// TestCounterSortKeyValueTableMismatch: with SortKey set, a table
 // without a sort key (or with a Number one) is refused with ErrTableMismatch
 // naming the key schema wanted; without it, a table with a sort key is.
 func TestCounterSortKeyValueTableMismatch(t *testing.T) {
@@ -71,7 +73,7 @@ func TestCounterSortKeyValueTableMismatch(t *testing.T) {
 	tests := []struct {
 		name  string
 		table string
-		opt   func(*dynamoseq.Options)
+		opt   func(*dynamoseq.CounterOptions)
 		want  string
 	}{
 		{"no sort key", dbtest.CounterTable(t, client), inSingleTable, `sort key "sk", both of type S`},
@@ -99,12 +101,15 @@ func TestNewCounterSortKeyValueInvalid(t *testing.T) {
 	client := dbtest.Client(t)
 	tests := []struct {
 		name string
-		opt  func(*dynamoseq.Options)
+		opt  func(*dynamoseq.CounterOptions)
 	}{
-		{"too long", func(o *dynamoseq.Options) { o.CounterSortKeyValue = string(make([]byte, 1025)) }},
-		{"not UTF-8", func(o *dynamoseq.Options) { o.CounterSortKeyValue = "\xff" }},
-		{"sort key is the value attribute", func(o *dynamoseq.Options) { inSingleTable(o); o.ValueAttribute = "sk" }},
-		{"sort key is the partition key", func(o *dynamoseq.Options) { inSingleTable(o); o.SortKey = "pk" }},
+		{"empty value", func(o *dynamoseq.CounterOptions) { o.SortKey = &dynamoseq.CounterSortKey{Name: "sk"} }},
+		{"too long", func(o *dynamoseq.CounterOptions) {
+			o.SortKey = &dynamoseq.CounterSortKey{Value: string(make([]byte, 1025))}
+		}},
+		{"not UTF-8", func(o *dynamoseq.CounterOptions) { o.SortKey = &dynamoseq.CounterSortKey{Value: "\xff"} }},
+		{"sort key is the value attribute", func(o *dynamoseq.CounterOptions) { inSingleTable(o); o.ValueAttribute = "sk" }},
+		{"sort key is the partition key", func(o *dynamoseq.CounterOptions) { o.SortKey = &dynamoseq.CounterSortKey{Name: "pk", Value: "COUNTER"} }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,8 +121,8 @@ func TestNewCounterSortKeyValueInvalid(t *testing.T) {
 	c, err := dynamoseq.NewCounter(client, "seq", inSingleTable)
 	require.NoError(t, err)
 	_, err = dynamoseq.NewIDMinter(c, dynamoseq.Format{Prefix: "T", Separator: "-", DateLayout: "060102", Width: 4}, dynamoseq.Daily,
-		func(o *dynamoseq.Options) { o.TTLAttribute = "sk" })
-	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "TTLAttribute is the counter's sort key")
+		func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "sk"} })
+	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "TTL.Attribute is the counter's sort key")
 }
 
 // TestIDMinterSortKeyValue mints readable IDs from a Counter in a single
@@ -131,7 +136,10 @@ func TestIDMinterSortKeyValue(t *testing.T) {
 	require.NoError(t, err)
 	clock := newTestClock(time.Date(2026, 11, 22, 23, 59, 59, 0, time.UTC))
 	m, err := dynamoseq.NewIDMinter(c, dynamoseq.Format{Prefix: "ORD", Separator: "-", DateLayout: "060102", Width: 6}, dynamoseq.Daily,
-		func(o *dynamoseq.Options) { o.Now = clock.Now; o.TTLAttribute = "expires" })
+		func(o *dynamoseq.IDMinterOptions) {
+			o.Now = clock.Now
+			o.TTL = &dynamoseq.PeriodTTL{Attribute: "expires"}
+		})
 	require.NoError(t, err)
 	for _, want := range []string{"ORD-261122-000001", "ORD-261122-000002"} {
 		id, err := m.Next(ctx, "orders")

@@ -22,7 +22,7 @@ import (
 	"github.com/dynamoseq/dynamoseq/internal/dbtest"
 )
 
-func newCounter(t *testing.T, optFns ...func(*dynamoseq.Options)) (*dynamoseq.Counter, *dynamodb.Client, string) {
+func newCounter(t *testing.T, optFns ...func(*dynamoseq.CounterOptions)) (*dynamoseq.Counter, *dynamodb.Client, string) {
 	t.Helper()
 	client := dbtest.Client(t)
 	table := dbtest.CounterTable(t, client)
@@ -100,7 +100,7 @@ func TestCounterNextNConcurrent(t *testing.T) {
 
 func TestCounterStartAndStep(t *testing.T) {
 	t.Parallel()
-	c, _, _ := newCounter(t, func(o *dynamoseq.Options) {
+	c, _, _ := newCounter(t, func(o *dynamoseq.CounterOptions) {
 		o.Start = 1000
 		o.Step = 10
 	})
@@ -125,7 +125,7 @@ func TestCounterStartAndStep(t *testing.T) {
 
 func TestCounterMaxValue(t *testing.T) {
 	t.Parallel()
-	c, _, _ := newCounter(t, func(o *dynamoseq.Options) { o.MaxValue = 5 })
+	c, _, _ := newCounter(t, func(o *dynamoseq.CounterOptions) { o.MaxValue = 5 })
 	ctx := context.Background()
 	for want := int64(1); want <= 3; want++ {
 		v, err := c.Next(ctx, "tickets")
@@ -157,7 +157,7 @@ func TestCounterMaxValue(t *testing.T) {
 
 func TestCounterMaxValueNearInt64Limit(t *testing.T) {
 	t.Parallel()
-	c, _, _ := newCounter(t, func(o *dynamoseq.Options) { o.Start = math.MaxInt64 - 1 })
+	c, _, _ := newCounter(t, func(o *dynamoseq.CounterOptions) { o.Start = math.MaxInt64 - 1 })
 	ctx := context.Background()
 	v, err := c.Next(ctx, "edge")
 	require.NoError(t, err)
@@ -186,7 +186,7 @@ func TestCounterExistingNextIDTable(t *testing.T) {
 		})
 		require.NoError(t, err)
 	}
-	c, err := dynamoseq.NewCounter(client, table, func(o *dynamoseq.Options) {
+	c, err := dynamoseq.NewCounter(client, table, func(o *dynamoseq.CounterOptions) {
 		o.PartitionKey = "NextKey"
 		o.ValueAttribute = "NextId"
 	})
@@ -221,7 +221,7 @@ func TestCounterAdvanceTo(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(41209), v)
 
-	small, err := dynamoseq.NewCounter(client, table, func(o *dynamoseq.Options) { o.MaxValue = 10 })
+	small, err := dynamoseq.NewCounter(client, table, func(o *dynamoseq.CounterOptions) { o.MaxValue = 10 })
 	require.NoError(t, err)
 	_, err = small.AdvanceTo(ctx, "users", 11)
 	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
@@ -318,15 +318,15 @@ func TestNewCounterInvalid(t *testing.T) {
 		name   string
 		client dynamoseq.Client
 		table  string
-		opt    func(*dynamoseq.Options)
+		opt    func(*dynamoseq.CounterOptions)
 	}{
 		{"nil client", nil, "seq", nil},
 		{"short table", client, "ab", nil},
 		{"bad table chars", client, "my table", nil},
-		{"negative start", client, "seq", func(o *dynamoseq.Options) { o.Start = -1 }},
-		{"negative step", client, "seq", func(o *dynamoseq.Options) { o.Step = -2 }},
-		{"max below start", client, "seq", func(o *dynamoseq.Options) { o.Start = 10; o.MaxValue = 5 }},
-		{"same key names", client, "seq", func(o *dynamoseq.Options) { o.ValueAttribute = "pk" }},
+		{"negative start", client, "seq", func(o *dynamoseq.CounterOptions) { o.Start = -1 }},
+		{"negative step", client, "seq", func(o *dynamoseq.CounterOptions) { o.Step = -2 }},
+		{"max below start", client, "seq", func(o *dynamoseq.CounterOptions) { o.Start = 10; o.MaxValue = 5 }},
+		{"same key names", client, "seq", func(o *dynamoseq.CounterOptions) { o.ValueAttribute = "pk" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -382,7 +382,7 @@ func (s *stallingClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItem
 
 func TestErrorMessage(t *testing.T) {
 	t.Parallel()
-	c, _, table := newCounter(t, func(o *dynamoseq.Options) { o.MaxValue = 1 })
+	c, _, table := newCounter(t, func(o *dynamoseq.CounterOptions) { o.MaxValue = 1 })
 	ctx := context.Background()
 	_, err := c.Next(ctx, "tickets")
 	require.NoError(t, err)

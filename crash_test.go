@@ -93,13 +93,13 @@ func TestCrashRestart(t *testing.T) {
 	items := srv.NewTable(t, keyTable(true))
 	counters := srv.NewTable(t, keyTable(false))
 	client := srv.Client(dynamoseqtest.FastRetries())
-	opts := func(o *dynamoseq.Options) {
-		o.ResolveTimeout = time.Minute // outlasts a restart on a loaded machine
-		o.MaxDelay = 20 * time.Millisecond
+	retry := dynamoseq.Retry{
+		ResolveTimeout: time.Minute, // outlasts a restart on a loaded machine
+		MaxDelay:       20 * time.Millisecond,
 	}
-	s, err := dynamoseq.NewSortKey(client, items, opts)
+	s, err := dynamoseq.NewSortKey(client, items, func(o *dynamoseq.SortKeyOptions) { o.Retry = retry })
 	require.NoError(t, err)
-	l, err := dynamoseq.NewLatest(client, items, opts)
+	l, err := dynamoseq.NewLatest(client, items, func(o *dynamoseq.LatestOptions) { o.Retry = retry })
 	require.NoError(t, err)
 	c, b, m := newCounters(t, client, counters)
 

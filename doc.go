@@ -41,14 +41,29 @@
 // (or whose connection drops) after DynamoDB applied it may leave a gap in a
 // Counter, never a duplicate.
 //
+// # Options
+//
+// Each constructor takes functions that change options of its own type,
+// in the style of the AWS SDK: CounterOptions, BlockOptions,
+// SortKeyOptions, LatestOptions, IDMinterOptions. A type holds exactly the
+// fields its constructor reads (the groups Keys and Retry are embedded
+// where they apply), so a field another constructor reads does not
+// compile. A zero field means its default, a Default constant. A value out
+// of range is an *OptionError naming the field:
+//
+//	c, err := dynamoseq.NewCounter(client, "Sequences", func(o *dynamoseq.CounterOptions) {
+//		o.KeyPrefix = "SEQ#"
+//		o.Start = 1000
+//	})
+//
 // # Tables
 //
 // Counter needs a table with a String partition key ("pk" by default); many
 // sequences share it, one item each, so it can be the table of a
-// single-table design (use Options.KeyPrefix). SortKey and Latest need a
+// single-table design (use KeyPrefix). SortKey and Latest need a
 // partition key and a Number sort key ("pk", "sk"), or a String sort key
-// with Options.SortKeyType. Options names the attributes, so existing
-// tables such as {NextKey: "user", NextId: 0} work as they are.
+// with SortKeyDigits. The options name the attributes, so existing tables
+// such as {NextKey: "user", NextId: 0} work as they are.
 // CounterTable, SortKeyTable and LatestTable return the definition of the
 // table a strategy needs under given options, and EnsureTable creates it if
 // missing, waits for it, enables Time to Live once, and refuses a table of
@@ -58,22 +73,23 @@
 //
 // # Global tables
 //
-// On a DynamoDB global table set Options.GlobalTable. With GlobalTableMREC
-// (multi-Region eventually consistent) each Region's Counter hands out its
-// own slice of the numbers from its own item (Options.Region,
-// Options.Regions), so that Regions never collide; SortKey and Latest are
-// refused and belong in one home Region. With GlobalTableMRSC Counter and
-// Block work as on one Region, and SortKey and Latest write without
-// transactions, which MRSC refuses: one conditional PutItem per number, and
-// for Latest the version item first, then 'latest' (Options.NoTransactions
-// gives the same path on one Region, for half the write units of a Latest).
+// On a DynamoDB global table set the GlobalTable option. With
+// GlobalTableMREC (multi-Region eventually consistent) each Region's
+// Counter hands out its own slice of the numbers from its own item
+// (CounterOptions.Region and Regions), so that Regions never collide;
+// SortKey and Latest are refused and belong in one home Region. With
+// GlobalTableMRSC Counter and Block work as on one Region, and SortKey and
+// Latest write without transactions, which MRSC refuses: one conditional
+// PutItem per number, and for Latest the version item first, then 'latest'
+// (NoTransactions gives the same path on one Region, for half the write
+// units of a Latest).
 // See docs/global-tables.md.
 //
 // # Errors
 //
 // Every error is an *Error that names the operation, the table and the
 // sequence (the document, for Latest). Match the cause with errors.Is: ErrNotFound, ErrContention,
-// ErrExhausted, ErrInvalidArgument, ErrTableNotFound, ErrTableMismatch,
+// ErrExhausted, ErrInvalidArgument (with an *OptionError for an option), ErrTableNotFound, ErrTableMismatch,
 // ErrClosed, ErrUnknownOutcome (a write that could not be settled: its
 // *Error's Number may hold the item), context.Canceled,
 // context.DeadlineExceeded; the SDK's typed

@@ -16,11 +16,11 @@ var (
 	ErrNotFound = errors.New("dynamoseq: not found")
 
 	// ErrContention: a write kept losing races to other writers of the same
-	// sequence and the retries allowed by Options.MaxAttempts ran out.
+	// sequence and the retries allowed by the MaxAttempts option ran out.
 	// Nothing was written by the call that returned it.
 	ErrContention = errors.New("dynamoseq: contention: retries exhausted")
 
-	// ErrExhausted: the sequence reached Options.MaxValue. The stored value
+	// ErrExhausted: the sequence reached its MaxValue option. The stored value
 	// was not changed.
 	ErrExhausted = errors.New("dynamoseq: sequence exhausted")
 
@@ -43,7 +43,7 @@ var (
 	ErrClosed = errors.New("dynamoseq: closed")
 
 	// ErrUnknownOutcome: a write was sent and DynamoDB could not be reached
-	// to find out whether it was applied (within Options.ResolveTimeout).
+	// to find out whether it was applied (within the ResolveTimeout option).
 	// The *Error's Number is the number that may hold the item (0 when
 	// there is none to check, as for a Counter, where an unknown outcome can
 	// only leave a gap: retrying is safe, the number may be lost). Read it
@@ -99,6 +99,65 @@ func (e *Error) noun() string {
 
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
+
+// OptionError is an option a constructor refuses. errors.Is(err,
+// ErrInvalidArgument) holds for it, and the constructor's *Error wraps it.
+// Its fields let a program say which of its own settings to fix, as the
+// command maps Field to its flag.
+type OptionError struct {
+	// Field is the option as Go code writes it: "MaxAttempts",
+	// "SortKey.Value", "Layout.VersionKeyFormat", "FollowRate.MinSize".
+	Field string
+	// Value is the value the field holds: the one given, or the default a
+	// zero value stood for.
+	Value any
+	// Reason says what is wrong, without naming another option: "want at
+	// least 1", "below the first value".
+	Reason string
+	// Other is the option whose value Field conflicts with, when only the
+	// combination is refused ("Start" for a MaxValue below it), and
+	// OtherValue its value; "" and nil when Field is wrong on its own.
+	Other      string
+	OtherValue any
+}
+
+func (e *OptionError) Error() string {
+	msg := fmt.Sprintf("dynamoseq: invalid argument: %s is %s, %s", e.Field, formatOptionValue(e.Value), e.Reason)
+	if e.Other != "" {
+		msg += fmt.Sprintf(" (%s is %s)", e.Other, formatOptionValue(e.OtherValue))
+	}
+	return msg
+}
+
+// Unwrap returns ErrInvalidArgument.
+func (e *OptionError) Unwrap() error { return ErrInvalidArgument }
+
+// formatOptionValue writes an option's value as an OptionError's message
+// does: strings quoted (the middle of a long one left out), lists of
+// strings as quoted lists, other values in their default format.
+func formatOptionValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		if len(v) > 64 {
+			return fmt.Sprintf("%q...%q", v[:30], v[len(v)-30:])
+		}
+		return fmt.Sprintf("%q", v)
+	case []string:
+		return fmt.Sprintf("%q", v)
+	}
+	return fmt.Sprint(v)
+}
+
+// optionErrorf returns the *OptionError of field holding value.
+func optionErrorf(field string, value any, reason string, args ...any) *OptionError {
+	return &OptionError{Field: field, Value: value, Reason: fmt.Sprintf(reason, args...)}
+}
+
+// with names the option whose value conflicts with e's.
+func (e *OptionError) with(other string, value any) *OptionError {
+	e.Other, e.OtherValue = other, value
+	return e
+}
 
 // invalidf returns an ErrInvalidArgument with a description of the problem.
 func invalidf(format string, args ...any) error {

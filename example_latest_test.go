@@ -22,7 +22,7 @@ func ExampleLatest() {
 		Title string `dynamodbav:"title"`
 		Body  string `dynamodbav:"body"`
 	}
-	pages, err := dynamoseq.NewLatest(client, table, func(o *dynamoseq.Options) {
+	pages, err := dynamoseq.NewLatest(client, table, func(o *dynamoseq.LatestOptions) {
 		o.KeyPrefix = "PAGE#"
 	})
 	if err != nil {
@@ -91,7 +91,7 @@ func ExampleLatest_noTransactions() {
 	client, table := dbtest.ExampleTable(types.ScalarAttributeTypeN)
 	ctx := context.Background()
 
-	docs, err := dynamoseq.NewLatest(client, table, func(o *dynamoseq.Options) {
+	docs, err := dynamoseq.NewLatest(client, table, func(o *dynamoseq.LatestOptions) {
 		o.NoTransactions = true
 	})
 	if err != nil {

@@ -20,17 +20,16 @@ func ExampleIDMinter() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// A clock just before midnight in Tokyo; a service leaves Options.Now
+	// A clock just before midnight in Tokyo; a service leaves Now
 	// alone, which means time.Now.
 	tokyo := time.FixedZone("JST", 9*3600)
 	now := time.Date(2026, 11, 22, 23, 59, 59, 0, tokyo)
 	orders, err := dynamoseq.NewIDMinter(counter,
 		dynamoseq.Format{Prefix: "ORD", DateLayout: "060102", Separator: "-", Width: 6},
 		dynamoseq.Daily,
-		func(o *dynamoseq.Options) {
+		func(o *dynamoseq.IDMinterOptions) {
 			o.Location = tokyo
-			o.TTLAttribute = "ttl" // enabled on the table as its TTL attribute
-			o.Retention = 7 * 24 * time.Hour
+			o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl", Retention: 7 * 24 * time.Hour} // TTL enabled on the table for "ttl"
 			o.Now = func() time.Time { return now }
 		})
 	if err != nil {

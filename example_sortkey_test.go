@@ -80,9 +80,8 @@ func ExampleSortKey_Next_stringSortKey() {
 	client, table := dbtest.ExampleTable(types.ScalarAttributeTypeS)
 	ctx := context.Background()
 
-	versions, err := dynamoseq.NewSortKey(client, table, func(o *dynamoseq.Options) {
-		o.SortKeyType = types.ScalarAttributeTypeS
-		o.SortKeyWidth = 6 // "000001", "000002"...
+	versions, err := dynamoseq.NewSortKey(client, table, func(o *dynamoseq.SortKeyOptions) {
+		o.SortKeyDigits = 6 // a String sort key: "000001", "000002"...
 		o.KeyPrefix = "DOC#"
 	})
 	if err != nil {

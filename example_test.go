@@ -67,7 +67,7 @@ func ExampleNewCounter_options() {
 
 	// Invoice numbers in a single-table design: the counter item's key is
 	// "SEQ#invoices", numbering starts at 1000, and stops at 9999.
-	invoices, err := dynamoseq.NewCounter(client, table, func(o *dynamoseq.Options) {
+	invoices, err := dynamoseq.NewCounter(client, table, func(o *dynamoseq.CounterOptions) {
 		o.KeyPrefix = "SEQ#"
 		o.Start = 1000
 		o.MaxValue = 9999
@@ -91,7 +91,7 @@ func ExampleNewCounter_existingNextIdTable() {
 	client, table := nextIDTable()
 	ctx := context.Background()
 
-	ids, err := dynamoseq.NewCounter(client, table, func(o *dynamoseq.Options) {
+	ids, err := dynamoseq.NewCounter(client, table, func(o *dynamoseq.CounterOptions) {
 		o.PartitionKey = "NextKey"
 		o.ValueAttribute = "NextId"
 	})
@@ -132,7 +132,7 @@ func ExampleCounter_AdvanceTo() {
 func nextIDTable() (*dynamodb.Client, string) {
 	client, unique := dbtest.ExampleTable("")
 	table := unique + "_NextId"
-	_, err := client.CreateTable(context.Background(), dynamoseq.CounterTable(table, func(o *dynamoseq.Options) { o.PartitionKey = "NextKey" }))
+	_, err := client.CreateTable(context.Background(), dynamoseq.CounterTable(table, func(o *dynamoseq.CounterOptions) { o.PartitionKey = "NextKey" }))
 	if err != nil {
 		panic(err)
 	}
@@ -156,7 +156,7 @@ func ExampleEnsureTable() {
 	ctx := context.Background()
 	table := unique + "_Tickets"
 
-	opts := func(o *dynamoseq.Options) { o.KeyPrefix = "PROJECT#" }
+	opts := func(o *dynamoseq.SortKeyOptions) { o.KeyPrefix = "PROJECT#" }
 	for range 2 {
 		if err := dynamoseq.EnsureTable(ctx, client, dynamoseq.SortKeyTable(table, opts), ""); err != nil {
 			panic(err)

@@ -39,11 +39,11 @@ func lossyClient(t *testing.T, ft *dynamoseqtest.FaultTransport) *dynamodb.Clien
 	return dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(ft), dynamoseqtest.FastRetries())
 }
 
-// fastResolve is the options of the strategies under test: short backoff,
-// and a ResolveTimeout that outlasts a few stalled answers.
-func fastResolve(o *dynamoseq.Options) {
-	o.ResolveTimeout = 5 * time.Second
-	o.MaxDelay = 20 * time.Millisecond
+// fastResolve is the retry settings of the strategies under test: short
+// backoff, and a ResolveTimeout that outlasts a few stalled answers.
+func fastResolve(r *dynamoseq.Retry) {
+	r.ResolveTimeout = 5 * time.Second
+	r.MaxDelay = 20 * time.Millisecond
 }
 
 // appendResult is what one caller of Append was told.
@@ -150,15 +150,16 @@ func logCounts(t *testing.T, ft *dynamoseqtest.FaultTransport) {
 	t.Logf("transport: %d requests, %d forwarded, %d answers lost, %d stalled, %d refused", c.Requests, c.Forwarded, c.LostAnswers, c.Stalled, c.Refused)
 }
 
-// newAppender returns the Append of a new SortKey or Latest over table.
-func newAppender(t *testing.T, strategy string, client dynamoseq.Client, table string, optFns ...func(*dynamoseq.Options)) appender {
+// newAppender returns the Append of a new SortKey or Latest over table,
+// with the retry settings retry sets, and without transactions if noTx.
+func newAppender(t *testing.T, strategy string, client dynamoseq.Client, table string, retry func(*dynamoseq.Retry), noTx bool) appender {
 	t.Helper()
 	if strategy == "SortKey" {
-		s, err := dynamoseq.NewSortKey(client, table, optFns...)
+		s, err := dynamoseq.NewSortKey(client, table, func(o *dynamoseq.SortKeyOptions) { retry(&o.Retry); o.NoTransactions = noTx })
 		require.NoError(t, err)
 		return s.Append
 	}
-	l, err := dynamoseq.NewLatest(client, table, optFns...)
+	l, err := dynamoseq.NewLatest(client, table, func(o *dynamoseq.LatestOptions) { retry(&o.Retry); o.NoTransactions = noTx })
 	require.NoError(t, err)
 	return l.Append
 }
@@ -179,7 +180,7 @@ func TestFaultsAppend(t *testing.T) {
 				t.Parallel()
 				ft := dynamoseqtest.NewFaultTransport(lossy)
 				table := dbtest.SortKeyTable(t, dbtest.Client(t), types.ScalarAttributeTypeN)
-				appendFn := newAppender(t, strategy, lossyClient(t, ft), table, fastResolve)
+				appendFn := newAppender(t, strategy, lossyClient(t, ft), table, fastResolve, false)
 				results := appendUnique(t, appendFn, "s", tt.goroutines, tt.each)
 				logCounts(t, ft)
 				require.Positive(t, ft.Counts().LostAnswers, "no answer was lost: the test proves nothing")
@@ -209,12 +210,12 @@ func TestFaultsUnreachable(t *testing.T) {
 				client := lossyClient(t, ft)
 				table := dbtest.SortKeyTable(t, dbtest.Client(t), types.ScalarAttributeTypeN)
 				// Resolving outlasts the caller's deadline.
-				resolve := func(o *dynamoseq.Options) {
-					fastResolve(o)
-					o.ResolveTimeout = callDeadline + 500*time.Millisecond
-					o.NoTransactions = strings.HasSuffix(strategy, "/NoTransactions")
+				resolve := func(r *dynamoseq.Retry) {
+					fastResolve(r)
+					r.ResolveTimeout = callDeadline + 500*time.Millisecond
 				}
-				appendFn := newAppender(t, strings.TrimSuffix(strategy, "/NoTransactions"), client, table, resolve)
+				noTx := strings.HasSuffix(strategy, "/NoTransactions")
+				appendFn := newAppender(t, strings.TrimSuffix(strategy, "/NoTransactions"), client, table, resolve, noTx)
 				done := make(chan []appendResult)
 				go func() { done <- appendUnique(t, appendFn, "u", 1, 1) }()
 				for c := ft.Counts(); c.LostAnswers+c.Stalled == 0; c = ft.Counts() {

@@ -26,8 +26,8 @@ const replicationDelay = 150 * time.Millisecond
 
 // inRegion sets the options of a client in Region i of regions, on an MREC
 // table.
-func inRegion(regions []string, i int) func(*dynamoseq.Options) {
-	return func(o *dynamoseq.Options) {
+func inRegion(regions []string, i int) func(*dynamoseq.CounterOptions) {
+	return func(o *dynamoseq.CounterOptions) {
 		o.GlobalTable = dynamoseq.GlobalTableMREC
 		o.Region = regions[i]
 		o.Regions = regions
@@ -223,7 +223,7 @@ func testMRECSlicedIDMinter(t *testing.T, endpoints []string) {
 	now := func() time.Time { return time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC) }
 	var minters [2]*dynamoseq.IDMinter
 	for r, c := range slicedCounters(t, g) {
-		m, err := dynamoseq.NewIDMinter(c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.Now = now })
+		m, err := dynamoseq.NewIDMinter(c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.Now = now })
 		require.NoError(t, err)
 		minters[r] = m
 	}
@@ -249,7 +249,7 @@ func init() {
 		require.NoError(t, err)
 		defer b.Close()
 		now := func() time.Time { return time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC) }
-		m, err := dynamoseq.NewIDMinter(c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.Now = now })
+		m, err := dynamoseq.NewIDMinter(c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.Now = now })
 		require.NoError(t, err)
 		ctx := context.Background()
 		printLines(fanOut(t, 2, 10, func(int, int) (string, error) {
@@ -381,7 +381,7 @@ func TestMRECSliceWithStartStepMaxValue(t *testing.T) {
 	regions := []string{"a", "b"}
 	var got [2][]int64
 	for r := range 2 {
-		c, err := dynamoseq.NewCounter(client, table, inRegion(regions, r), func(o *dynamoseq.Options) {
+		c, err := dynamoseq.NewCounter(client, table, inRegion(regions, r), func(o *dynamoseq.CounterOptions) {
 			o.Start, o.Step, o.MaxValue = 100, 10, 150
 		})
 		require.NoError(t, err)
@@ -403,36 +403,33 @@ func TestMRECSliceWithStartStepMaxValue(t *testing.T) {
 func TestGlobalTableOptions(t *testing.T) {
 	t.Parallel()
 	client := dbtest.Client(t)
-	mrec := func(region string, regions ...string) func(*dynamoseq.Options) {
-		return func(o *dynamoseq.Options) {
+	mrec := func(region string, regions ...string) func(*dynamoseq.CounterOptions) {
+		return func(o *dynamoseq.CounterOptions) {
 			o.GlobalTable, o.Region, o.Regions = dynamoseq.GlobalTableMREC, region, regions
 		}
 	}
 	for _, tt := range []struct {
 		name string
-		opt  func(*dynamoseq.Options)
+		opt  func(*dynamoseq.CounterOptions)
 		want string // "" for no error
 	}{
 		{"MREC", mrec("b", "a", "b"), ""},
 		{"MREC one Region", mrec("a", "a"), ""},
-		{"MREC no Regions", mrec("a"), "needs Regions"},
-		{"MREC Region missing", mrec("", "a", "b"), `Region "" is not one of Regions`},
-		{"MREC Region not listed", mrec("c", "a", "b"), `Region "c" is not one of Regions`},
+		{"MREC no Regions", mrec("a"), "want the ordered list of the table's Regions"},
+		{"MREC Region missing", mrec("", "a", "b"), `Region is "", not one of the table's Regions`},
+		{"MREC Region not listed", mrec("c", "a", "b"), `Region is "c", not one of the table's Regions`},
 		{"MREC duplicate", mrec("a", "a", "b", "a"), `lists "a" twice`},
-		{"MREC empty Region name", mrec("a", "a", ""), "Regions[1] is empty"},
-		{"Region without MREC", func(o *dynamoseq.Options) { o.Region = "a" }, "read only with GlobalTableMREC"},
-		{"Regions with MRSC", func(o *dynamoseq.Options) {
+		{"MREC empty Region name", mrec("a", "a", ""), "entry 1 is empty"},
+		{"Region without MREC", func(o *dynamoseq.CounterOptions) { o.Region = "a" }, "read only on a multi-Region eventually consistent table"},
+		{"Regions with MRSC", func(o *dynamoseq.CounterOptions) {
 			o.GlobalTable, o.Regions = dynamoseq.GlobalTableMRSC, []string{"a"}
-		}, "read only with GlobalTableMREC"},
-		{"MRSC", func(o *dynamoseq.Options) { o.GlobalTable = dynamoseq.GlobalTableMRSC }, ""},
-		{"MRSC with TTL", func(o *dynamoseq.Options) {
-			o.GlobalTable, o.TTLAttribute = dynamoseq.GlobalTableMRSC, "expires"
-		}, "do not support Time to Live"},
-		{"unknown mode", func(o *dynamoseq.Options) { o.GlobalTable = 7 }, "GlobalTableMode(7)"},
-		{"Region above MaxValue", func(o *dynamoseq.Options) {
+		}, "read only on a multi-Region eventually consistent table"},
+		{"MRSC", func(o *dynamoseq.CounterOptions) { o.GlobalTable = dynamoseq.GlobalTableMRSC }, ""},
+		{"unknown mode", func(o *dynamoseq.CounterOptions) { o.GlobalTable = 7 }, "GlobalTableMode(7)"},
+		{"Region above MaxValue", func(o *dynamoseq.CounterOptions) {
 			mrec("b", "a", "b")(o)
 			o.MaxValue = 1
-		}, "above MaxValue"},
+		}, "above the largest value (MaxValue is 1)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := dynamoseq.NewCounter(client, "table", tt.opt)
@@ -444,14 +441,14 @@ func TestGlobalTableOptions(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
-	mrscCounter, err := dynamoseq.NewCounter(client, "table", func(o *dynamoseq.Options) { o.GlobalTable = dynamoseq.GlobalTableMRSC })
+	mrscCounter, err := dynamoseq.NewCounter(client, "table", func(o *dynamoseq.CounterOptions) { o.GlobalTable = dynamoseq.GlobalTableMRSC })
 	require.NoError(t, err)
-	_, err = dynamoseq.NewIDMinter(mrscCounter, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.TTLAttribute = "ttl" })
+	_, err = dynamoseq.NewIDMinter(mrscCounter, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl"} })
 	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "NewIDMinter with TTL over an MRSC Counter")
 	assert.Contains(t, err.Error(), "do not support Time to Live")
-	_, err = dynamoseq.NewSortKey(client, "table", mrec("a", "a", "b"))
+	_, err = dynamoseq.NewSortKey(client, "table", func(o *dynamoseq.SortKeyOptions) { o.GlobalTable = dynamoseq.GlobalTableMREC })
 	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "NewSortKey with GlobalTableMREC")
-	_, lerr := dynamoseq.NewLatest(client, "table", mrec("a", "a", "b"))
+	_, lerr := dynamoseq.NewLatest(client, "table", func(o *dynamoseq.LatestOptions) { o.GlobalTable = dynamoseq.GlobalTableMREC })
 	require.ErrorIs(t, lerr, dynamoseq.ErrInvalidArgument, "NewLatest with GlobalTableMREC")
 	for _, err := range []error{err, lerr} {
 		assert.True(t, strings.Contains(err.Error(), "one writer per sequence") && strings.Contains(err.Error(), "home Region"), "%v", err)

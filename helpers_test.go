@@ -106,11 +106,11 @@ func timeCalls(b *testing.B, goroutines int, call func(g int) error) ([]time.Dur
 }
 
 // optList returns opt as a list of option functions, or none when opt is nil.
-func optList(opt func(*dynamoseq.Options)) []func(*dynamoseq.Options) {
+func optList[T any](opt func(*T)) []func(*T) {
 	if opt == nil {
 		return nil
 	}
-	return []func(*dynamoseq.Options){opt}
+	return []func(*T){opt}
 }
 
 // callCounter is a DynamoDB client that counts the calls made through it,

@@ -47,7 +47,7 @@ const latestMaxIdle = 4096
 // cost one transaction of k+1 items (2(k+1) write units for small items) and
 // one round trip.
 //
-// Without transactions (Options.NoTransactions, and always with
+// Without transactions (LatestOptions.NoTransactions, and always with
 // GlobalTableMRSC, whose tables refuse them) Append makes two conditional
 // PutItems: the version item (attribute_not_exists or its own write token:
 // the version item is the lock), then 'latest', conditioned on holding a
@@ -68,7 +68,7 @@ const latestMaxIdle = 4096
 type Latest struct {
 	client   Client
 	table    string
-	opts     Options
+	opts     LatestOptions // resolved: defaults applied
 	policy   backoff.Policy
 	resolver settle.Resender
 	layout   docLayout
@@ -92,18 +92,15 @@ type latestHint struct {
 	turns.State       // with writers of other processes
 }
 
-// NewLatest returns a Latest over table. It reads PartitionKey, SortKey,
-// SortKeyType and SortKeyWidth (LayoutSortKey), KeyPrefix, Layout,
-// VersionKeyFormat and LatestKeyFormat (LayoutPartitionKey),
-// VersionAttribute, TokenAttribute, MaxAttempts, BaseDelay, MaxDelay,
-// ResolveTimeout, GlobalTable and NoTransactions from the options, and refuses any other option set (ErrInvalidArgument).
-// GlobalTableMREC is refused.
+// NewLatest returns a Latest over table, with the options optFns set; the
+// Layout says which key schema the table has. GlobalTableMREC is refused.
 //
 // It makes no call to DynamoDB. It returns an error wrapping
-// ErrInvalidArgument when client is nil, the table name breaks DynamoDB's
-// rules, an option is out of range, VersionAttribute is a key attribute, or
-// a key format does not hold the verbs described in Options.
-func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, error) {
+// ErrInvalidArgument when client is nil or the table name breaks DynamoDB's
+// rules, and an *OptionError for an option out of range, a VersionAttribute
+// or TokenAttribute that is a key attribute or both the same, or a key
+// format of LayoutPartitionKey without the verbs it needs.
+func NewLatest(client Client, table string, optFns ...func(*LatestOptions)) (*Latest, error) {
 	fail := func(err error) (*Latest, error) {
 		return nil, &Error{Op: "NewLatest", Table: table, Err: err}
 	}
@@ -113,22 +110,8 @@ func NewLatest(client Client, table string, optFns ...func(*Options)) (*Latest, 
 	if err := validateTable(table); err != nil {
 		return fail(err)
 	}
-	o, err := resolveOptions(optFns)
-	if err == nil {
-		err = refuseGlobal(&o, "Latest")
-	}
-	if err == nil {
-		err = checkRead(optFns, "PartitionKey", "SortKey", "SortKeyType", "SortKeyWidth", "KeyPrefix", "Layout",
-			"VersionKeyFormat", "LatestKeyFormat", "VersionAttribute", "TokenAttribute", "MaxAttempts", "BaseDelay", "MaxDelay",
-			"ResolveTimeout", "GlobalTable", "NoTransactions")
-	}
-	if err == nil && o.TokenAttribute == o.VersionAttribute {
-		err = invalidf("TokenAttribute and VersionAttribute are both %q", o.VersionAttribute)
-	}
-	if err != nil {
-		return fail(err)
-	}
-	layout, err := newDocLayout(&o)
+	o := apply(optFns)
+	layout, err := o.resolve()
 	if err != nil {
 		return fail(err)
 	}
@@ -161,7 +144,7 @@ func (l *Latest) Next(ctx context.Context, name string) (int64, error) {
 //
 // item is anything attributevalue.MarshalMap accepts (a struct, a map), or a
 // map[string]types.AttributeValue; nil means no attributes. It must not set
-// the key attributes or Options.VersionAttribute, and must fit in DynamoDB's
+// the key attributes, VersionAttribute or TokenAttribute, and must fit in DynamoDB's
 // 400 KB with the keys; otherwise Append returns ErrInvalidArgument and
 // writes nothing.
 //
@@ -181,17 +164,17 @@ func (l *Latest) Next(ctx context.Context, name string) (int64, error) {
 // the version DynamoDB returned with the failed condition and tries again
 // at once (after a jittered exponential backoff and a read of 'latest' when
 // the cancellation returned no item, as after a TransactionConflict), up to
-// Options.MaxAttempts times; then it returns ErrContention. Any other cancellation reason is returned at
+// MaxAttempts times; then it returns ErrContention. Any other cancellation reason is returned at
 // once, wrapped with the SDK's error. So that processes appending to one
 // document flat out do not collide, once a writer has met another at a
 // document they take turns of a few round trips each, named in a write
-// token on 'latest' (Options.TokenAttribute), in the order of the turns
+// token on 'latest' (TokenAttribute), in the order of the turns
 // they last held (see turns); a process alone on a document never waits.
 //
 // When the outcome of the transaction is unknown (a timeout, a connection
 // reset, a server error), Append sends the same transaction again with the
 // same ClientRequestToken, which DynamoDB treats as the same request for 10
-// minutes, until DynamoDB settles it or Options.ResolveTimeout passes, even
+// minutes, until DynamoDB settles it or ResolveTimeout passes, even
 // when ctx has ended meanwhile: the item is never stored under two
 // versions, and a caller whose context ends while its transaction is in
 // flight gets its version if it was stored, its context's error if nothing

@@ -3,36 +3,88 @@ package dynamoseq
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// Layout is how a Latest lays out the items of a document; see
-// Options.Layout.
-type Layout int
+// Layout is how a Latest lays out the items of a document:
+// LayoutSortKey or LayoutPartitionKey, the only two.
+type Layout interface {
+	// docLayout checks the layout's fields and returns the layout of a
+	// table whose partition key is partitionKey.
+	docLayout(partitionKey string) (docLayout, error)
+}
 
-const (
-	// LayoutSortKey keeps a document in one item collection of a table
-	// with a sort key: version n at sort key n, 'latest' at sort key 0.
-	LayoutSortKey Layout = iota
+// LayoutSortKey keeps a document in one item collection of a table with a
+// sort key: version n at sort key n, 'latest' at sort key 0. It is the
+// default layout.
+type LayoutSortKey struct {
+	// SortKey is the name of the table's sort key attribute. Default
+	// DefaultSortKey ("sk").
+	SortKey string
 
-	// LayoutPartitionKey is for a table with only a partition key: version
-	// n under fmt.Sprintf(Options.VersionKeyFormat, KeyPrefix+name, n) and
-	// 'latest' under fmt.Sprintf(Options.LatestKeyFormat, KeyPrefix+name).
-	LayoutPartitionKey
-)
+	// SortKeyDigits is 0 (the default) for a sort key of type Number, or 1
+	// to 19 for a sort key of type String that holds the versions
+	// zero-padded to that many digits.
+	SortKeyDigits int
+}
 
-func (l Layout) String() string {
-	switch l {
-	case LayoutSortKey:
-		return "LayoutSortKey"
-	case LayoutPartitionKey:
-		return "LayoutPartitionKey"
+// LayoutPartitionKey is for a table with only a partition key: every item
+// of a document under its own partition key value.
+type LayoutPartitionKey struct {
+	// VersionKeyFormat forms the partition key value of version n with
+	// fmt.Sprintf(VersionKeyFormat, KeyPrefix+name, n); it must hold one %s
+	// and then one %d. Default DefaultVersionKeyFormat ("%s#v%d", as in
+	// "doc1#v3").
+	VersionKeyFormat string
+
+	// LatestKeyFormat forms the partition key value of the 'latest' item
+	// with fmt.Sprintf(LatestKeyFormat, KeyPrefix+name); it must hold one %s
+	// and no other verb, and give a key no version has. Default
+	// DefaultLatestKeyFormat ("%s#latest").
+	LatestKeyFormat string
+}
+
+func (l LayoutSortKey) docLayout(pk string) (docLayout, error) {
+	setDefault(&l.SortKey, DefaultSortKey)
+	if l.SortKey == pk {
+		return nil, optionErrorf("Layout.SortKey", l.SortKey, "the partition key's name too").with("PartitionKey", pk)
 	}
-	return "Layout(" + strconv.Itoa(int(l)) + ")"
+	if err := checkDigits("Layout.SortKeyDigits", l.SortKeyDigits); err != nil {
+		return nil, err
+	}
+	return sortKeyLayout{pk: pk, sk: l.SortKey, codec: newNumberCodec(l.SortKey, l.SortKeyDigits)}, nil
+}
+
+func (l LayoutPartitionKey) docLayout(pk string) (docLayout, error) {
+	setDefault(&l.VersionKeyFormat, DefaultVersionKeyFormat)
+	setDefault(&l.LatestKeyFormat, DefaultLatestKeyFormat)
+	if err := checkKeyFormats(l.VersionKeyFormat, l.LatestKeyFormat); err != nil {
+		return nil, err
+	}
+	return partitionKeyLayout{pk: pk, versionFormat: l.VersionKeyFormat, latestFormat: l.LatestKeyFormat}, nil
+}
+
+// layoutValue returns l with its default, nil, made LayoutSortKey{} and a
+// pointer to a layout made the layout it points to.
+func layoutValue(l Layout) Layout {
+	switch p := l.(type) {
+	case nil:
+		return LayoutSortKey{}
+	case *LayoutSortKey:
+		if p == nil {
+			return LayoutSortKey{}
+		}
+		return *p
+	case *LayoutPartitionKey:
+		if p == nil {
+			return LayoutPartitionKey{}
+		}
+		return *p
+	}
+	return l
 }
 
 // checkKeyFormats checks the key formats of LayoutPartitionKey: the version
@@ -42,20 +94,20 @@ func (l Layout) String() string {
 func checkKeyFormats(version, latest string) error {
 	v1, v2 := fmt.Sprintf(version, "doc", 1), fmt.Sprintf(version, "doc", 2)
 	if strings.Contains(v1, "%!") || v1 == v2 || !strings.Contains(v1, "doc") {
-		return invalidf("VersionKeyFormat %q must hold one %%s and then one %%d, as in %q", version, defaultOptions.VersionKeyFormat)
+		return optionErrorf("Layout.VersionKeyFormat", version, "want one %%s and then one %%d, as in %q", DefaultVersionKeyFormat)
 	}
 	l := fmt.Sprintf(latest, "doc")
 	if strings.Contains(l, "%!") || !strings.Contains(l, "doc") {
-		return invalidf("LatestKeyFormat %q must hold one %%s and no other verb, as in %q", latest, defaultOptions.LatestKeyFormat)
+		return optionErrorf("Layout.LatestKeyFormat", latest, "want one %%s and no other verb, as in %q", DefaultLatestKeyFormat)
 	}
 	if n, err := strconv.ParseInt(strings.TrimPrefix(l, strings.TrimSuffix(v1, "1")), 10, 64); err == nil && n > 0 {
-		return invalidf("LatestKeyFormat %q gives %q, the key of version %d", latest, l, n)
+		return optionErrorf("Layout.LatestKeyFormat", latest, "gives %q, the key of version %d", l, n).with("Layout.VersionKeyFormat", version)
 	}
 	return nil
 }
 
 // docLayout places the items of a document: the keys of its versions and
-// of its 'latest' item. NewLatest picks one from Options.Layout.
+// of its 'latest' item. NewLatest makes one from LatestOptions.Layout.
 type docLayout interface {
 	versionKey(base string, v int64) map[string]types.AttributeValue
 	latestKey(base string) map[string]types.AttributeValue
@@ -63,6 +115,9 @@ type docLayout interface {
 	keyBytes(base string) int
 	// keyAttrs are the key attributes, which an item may not set.
 	keyAttrs() []string
+	// keyField returns the option that names the key attribute attr, if
+	// one does.
+	keyField(attr string) (string, bool)
 	// extraKeyBytes is the size of the keys apart from the partition key
 	// value: the attribute names and the sort key at its longest.
 	extraKeyBytes() int
@@ -71,27 +126,6 @@ type docLayout interface {
 	// schema describes the key schema the layout needs, and names the
 	// Layout that fits a table of the other shape, for errors.
 	schema() string
-}
-
-// newDocLayout returns the layout o describes, refusing a version
-// attribute that is also a key attribute.
-func newDocLayout(o *Options) (docLayout, error) {
-	var d docLayout
-	switch o.Layout {
-	case LayoutSortKey:
-		d = sortKeyLayout{pk: o.PartitionKey, sk: o.SortKey, codec: newNumberCodec(o)}
-	case LayoutPartitionKey:
-		if err := checkKeyFormats(o.VersionKeyFormat, o.LatestKeyFormat); err != nil {
-			return nil, err
-		}
-		d = partitionKeyLayout{pk: o.PartitionKey, versionFormat: o.VersionKeyFormat, latestFormat: o.LatestKeyFormat}
-	default:
-		return nil, invalidf("Layout is %v, want LayoutSortKey or LayoutPartitionKey", o.Layout)
-	}
-	if slices.Contains(d.keyAttrs(), o.VersionAttribute) {
-		return nil, invalidf("VersionAttribute %q is also a key attribute", o.VersionAttribute)
-	}
-	return d, nil
 }
 
 // maxNumberBytes is the size of a Number attribute holding an int64, as
@@ -117,8 +151,18 @@ func (d sortKeyLayout) keyAttrs() []string       { return []string{d.pk, d.sk} }
 func (d sortKeyLayout) extraKeyBytes() int       { return len(d.pk) + len(d.sk) + maxNumberBytes }
 func (d sortKeyLayout) maxVersion() int64        { return d.codec.max() }
 
+func (d sortKeyLayout) keyField(attr string) (string, bool) {
+	switch attr {
+	case d.pk:
+		return "PartitionKey", true
+	case d.sk:
+		return "Layout.SortKey", true
+	}
+	return "", false
+}
+
 func (d sortKeyLayout) schema() string {
-	return fmt.Sprintf("partition key %q of type S and sort key %q of type %s; for a table with only a partition key, set o.Layout = dynamoseq.LayoutPartitionKey", d.pk, d.sk, d.codec.typ)
+	return fmt.Sprintf("partition key %q of type S and sort key %q of type %s; for a table with only a partition key, set o.Layout = dynamoseq.LayoutPartitionKey{}", d.pk, d.sk, d.codec.typ)
 }
 
 // partitionKeyLayout is LayoutPartitionKey: every item under its own
@@ -143,6 +187,10 @@ func (d partitionKeyLayout) keyAttrs() []string { return []string{d.pk} }
 func (d partitionKeyLayout) extraKeyBytes() int { return len(d.pk) }
 func (d partitionKeyLayout) maxVersion() int64  { return math.MaxInt64 }
 
+func (d partitionKeyLayout) keyField(attr string) (string, bool) {
+	return "PartitionKey", attr == d.pk
+}
+
 func (d partitionKeyLayout) schema() string {
-	return fmt.Sprintf("partition key %q of type S and no sort key; for a table with a sort key, leave o.Layout at dynamoseq.LayoutSortKey", d.pk)
+	return fmt.Sprintf("partition key %q of type S and no sort key; for a table with a sort key, leave o.Layout at dynamoseq.LayoutSortKey{}", d.pk)
 }

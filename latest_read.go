@@ -100,7 +100,7 @@ func (l *Latest) GetLatest(ctx context.Context, name string, out any) (int64, er
 		return fail(err)
 	}
 	var item map[string]types.AttributeValue
-	if l.opts.singleItemWrites() {
+	if singleItemWrites(l.opts.NoTransactions, l.opts.GlobalTable) {
 		item, err = l.readNewest(ctx, base) // 'latest' may be one version behind
 	} else {
 		item, err = l.getItem(ctx, l.layout.latestKey(base))
@@ -306,7 +306,7 @@ func (l *Latest) getVersions(ctx context.Context, base string, newest bool, top 
 			return nil, err
 		}
 		top = latest
-		if l.opts.singleItemWrites() && top < l.maxVersion {
+		if singleItemWrites(l.opts.NoTransactions, l.opts.GlobalTable) && top < l.maxVersion {
 			top++ // 'latest' may be one version behind the newest
 		}
 	}

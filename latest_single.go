@@ -16,7 +16,7 @@ import (
 	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
-// The single-item write path of a Latest: Options.NoTransactions, and every
+// The single-item write path of a Latest: LatestOptions.NoTransactions, and every
 // Latest on a multi-Region strongly consistent table (GlobalTableMRSC),
 // which refuses TransactWriteItems.
 //
@@ -59,7 +59,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 		}
 		v := hint.version + 1
 		if v > l.maxVersion {
-			failCalls(calls, fmt.Errorf("%w: version %d is the highest a %d-digit sort key holds", ErrExhausted, l.maxVersion, l.opts.SortKeyWidth))
+			failCalls(calls, fmt.Errorf("%w: version %d is the highest the sort key holds", ErrExhausted, l.maxVersion))
 			return
 		}
 		start := time.Now()

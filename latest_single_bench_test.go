@@ -57,7 +57,7 @@ func kilobytes(item map[string]types.AttributeValue) int64 {
 // BenchmarkLatestSingleItem compares the two write paths of Latest.Append
 // on one table in the same run: the transactional one (the baseline, one
 // TransactWriteItems of the version and 'latest') and the single-item one
-// (Options.NoTransactions, the path of GlobalTableMRSC: two conditional
+// (LatestOptions.NoTransactions, the path of GlobalTableMRSC: two conditional
 // PutItems). "sequential" alternates one Append of each, call by call, and
 // reports their mean times and ratio; "goroutines=8" alternates bursts of 8
 // concurrent Appends to one document (which the transactional path batches)
@@ -71,7 +71,7 @@ func BenchmarkLatestSingleItem(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	singleLatest, err := dynamoseq.NewLatest(single, table, func(o *dynamoseq.Options) { o.NoTransactions = true })
+	singleLatest, err := dynamoseq.NewLatest(single, table, func(o *dynamoseq.LatestOptions) { o.NoTransactions = true })
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func (c *dyingClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, op
 func init() {
 	helpers["latest-die"] = func(t *testing.T) {
 		layout, _ := strconv.Atoi(os.Getenv("LAYOUT"))
-		l, err := dynamoseq.NewLatest(&dyingClient{Client: dbtest.Client(t)}, os.Getenv("TABLE"), latestLayouts[layout].opts, mrscAppendOptions)
+		l, err := dynamoseq.NewLatest(&dyingClient{Client: dbtest.Client(t)}, os.Getenv("TABLE"), latestLayouts[layout].opts, mrscLatest)
 		require.NoError(t, err)
 		_, err = l.Append(context.Background(), os.Getenv("NAME"), page{ID: os.Getenv("ID")})
 		t.Fatalf("Append returned (%v) instead of dying", err)
@@ -76,7 +76,7 @@ func TestLatestSingleItemKilledWriter(t *testing.T) {
 			client := dbtest.Client(t)
 			table := layout.table(t, client)
 			newL := func() *dynamoseq.Latest {
-				l, err := dynamoseq.NewLatest(mrscOver(client, 1, 0)[0], table, layout.opts, mrscAppendOptions)
+				l, err := dynamoseq.NewLatest(mrscOver(client, 1, 0)[0], table, layout.opts, mrscLatest)
 				require.NoError(t, err)
 				return l
 			}
@@ -127,14 +127,13 @@ func TestFaultsAppendSingleItem(t *testing.T) {
 			t.Parallel()
 			ft := dynamoseqtest.NewFaultTransport(lossy)
 			table := dbtest.SortKeyTable(t, dbtest.Client(t), types.ScalarAttributeTypeN)
-			noTx := func(o *dynamoseq.Options) { o.NoTransactions = true }
-			appendFn := newAppender(t, strategy, lossyClient(t, ft), table, fastResolve, noTx)
+			appendFn := newAppender(t, strategy, lossyClient(t, ft), table, fastResolve, true)
 			results := appendUnique(t, appendFn, "s", 8, 8)
 			logCounts(t, ft)
 			require.Positive(t, ft.Counts().LostAnswers, "no answer was lost: the test proves nothing")
 			checkAppends(t, dbtest.Client(t), table, "s", results, false)
 			if strategy == "Latest" {
-				l, err := dynamoseq.NewLatest(dbtest.Client(t), table, noTx)
+				l, err := dynamoseq.NewLatest(dbtest.Client(t), table, func(o *dynamoseq.LatestOptions) { o.NoTransactions = true })
 				require.NoError(t, err)
 				v, err := l.GetLatest(context.Background(), "s", nil)
 				require.NoError(t, err)
@@ -149,21 +148,19 @@ func TestFaultsAppendSingleItem(t *testing.T) {
 func TestSingleItemOptions(t *testing.T) {
 	t.Parallel()
 	client := dbtest.Client(t)
-	mrsc := func(o *dynamoseq.Options) { o.GlobalTable = dynamoseq.GlobalTableMRSC }
-	noTx := func(o *dynamoseq.Options) { o.NoTransactions = true }
-	token := func(o *dynamoseq.Options) { o.TokenAttribute = "tok" }
-	_, err := dynamoseq.NewSortKey(client, "table", mrsc)
+	mrsc := func(o *dynamoseq.LatestOptions) { o.GlobalTable = dynamoseq.GlobalTableMRSC }
+	noTx := func(o *dynamoseq.LatestOptions) { o.NoTransactions = true }
+	token := func(o *dynamoseq.LatestOptions) { o.TokenAttribute = "tok" }
+	_, err := dynamoseq.NewSortKey(client, "table", func(o *dynamoseq.SortKeyOptions) { o.GlobalTable = dynamoseq.GlobalTableMRSC })
 	require.NoError(t, err)
-	_, err = dynamoseq.NewSortKey(client, "table", noTx)
+	_, err = dynamoseq.NewSortKey(client, "table", func(o *dynamoseq.SortKeyOptions) { o.NoTransactions = true })
 	require.NoError(t, err)
 	_, err = dynamoseq.NewLatest(client, "table", mrsc, token)
 	require.NoError(t, err, "a Latest with single-item writes reads TokenAttribute")
 	_, err = dynamoseq.NewLatest(client, "table", token)
 	require.NoError(t, err, "a transactional Latest reads TokenAttribute too ('latest' names a turn in it)")
-	_, err = dynamoseq.NewLatest(client, "table", func(o *dynamoseq.Options) { o.TokenAttribute = "version" })
+	_, err = dynamoseq.NewLatest(client, "table", func(o *dynamoseq.LatestOptions) { o.TokenAttribute = "version" })
 	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "TokenAttribute equal to VersionAttribute, with transactions")
-	_, err = dynamoseq.NewLatest(client, "table", noTx, func(o *dynamoseq.Options) { o.TokenAttribute = "version" })
+	_, err = dynamoseq.NewLatest(client, "table", noTx, func(o *dynamoseq.LatestOptions) { o.TokenAttribute = "version" })
 	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "TokenAttribute equal to VersionAttribute")
-	_, err = dynamoseq.NewCounter(client, "table", noTx)
-	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "NewCounter does not read NoTransactions")
 }

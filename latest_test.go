@@ -34,25 +34,25 @@ type page struct {
 type latestLayout struct {
 	name  string
 	table func(t *testing.T, client *dynamodb.Client) string
-	opts  func(o *dynamoseq.Options)
+	opts  func(o *dynamoseq.LatestOptions)
 }
 
 var latestLayouts = []latestLayout{
 	{"sortkey=N", func(t *testing.T, c *dynamodb.Client) string {
 		return dbtest.SortKeyTable(t, c, types.ScalarAttributeTypeN)
-	}, func(*dynamoseq.Options) {}},
+	}, func(*dynamoseq.LatestOptions) {}},
 	{"sortkey=S", func(t *testing.T, c *dynamodb.Client) string {
 		return dbtest.SortKeyTable(t, c, types.ScalarAttributeTypeS)
-	}, func(o *dynamoseq.Options) { o.SortKeyType = types.ScalarAttributeTypeS; o.SortKeyWidth = 8 }},
+	}, func(o *dynamoseq.LatestOptions) { o.Layout = dynamoseq.LayoutSortKey{SortKeyDigits: 8} }},
 	{"partitionkey", func(t *testing.T, c *dynamodb.Client) string {
 		return dbtest.CounterTable(t, c)
-	}, func(o *dynamoseq.Options) { o.Layout = dynamoseq.LayoutPartitionKey }},
+	}, func(o *dynamoseq.LatestOptions) { o.Layout = dynamoseq.LayoutPartitionKey{} }},
 }
 
 // newLatest returns a Latest over a new table of the layout, the raw
 // client and the table name. wrap, when not nil, wraps the client the
 // Latest uses.
-func newLatest(t *testing.T, layout latestLayout, wrap func(dynamoseq.Client) dynamoseq.Client, optFns ...func(*dynamoseq.Options)) (*dynamoseq.Latest, *dynamodb.Client, string) {
+func newLatest(t *testing.T, layout latestLayout, wrap func(dynamoseq.Client) dynamoseq.Client, optFns ...func(*dynamoseq.LatestOptions)) (*dynamoseq.Latest, *dynamodb.Client, string) {
 	t.Helper()
 	client := dbtest.Client(t)
 	table := layout.table(t, client)
@@ -60,7 +60,7 @@ func newLatest(t *testing.T, layout latestLayout, wrap func(dynamoseq.Client) dy
 	if wrap != nil {
 		c = wrap(client)
 	}
-	l, err := dynamoseq.NewLatest(c, table, append([]func(*dynamoseq.Options){layout.opts}, optFns...)...)
+	l, err := dynamoseq.NewLatest(c, table, append([]func(*dynamoseq.LatestOptions){layout.opts}, optFns...)...)
 	require.NoError(t, err)
 	return l, client, table
 }
@@ -387,30 +387,27 @@ func TestLatestBadOptions(t *testing.T) {
 		name   string
 		client dynamoseq.Client
 		table  string
-		opt    func(*dynamoseq.Options)
+		opt    func(*dynamoseq.LatestOptions)
 	}{
 		{"nil client", nil, "docs", nil},
 		{"bad table name", client, "d", nil},
-		{"unknown layout", client, "docs", func(o *dynamoseq.Options) { o.Layout = 7 }},
-		{"version attribute is the partition key", client, "docs", func(o *dynamoseq.Options) { o.VersionAttribute = "pk" }},
-		{"version attribute is the sort key", client, "docs", func(o *dynamoseq.Options) { o.VersionAttribute = "sk" }},
-		{"version key format without %d", client, "docs", func(o *dynamoseq.Options) {
-			o.Layout = dynamoseq.LayoutPartitionKey
-			o.VersionKeyFormat = "%s#v"
+		{"layout's sort key is the partition key", client, "docs", func(o *dynamoseq.LatestOptions) { o.Layout = dynamoseq.LayoutSortKey{SortKey: "pk"} }},
+		{"layout's sort key digits", client, "docs", func(o *dynamoseq.LatestOptions) { o.Layout = &dynamoseq.LayoutSortKey{SortKeyDigits: 20} }},
+		{"version attribute is the partition key", client, "docs", func(o *dynamoseq.LatestOptions) { o.VersionAttribute = "pk" }},
+		{"version attribute is the sort key", client, "docs", func(o *dynamoseq.LatestOptions) { o.VersionAttribute = "sk" }},
+		{"version key format without %d", client, "docs", func(o *dynamoseq.LatestOptions) {
+			o.Layout = dynamoseq.LayoutPartitionKey{VersionKeyFormat: "%s#v"}
 		}},
-		{"version key format in the wrong order", client, "docs", func(o *dynamoseq.Options) {
-			o.Layout = dynamoseq.LayoutPartitionKey
-			o.VersionKeyFormat = "v%d#%s"
+		{"version key format in the wrong order", client, "docs", func(o *dynamoseq.LatestOptions) {
+			o.Layout = dynamoseq.LayoutPartitionKey{VersionKeyFormat: "v%d#%s"}
 		}},
-		{"latest key format with %d", client, "docs", func(o *dynamoseq.Options) {
-			o.Layout = dynamoseq.LayoutPartitionKey
-			o.LatestKeyFormat = "%s#%d"
+		{"latest key format with %d", client, "docs", func(o *dynamoseq.LatestOptions) {
+			o.Layout = dynamoseq.LayoutPartitionKey{LatestKeyFormat: "%s#%d"}
 		}},
-		{"latest key is a version key", client, "docs", func(o *dynamoseq.Options) {
-			o.Layout = dynamoseq.LayoutPartitionKey
-			o.LatestKeyFormat = "%s#v7"
+		{"latest key is a version key", client, "docs", func(o *dynamoseq.LatestOptions) {
+			o.Layout = dynamoseq.LayoutPartitionKey{LatestKeyFormat: "%s#v7"}
 		}},
-		{"MaxAttempts below 1", client, "docs", func(o *dynamoseq.Options) { o.MaxAttempts = -1 }},
+		{"MaxAttempts below 1", client, "docs", func(o *dynamoseq.LatestOptions) { o.MaxAttempts = -1 }},
 	}
 	for _, tc := range cases {
 		fns := optList(tc.opt)
@@ -429,12 +426,12 @@ func TestLatestValidationInBatch(t *testing.T) {
 	for _, noTx := range []bool{false, true} {
 		t.Run(fmt.Sprintf("NoTransactions=%v", noTx), func(t *testing.T) {
 			t.Parallel()
-			testLatestValidationInBatch(t, func(o *dynamoseq.Options) { o.NoTransactions = noTx })
+			testLatestValidationInBatch(t, func(o *dynamoseq.LatestOptions) { o.NoTransactions = noTx })
 		})
 	}
 }
 
-func testLatestValidationInBatch(t *testing.T, opt func(*dynamoseq.Options)) {
+func testLatestValidationInBatch(t *testing.T, opt func(*dynamoseq.LatestOptions)) {
 	l, _, _ := newLatest(t, latestLayouts[0], nil, opt)
 	deep := types.AttributeValue(&types.AttributeValueMemberS{Value: "bottom"})
 	for range 40 {
@@ -482,12 +479,12 @@ func TestLatestTableMismatch(t *testing.T) {
 	tests := []struct {
 		name    string
 		table   string
-		opts    []func(*dynamoseq.Options)
+		opts    []func(*dynamoseq.LatestOptions)
 		message string
 	}{
 		{"sort key of another type", stringSK, nil, `sort key "sk" of type N`},
-		{"no sort key", pkOnly, nil, "set o.Layout = dynamoseq.LayoutPartitionKey"},
-		{"a sort key", stringSK, optList(func(o *dynamoseq.Options) { o.Layout = dynamoseq.LayoutPartitionKey }), "leave o.Layout at dynamoseq.LayoutSortKey"},
+		{"no sort key", pkOnly, nil, "set o.Layout = dynamoseq.LayoutPartitionKey{}"},
+		{"a sort key", stringSK, optList(func(o *dynamoseq.LatestOptions) { o.Layout = dynamoseq.LayoutPartitionKey{} }), "leave o.Layout at dynamoseq.LayoutSortKey{}"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -525,7 +522,7 @@ func newRacyLatest(t *testing.T, maxAttempts int) (*dynamoseq.Latest, *raceClien
 	l, client, table := newLatest(t, latestLayouts[0], func(c dynamoseq.Client) dynamoseq.Client {
 		racy.Client = c
 		return racy
-	}, func(o *dynamoseq.Options) { o.MaxAttempts = maxAttempts })
+	}, func(o *dynamoseq.LatestOptions) { o.MaxAttempts = maxAttempts })
 	rival, err := dynamoseq.NewLatest(client, table)
 	require.NoError(t, err)
 	racy.rival = rival

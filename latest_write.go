@@ -19,7 +19,7 @@ import (
 // run writes one batch of appends to the document base, in as many
 // transactions as DynamoDB's limits on actions and bytes require.
 func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch []*combine.Call[appendReq, int64]) {
-	if l.opts.singleItemWrites() {
+	if singleItemWrites(l.opts.NoTransactions, l.opts.GlobalTable) {
 		l.appendEach(ctx, base, hint, batch)
 		return
 	}
@@ -39,7 +39,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 	}
 	prev := hint.version
 	if int64(len(calls)) > l.maxVersion-prev {
-		failAll(fmt.Errorf("%w: version %d is the highest a %d-digit sort key holds", ErrExhausted, l.maxVersion, l.opts.SortKeyWidth))
+		failAll(fmt.Errorf("%w: version %d is the highest the sort key holds", ErrExhausted, l.maxVersion))
 		return
 	}
 	in := l.transaction(base, prev, calls, tn)

@@ -104,12 +104,12 @@ func requireConflicts(t *testing.T, regions []*mrscClient) {
 	t.Logf("%d writes refused by a replicated write conflict", conflicts)
 }
 
-func mrscOptions(o *dynamoseq.Options) {
+func mrscOptions(o *dynamoseq.CounterOptions) {
 	o.GlobalTable = dynamoseq.GlobalTableMRSC
 	o.BaseDelay, o.MaxDelay = time.Millisecond, 5*time.Millisecond
 }
 
-// mrscAppendOptions are the options of a SortKey or a Latest on the
+// mrscSortKey and mrscLatest are the options of a SortKey or a Latest on the
 // simulated MRSC table: the default backoff, under which writers of three
 // Regions appending to one name flat out take turns (see docs/sortkey.md,
 // "Many processes, one name"), and twice the default MaxAttempts: on top of the real
@@ -117,7 +117,12 @@ func mrscOptions(o *dynamoseq.Options) {
 // replicated write conflict, and a Latest writer on a loaded machine once
 // lost 25 in a row (ErrContention: nothing stored, correct, but not what
 // these tests are about, which is that every number is stored once).
-func mrscAppendOptions(o *dynamoseq.Options) {
+func mrscSortKey(o *dynamoseq.SortKeyOptions) {
+	o.GlobalTable = dynamoseq.GlobalTableMRSC
+	o.MaxAttempts = 50
+}
+
+func mrscLatest(o *dynamoseq.LatestOptions) {
 	o.GlobalTable = dynamoseq.GlobalTableMRSC
 	o.MaxAttempts = 50
 }
@@ -156,7 +161,7 @@ func TestMRSCCounter(t *testing.T) {
 func TestMRSCCounterConflictsExhausted(t *testing.T) {
 	t.Parallel()
 	regions, table := mrscRegions(t, 1) // every write conflicts
-	c, err := dynamoseq.NewCounter(regions[0], table, mrscOptions, func(o *dynamoseq.Options) { o.MaxAttempts = 3 })
+	c, err := dynamoseq.NewCounter(regions[0], table, mrscOptions, func(o *dynamoseq.CounterOptions) { o.MaxAttempts = 3 })
 	require.NoError(t, err)
 	_, err = c.Next(context.Background(), "orders")
 	require.ErrorIs(t, err, dynamoseq.ErrContention)
@@ -183,7 +188,7 @@ func TestMRSCSortKey(t *testing.T) {
 	regions := mrscOver(client, 3, 5)
 	sortKeys := make([]*dynamoseq.SortKey, len(regions))
 	for i, r := range regions {
-		s, err := dynamoseq.NewSortKey(r, table, mrscAppendOptions)
+		s, err := dynamoseq.NewSortKey(r, table, mrscSortKey)
 		require.NoError(t, err)
 		sortKeys[i] = s
 	}
@@ -232,7 +237,7 @@ func TestMRSCLatest(t *testing.T) {
 			regions := mrscOver(client, 3, 5)
 			latests := make([]*dynamoseq.Latest, len(regions))
 			for i, r := range regions {
-				l, err := dynamoseq.NewLatest(r, table, layout.opts, mrscAppendOptions)
+				l, err := dynamoseq.NewLatest(r, table, layout.opts, mrscLatest)
 				require.NoError(t, err)
 				latests[i] = l
 			}
@@ -269,11 +274,11 @@ func init() {
 		each, _ := strconv.Atoi(os.Getenv("EACH"))
 		var appendFn func(ctx context.Context, name string, item any) (int64, error)
 		if os.Getenv("STRATEGY") == "SortKey" {
-			s, err := dynamoseq.NewSortKey(client, os.Getenv("TABLE"), mrscAppendOptions)
+			s, err := dynamoseq.NewSortKey(client, os.Getenv("TABLE"), mrscSortKey)
 			require.NoError(t, err)
 			appendFn = s.Append
 		} else {
-			l, err := dynamoseq.NewLatest(client, os.Getenv("TABLE"), mrscAppendOptions)
+			l, err := dynamoseq.NewLatest(client, os.Getenv("TABLE"), mrscLatest)
 			require.NoError(t, err)
 			appendFn = l.Append
 		}
@@ -314,7 +319,7 @@ func TestMRSCProcesses(t *testing.T) {
 				require.True(t, ok && stored.Value == id, "number %d holds %v, want the page %s of the caller that got it", n, items[n], id)
 			}
 			if strategy == "Latest" {
-				l, err := dynamoseq.NewLatest(client, table, func(o *dynamoseq.Options) { o.NoTransactions = true })
+				l, err := dynamoseq.NewLatest(client, table, func(o *dynamoseq.LatestOptions) { o.NoTransactions = true })
 				require.NoError(t, err)
 				requireHistory(t, l, "shared", got)
 			}

@@ -21,8 +21,13 @@ type numberCodec struct {
 	width int
 }
 
-func newNumberCodec(o *Options) numberCodec {
-	return numberCodec{attr: o.SortKey, typ: o.SortKeyType, width: o.SortKeyWidth}
+// newNumberCodec returns the codec of the sort key attr with digits, the
+// SortKeyDigits option: 0 for a Number.
+func newNumberCodec(attr string, digits int) numberCodec {
+	if digits == 0 {
+		return numberCodec{attr: attr, typ: types.ScalarAttributeTypeN}
+	}
+	return numberCodec{attr: attr, typ: types.ScalarAttributeTypeS, width: digits}
 }
 
 // max is the largest number the sort key holds.

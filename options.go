@@ -2,348 +2,549 @@ package dynamoseq
 
 import (
 	"math"
-	"reflect"
-	"slices"
-	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// Options configures the constructors of this package. Pass functions that
-// change it, in the style of the AWS SDK:
+// Each constructor takes options of its own type, changed by functions in
+// the style of the AWS SDK:
 //
-//	c, err := dynamoseq.NewCounter(client, "Sequences", func(o *dynamoseq.Options) {
+//	c, err := dynamoseq.NewCounter(client, "Sequences", func(o *dynamoseq.CounterOptions) {
 //		o.KeyPrefix = "SEQ#"
 //		o.Start = 1000
 //	})
 //
-// A zero field means its default. Each field says its default and which
-// constructors read it; the constructors validate every field they read and
-// return ErrInvalidArgument for one out of range, and for a field set that
-// they do not read, so that no one believes a limit holds that does not.
-type Options struct {
+// A type holds exactly the fields its constructor reads; groups that
+// several share (Keys, Retry) are embedded. A zero field means its default,
+// named in the field's comment and exported as a Default constant. The
+// constructors validate every field and return an *OptionError naming the
+// one refused.
+
+// The defaults a zero option stands for.
+const (
+	DefaultPartitionKey     = "pk"      // Keys.PartitionKey, of type String
+	DefaultSortKey          = "sk"      // the sort key attribute's name
+	DefaultValueAttribute   = "value"   // CounterOptions.ValueAttribute
+	DefaultVersionAttribute = "version" // LatestOptions.VersionAttribute
+	DefaultTokenAttribute   = "wtok"    // SortKeyOptions.TokenAttribute, LatestOptions.TokenAttribute
+
+	DefaultStart    = 1             // the first value of a new sequence
+	DefaultStep     = 1             // CounterOptions.Step
+	DefaultMaxValue = math.MaxInt64 // the largest value of a sequence
+
+	DefaultMaxAttempts    = 25                     // Retry.MaxAttempts
+	DefaultBaseDelay      = 2 * time.Millisecond   // Retry.BaseDelay
+	DefaultMaxDelay       = 200 * time.Millisecond // Retry.MaxDelay
+	DefaultResolveTimeout = 10 * time.Second       // Retry.ResolveTimeout
+	MaxResolveTimeout     = 5 * time.Minute        // the largest Retry.ResolveTimeout
+
+	DefaultRefillThreshold = 0.5              // BlockOptions.RefillThreshold
+	DefaultBlockGrowth     = 64               // BlockOptions.MaxSize, in times the size given to NewBlock
+	DefaultRefillTimeout   = 10 * time.Second // BlockOptions.RefillTimeout
+	DefaultBlockLifetime   = 10 * time.Second // BlockRate.Lifetime
+
+	DefaultVersionKeyFormat = "%s#v%d"    // LayoutPartitionKey.VersionKeyFormat
+	DefaultLatestKeyFormat  = "%s#latest" // LayoutPartitionKey.LatestKeyFormat
+
+	DefaultRetention = 7 * 24 * time.Hour // PeriodTTL.Retention
+)
+
+// Keys says where a strategy's items are in its table.
+type Keys struct {
 	// PartitionKey is the name of the table's partition key attribute, of
-	// type String. Default "pk". All strategies.
+	// type String. Default DefaultPartitionKey ("pk").
 	PartitionKey string
-
-	// SortKey is the name of the table's sort key attribute. Default "sk".
-	// SortKey and Latest (with a sort key table); Counter with
-	// CounterSortKeyValue.
-	SortKey string
-
-	// CounterSortKeyValue puts every counter item at this String value of
-	// the sort key SortKey, {PartitionKey: KeyPrefix+name, SortKey:
-	// CounterSortKeyValue}, for a single-table design whose table has a
-	// String sort key ("COUNTER" beside a user's other items). Default "":
-	// the counter table has a partition key only. At most 1,024 bytes of
-	// UTF-8. Counter, and so Block and IDMinter over it.
-	CounterSortKeyValue string
-
-	// ValueAttribute is the Number attribute that holds a counter's last
-	// value handed out. Default "value". Counter.
-	ValueAttribute string
 
 	// KeyPrefix is prepended to every sequence name to form the partition
 	// key value, so that sequences can share a single-table design
-	// ("SEQ#orders"). Default "". All strategies.
+	// ("SEQ#orders"). Default "".
 	KeyPrefix string
+}
 
-	// Start is the first value of a new sequence. Default 1; must be
-	// positive. It applies to a sequence that does not exist yet: an
-	// existing counter continues from its stored value, an item collection
-	// from its largest number. Counter, SortKey.
-	Start int64
+func (k *Keys) resolve() error {
+	setDefault(&k.PartitionKey, DefaultPartitionKey)
+	if len(k.KeyPrefix) > maxKeyBytes-1 {
+		return optionErrorf("KeyPrefix", k.KeyPrefix, "%d bytes long, want at most %d (DynamoDB's limit for a partition key, less a byte of name)", len(k.KeyPrefix), maxKeyBytes-1)
+	}
+	return nil
+}
 
-	// Step is the difference between consecutive values. Default 1; must be
-	// positive. Counter.
-	Step int64
-
-	// MaxValue is the largest value a sequence hands out; past it calls
-	// return ErrExhausted and leave the stored value unchanged. Default
-	// math.MaxInt64. Counter, SortKey.
-	MaxValue int64
-
+// Retry bounds how writes are sent again: after a lost race to another
+// writer, and when their outcome is unknown.
+type Retry struct {
 	// MaxAttempts bounds how many times a write that lost a race to another
-	// process is tried before ErrContention. Default 25 (see
-	// docs/sortkey.md for how it was chosen). A Counter bounds by it the
-	// resends of a write refused with ReplicatedWriteConflictException on
-	// a multi-Region strongly consistent table. SortKey, Latest, Counter.
+	// writer (or, on a multi-Region strongly consistent table, was refused
+	// with ReplicatedWriteConflictException) is tried before
+	// ErrContention. Default DefaultMaxAttempts (25; docs/sortkey.md says
+	// how it was chosen).
 	MaxAttempts int
+
+	// BaseDelay and MaxDelay bound the exponential backoff, with full
+	// jitter, between attempts. MaxDelay also caps the turn a writer takes
+	// at a name that other processes write, and the wait for another's
+	// turn (docs/sortkey.md, "Many processes, one name"). Defaults
+	// DefaultBaseDelay (2ms) and DefaultMaxDelay (200ms).
+	BaseDelay time.Duration
+	MaxDelay  time.Duration
 
 	// ResolveTimeout bounds how long a write whose outcome is unknown (its
 	// answer was lost, it timed out, DynamoDB answered with a server
 	// error) is sent again, identical, to find out whether it was stored.
-	// It applies even after the caller's context has ended, so that the
-	// caller learns the outcome; when it runs out, the call returns
-	// ErrUnknownOutcome. Default 10s; at most 5 minutes, well inside the
-	// 10 minutes for which DynamoDB recognises a transaction's
-	// ClientRequestToken (a Latest's resend after that could be applied a
-	// second time). SortKey, Latest.
+	// It applies even after the caller's context has ended; when it runs
+	// out the call returns ErrUnknownOutcome. Default
+	// DefaultResolveTimeout (10s); at most MaxResolveTimeout (5 minutes),
+	// well inside the 10 minutes for which DynamoDB recognises a
+	// transaction's ClientRequestToken.
 	ResolveTimeout time.Duration
+}
 
-	// TokenAttribute is the String attribute in which a SortKey writes, on
-	// every item it stores, a random token of the request that stored it
-	// and the last number of that request. The Put's condition accepts the
-	// number's slot when it is free or holds this token, so that a resend
-	// of a write that was applied (by the SDK's retryer or by the library)
-	// succeeds instead of storing the item again under another number. It
-	// costs about 40 bytes per item, about 25 more while processes take
-	// turns at the name (see docs/sortkey.md, "Many processes, one name").
-	// Latest writes it on 'latest' while processes take turns, and without
-	// transactions (NoTransactions, GlobalTableMRSC) on its version items.
-	// Items passed to Append must not set it. Default "wtok". SortKey,
-	// Latest.
-	TokenAttribute string
+func (r *Retry) resolve() error {
+	setDefault(&r.MaxAttempts, DefaultMaxAttempts)
+	setDefault(&r.BaseDelay, DefaultBaseDelay)
+	setDefault(&r.MaxDelay, DefaultMaxDelay)
+	setDefault(&r.ResolveTimeout, DefaultResolveTimeout)
+	switch {
+	case r.MaxAttempts < 1:
+		return optionErrorf("MaxAttempts", r.MaxAttempts, "want at least 1")
+	case r.BaseDelay < 0:
+		return optionErrorf("BaseDelay", r.BaseDelay, "want at least 0")
+	case r.MaxDelay < r.BaseDelay:
+		return optionErrorf("MaxDelay", r.MaxDelay, "below the first delay").with("BaseDelay", r.BaseDelay)
+	case r.ResolveTimeout < 0 || r.ResolveTimeout > MaxResolveTimeout:
+		return optionErrorf("ResolveTimeout", r.ResolveTimeout, "want 0 (the default) up to %v", MaxResolveTimeout)
+	}
+	return nil
+}
 
-	// BaseDelay and MaxDelay bound the exponential backoff, with full
-	// jitter, between attempts after a lost race. Defaults 2ms and 200ms.
-	// MaxDelay also caps the turn that a writer takes at a name that
-	// other processes write, and the wait for another's turn to end (see
-	// docs/sortkey.md, "Many processes, one name"). SortKey, Latest, and
-	// Counter after a ReplicatedWriteConflictException.
-	BaseDelay time.Duration
-	MaxDelay  time.Duration
+// CounterOptions are NewCounter's options, and CounterTable's.
+type CounterOptions struct {
+	Keys
 
-	// Now is the clock. Default time.Now. Injectable for tests that cross
-	// midnight. Readable IDs, TTL housekeeping.
-	Now func() time.Time
+	// SortKey, when set, puts every counter item at one String value of
+	// the table's sort key, {PartitionKey: KeyPrefix+name, SortKey.Name:
+	// SortKey.Value}, for a single-table design ("COUNTER" beside a user's
+	// other items). Default nil: the table has a partition key only.
+	SortKey *CounterSortKey
 
-	// SortKeyType is the type of the sort key attribute: types.ScalarAttributeTypeN
-	// (default) or types.ScalarAttributeTypeS, in which case numbers are
-	// written zero-padded to SortKeyWidth digits so that the string order is
-	// the numeric order. SortKey, Latest.
-	SortKeyType types.ScalarAttributeType
+	// ValueAttribute is the Number attribute that holds a counter's last
+	// value handed out. Default DefaultValueAttribute ("value").
+	ValueAttribute string
 
-	// SortKeyWidth is the number of digits of a String sort key. Default
-	// 19, the width of math.MaxInt64. SortKey, Latest.
-	SortKeyWidth int
+	// Start is the first value of a new sequence; an existing counter
+	// continues from its stored value. Default DefaultStart (1); must be
+	// positive.
+	Start int64
 
-	// Block.
+	// Step is the difference between consecutive values. Default
+	// DefaultStep (1); must be positive.
+	Step int64
 
-	// RefillThreshold is the fraction of a range handed out after which a
-	// Block leases the next range in the background. Default 0.5; must be
-	// above 0 and at most 1. Lower leaves more time for the lease, higher
-	// leaves fewer numbers unused when the process stops. NewBlock.
-	RefillThreshold float64
+	// MaxValue is the largest value a sequence hands out; past it calls
+	// return ErrExhausted and leave the stored value unchanged. Default
+	// DefaultMaxValue (math.MaxInt64).
+	MaxValue int64
 
-	// MaxBlockSize bounds the range size of a Block. Default 64 times the
-	// size given to NewBlock. Ranges start at size and grow after a caller
-	// had to wait for a lease (a range ran out before the next arrived), so
-	// that a steady stream stops waiting; the larger they are, the more
-	// numbers a process that stops without Close loses. MaxBlockSize equal
-	// to size makes the size fixed. NewBlock.
-	MaxBlockSize int64
+	// Retry bounds the resends of an update whose outcome is unknown
+	// (ResolveTimeout) and of one refused by a replicated write conflict
+	// on a multi-Region strongly consistent table (MaxAttempts and the
+	// delays).
+	Retry
 
-	// MinBlockSize, when below the size given to NewBlock, makes a Block's
-	// range sizes follow the rate of consumption instead of growing: each
-	// range is sized to last about BlockLifetime, between MinBlockSize and
-	// MaxBlockSize, so that an idle name leases small ranges. Default: the
-	// size. 1 <= MinBlockSize <= size <= MaxBlockSize. NewBlock.
-	MinBlockSize int64
-
-	// BlockLifetime is how long a range should last when a Block's sizes
-	// follow the rate: each lease is sized to last about this long at the
-	// rate the previous range was used. Default 10s. NewBlock, with
-	// MinBlockSize.
-	BlockLifetime time.Duration
-
-	// RefillTimeout bounds one lease of a Block (one Counter.NextN, with
-	// the SDK's retries), so that a request that never gets an answer does
-	// not hold up every later caller. Default 10s. NewBlock.
-	RefillTimeout time.Duration
-
-	// Readable IDs (NewIDMinter).
-
-	// Location is the time zone in which periods start and end and in which
-	// the date part of an ID is written. Default time.UTC. NewIDMinter.
-	Location *time.Location
-
-	// TTLAttribute is the Number attribute in which an IDMinter writes, on
-	// each period's counter item, the instant (Unix epoch seconds) after
-	// which DynamoDB's Time to Live may delete the item: the end of the
-	// period plus Retention. It must be the table's TTL attribute, and TTL
-	// must be enabled on the table. Default "": no TTL attribute is written.
-	// NewIDMinter, with a *Counter.
-	TTLAttribute string
-
-	// Retention is how long a period's counter item is kept after the
-	// period ends, before its TTL lets DynamoDB delete it. It must exceed
-	// the largest clock difference between the processes minting IDs: a
-	// process whose clock lags behind would otherwise find yesterday's
-	// counter gone and restart it, repeating IDs. Default 7 days.
-	// NewIDMinter, with TTLAttribute.
-	Retention time.Duration
-
-	// Latest.
-
-	// Layout is how a Latest lays out a document's items. LayoutSortKey
-	// (the default, the zero value) keeps them in one item collection:
-	// version n at sort key n, 'latest' at sort key 0. LayoutPartitionKey
-	// is for a table with only a partition key: each item under its own
-	// partition key value, formed by VersionKeyFormat and LatestKeyFormat.
-	// Latest.
-	Layout Layout
-
-	// VersionKeyFormat forms the partition key value of version n with
-	// fmt.Sprintf(VersionKeyFormat, KeyPrefix+name, n); it must hold one %s
-	// and then one %d. Default "%s#v%d" ("doc1#v3"). Latest with
-	// LayoutPartitionKey.
-	VersionKeyFormat string
-
-	// LatestKeyFormat forms the partition key value of the 'latest' item
-	// with fmt.Sprintf(LatestKeyFormat, KeyPrefix+name); it must hold one %s
-	// and no other verb. Default "%s#latest". Latest with LayoutPartitionKey.
-	LatestKeyFormat string
-
-	// VersionAttribute is the Number attribute that holds the version
-	// number on every item a Latest writes; its condition on the 'latest'
-	// item is what serialises writers. Items passed to Append must not set
-	// it. Default "version". Latest.
-	VersionAttribute string
-
-	// NoTransactions makes a SortKey and a Latest write without
-	// TransactWriteItems: every item with its own conditional PutItem.
-	// A SortKey writes the calls queued for one name as consecutive
-	// PutItems instead of one transaction; a Latest writes the version
-	// item first (the version item is the lock), then moves 'latest'
-	// forward with a second conditional PutItem that never moves it back.
-	// That halves the write units of a Latest (a transaction charges two
-	// per KB of each item) and costs a round trip per item written; a
-	// reader of the 'latest' item itself may find it one version behind
-	// (GetLatest never does; see docs/latest.md). Every SortKey or Latest
-	// writing one table must be set alike. Default false; always on with
-	// GlobalTableMRSC, whose tables refuse transactions. SortKey, Latest.
-	NoTransactions bool
-
-	// Global tables (see docs/global-tables.md).
-
-	// GlobalTable is the kind of table: GlobalTableNone (the default, the
-	// zero value) for a table in one Region, GlobalTableMREC or
-	// GlobalTableMRSC for a global table. With GlobalTableMREC a Counter
-	// (and a Block or IDMinter over it) slices its numbers by Region, and
-	// NewSortKey and NewLatest refuse it; with GlobalTableMRSC SortKey and
-	// Latest write without transactions (see NoTransactions). Counter,
-	// SortKey, Latest (a Block
-	// or IDMinter follows its Counter).
+	// GlobalTable is the kind of table. Default GlobalTableNone, a table
+	// in one Region. With GlobalTableMREC each Region hands out its own
+	// slice of the numbers (see NewCounter and docs/global-tables.md).
 	GlobalTable GlobalTableMode
 
 	// Region is the Region of the replica this process writes to, such as
-	// "eu-west-1". Required with GlobalTableMREC, which alone reads it, and
-	// must be one of Regions.
+	// "eu-west-1". Required with GlobalTableMREC, and one of Regions; set
+	// with another mode, it is refused.
 	Region string
 
 	// Regions is the ordered list of the global table's Regions, which
 	// every process writing the table must be given identically: the
 	// position of Region in it decides which numbers this process hands
-	// out. No duplicates, no empty names. Required with GlobalTableMREC,
-	// which alone reads it. List a Region you may add later now, and
-	// adding it needs no migration (see docs/global-tables.md).
+	// out. No duplicates, no empty names. Required with GlobalTableMREC;
+	// set with another mode, it is refused. List now a Region you may add
+	// later, and adding it needs no migration.
 	Regions []string
 }
 
-// maxResolveTimeout bounds Options.ResolveTimeout: resends of a transaction
-// must stay well inside the 10 minutes for which DynamoDB recognises its
-// ClientRequestToken.
-const maxResolveTimeout = 5 * time.Minute
+// CounterSortKey is where the counter items are on a table with a sort key.
+type CounterSortKey struct {
+	// Name is the sort key attribute, of type String. Default
+	// DefaultSortKey ("sk").
+	Name string
 
-// defaultOptions are the values a zero field stands for.
-var defaultOptions = Options{
-	PartitionKey:   "pk",
-	SortKey:        "sk",
-	ValueAttribute: "value",
-	Start:          1,
-	Step:           1,
-	MaxValue:       math.MaxInt64,
-	MaxAttempts:    25,
-	BaseDelay:      2 * time.Millisecond,
-	MaxDelay:       200 * time.Millisecond,
-	Now:            time.Now,
-	SortKeyType:    types.ScalarAttributeTypeN,
-	SortKeyWidth:   19,
-
-	RefillThreshold: 0.5,
-	BlockLifetime:   10 * time.Second,
-	RefillTimeout:   10 * time.Second,
-	Location:        time.UTC,
-	Retention:       7 * 24 * time.Hour,
-
-	VersionKeyFormat: "%s#v%d",
-	LatestKeyFormat:  "%s#latest",
-	VersionAttribute: "version",
-
-	ResolveTimeout: 10 * time.Second,
-	TokenAttribute: "wtok",
+	// Value is the sort key value of every counter item, such as
+	// "COUNTER". Required; at most 1,024 bytes of UTF-8.
+	Value string
 }
 
-// resolveOptions applies optFns to zero Options, fills in the defaults and
-// checks the fields every constructor relies on.
-func resolveOptions(optFns []func(*Options)) (Options, error) {
-	var o Options
-	for _, fn := range optFns {
-		fn(&o)
+func (o *CounterOptions) resolve() error {
+	if err := o.Keys.resolve(); err != nil {
+		return err
 	}
-	d := defaultOptions
-	setDefault(&o.PartitionKey, d.PartitionKey)
-	setDefault(&o.SortKey, d.SortKey)
-	setDefault(&o.ValueAttribute, d.ValueAttribute)
-	setDefault(&o.Start, d.Start)
-	setDefault(&o.Step, d.Step)
-	setDefault(&o.MaxValue, d.MaxValue)
-	setDefault(&o.MaxAttempts, d.MaxAttempts)
-	setDefault(&o.BaseDelay, d.BaseDelay)
-	setDefault(&o.MaxDelay, d.MaxDelay)
-	setDefault(&o.SortKeyType, d.SortKeyType)
-	setDefault(&o.SortKeyWidth, d.SortKeyWidth)
-	setDefault(&o.RefillThreshold, d.RefillThreshold)
-	setDefault(&o.BlockLifetime, d.BlockLifetime)
-	setDefault(&o.RefillTimeout, d.RefillTimeout)
-	setDefault(&o.VersionKeyFormat, d.VersionKeyFormat)
-	setDefault(&o.LatestKeyFormat, d.LatestKeyFormat)
-	setDefault(&o.VersionAttribute, d.VersionAttribute)
-	if o.Now == nil {
-		o.Now = d.Now
+	setDefault(&o.ValueAttribute, DefaultValueAttribute)
+	if o.ValueAttribute == o.PartitionKey {
+		return optionErrorf("ValueAttribute", o.ValueAttribute, "a key attribute's name too").with("PartitionKey", o.PartitionKey)
 	}
-	if o.Location == nil {
-		o.Location = d.Location
-	}
-	setDefault(&o.Retention, d.Retention)
-	setDefault(&o.ResolveTimeout, d.ResolveTimeout)
-	setDefault(&o.TokenAttribute, d.TokenAttribute)
-	return o, o.validate()
-}
-
-// checkRead returns ErrInvalidArgument naming the first field that optFns
-// set to a value other than zero and its default, and that is not among
-// reads, the fields the constructor reads: a limit it ignored would hold in
-// the caller's mind only. A constructor calls it after its own checks of
-// the options, whose errors say more.
-func checkRead(optFns []func(*Options), reads ...string) error {
-	var o Options
-	for _, fn := range optFns {
-		fn(&o)
-	}
-	v, d := reflect.ValueOf(o), reflect.ValueOf(defaultOptions)
-	for i := range v.NumField() {
-		name := v.Type().Field(i).Name
-		if isUnset(v.Field(i), d.Field(i)) || slices.Contains(reads, name) {
-			continue
+	if o.SortKey != nil {
+		sk := *o.SortKey // a copy the caller cannot change
+		o.SortKey = &sk
+		if err := sk.resolve(o.PartitionKey, o.ValueAttribute); err != nil {
+			return err
 		}
-		return invalidf("option %s is set, but this constructor does not read it; it reads %s", name, strings.Join(reads, ", "))
+	}
+	setDefault(&o.Step, DefaultStep)
+	if o.Step < 1 {
+		return optionErrorf("Step", o.Step, "want at least 1")
+	}
+	if err := resolveRange(&o.Start, &o.MaxValue); err != nil {
+		return err
+	}
+	if err := o.Retry.resolve(); err != nil {
+		return err
+	}
+	o.Regions = append([]string(nil), o.Regions...)
+	return o.validateGlobal()
+}
+
+func (k *CounterSortKey) resolve(partitionKey, valueAttribute string) error {
+	setDefault(&k.Name, DefaultSortKey)
+	switch {
+	case k.Name == partitionKey:
+		return optionErrorf("SortKey.Name", k.Name, "the partition key's name too").with("PartitionKey", partitionKey)
+	case k.Name == valueAttribute:
+		return optionErrorf("SortKey.Name", k.Name, "the value attribute's name too").with("ValueAttribute", valueAttribute)
+	case k.Value == "":
+		return optionErrorf("SortKey.Value", k.Value, "want the String value every counter item has at the sort key")
+	case len(k.Value) > maxSortKeyBytes:
+		return optionErrorf("SortKey.Value", k.Value, "%d bytes long, DynamoDB's limit for a sort key is %d", len(k.Value), maxSortKeyBytes)
+	case !utf8.ValidString(k.Value):
+		return optionErrorf("SortKey.Value", k.Value, "not valid UTF-8")
 	}
 	return nil
 }
 
-// isUnset reports whether f is zero, empty or its default def.
-func isUnset(f, def reflect.Value) bool {
-	switch f.Kind() {
-	case reflect.Slice, reflect.Map:
-		return f.Len() == 0
-	case reflect.Func, reflect.Pointer:
-		return f.IsNil()
+// resolveRange applies the defaults of Start and MaxValue and checks them.
+func resolveRange(start, maxValue *int64) error {
+	setDefault(start, DefaultStart)
+	setDefault(maxValue, DefaultMaxValue)
+	switch {
+	case *start < 1:
+		return optionErrorf("Start", *start, "want at least 1")
+	case *maxValue < *start:
+		return optionErrorf("MaxValue", *maxValue, "below the first value").with("Start", *start)
 	}
-	return f.IsZero() || f.Equal(def)
+	return nil
+}
+
+// BlockOptions are NewBlock's options. The table, the keys, Start, Step,
+// MaxValue and the Region slicing are the Counter's.
+type BlockOptions struct {
+	// RefillThreshold is the fraction of a range handed out after which
+	// the next range is leased in the background. Default
+	// DefaultRefillThreshold (0.5); must be above 0 and at most 1. Lower
+	// leaves more time for the lease, higher leaves fewer numbers unused
+	// when the process stops.
+	RefillThreshold float64
+
+	// MaxSize bounds the range size. Default DefaultBlockGrowth (64) times
+	// the size given to NewBlock; at least that size. The larger the
+	// ranges, the more numbers a process that stops without Close loses.
+	// MaxSize equal to the size makes the size fixed (unless FollowRate is
+	// set).
+	MaxSize int64
+
+	// RefillTimeout bounds one lease (one Counter.NextN, with the SDK's
+	// retries), so that a request that never gets an answer does not hold
+	// up every later caller, and the hand-backs of Close in all. Default
+	// DefaultRefillTimeout (10s).
+	RefillTimeout time.Duration
+
+	// FollowRate, when set, sizes every range to last about
+	// FollowRate.Lifetime at the rate the previous one was used, between
+	// FollowRate.MinSize and MaxSize, so that an idle name leases small
+	// ranges. Default nil: ranges start at the size given to NewBlock and
+	// grow after a caller had to wait for a lease (see NewBlock).
+	FollowRate *BlockRate
+}
+
+// BlockRate makes a Block's range sizes follow the rate of consumption.
+type BlockRate struct {
+	// MinSize is the smallest range. Default 1; at most the size given to
+	// NewBlock.
+	MinSize int64
+
+	// Lifetime is how long a range should last. Default
+	// DefaultBlockLifetime (10s).
+	Lifetime time.Duration
+
+	// Now is the clock the rate is measured by. Default time.Now.
+	Now func() time.Time
+}
+
+// resolve applies the defaults for a Block of size and checks them.
+func (o *BlockOptions) resolve(size int64) error {
+	setDefault(&o.RefillThreshold, DefaultRefillThreshold)
+	setDefault(&o.RefillTimeout, DefaultRefillTimeout)
+	if o.MaxSize == 0 {
+		o.MaxSize = size * DefaultBlockGrowth
+		if o.MaxSize/DefaultBlockGrowth != size {
+			o.MaxSize = math.MaxInt64
+		}
+	}
+	switch {
+	case !(o.RefillThreshold > 0 && o.RefillThreshold <= 1): // also refuses NaN
+		return optionErrorf("RefillThreshold", o.RefillThreshold, "want above 0 and at most 1")
+	case o.MaxSize < size:
+		return optionErrorf("MaxSize", o.MaxSize, "below the size %d given to NewBlock", size)
+	case o.RefillTimeout < 0:
+		return optionErrorf("RefillTimeout", o.RefillTimeout, "want at least 0")
+	}
+	if o.FollowRate == nil {
+		return nil
+	}
+	r := *o.FollowRate // a copy the caller cannot change
+	o.FollowRate = &r
+	return r.resolve(size)
+}
+
+// resolve applies the defaults for a Block of size and checks them.
+func (r *BlockRate) resolve(size int64) error {
+	setDefault(&r.MinSize, 1)
+	setDefault(&r.Lifetime, DefaultBlockLifetime)
+	if r.Now == nil {
+		r.Now = time.Now
+	}
+	switch {
+	case r.MinSize < 1 || r.MinSize > size:
+		return optionErrorf("FollowRate.MinSize", r.MinSize, "want 1 up to the size %d given to NewBlock", size)
+	case r.Lifetime < 0:
+		return optionErrorf("FollowRate.Lifetime", r.Lifetime, "want at least 0")
+	}
+	return nil
+}
+
+// SortKeyOptions are NewSortKey's options, and SortKeyTable's.
+type SortKeyOptions struct {
+	Keys
+
+	// SortKey is the name of the table's sort key attribute. Default
+	// DefaultSortKey ("sk").
+	SortKey string
+
+	// SortKeyDigits is 0 (the default) for a sort key of type Number, or 1
+	// to 19 for a sort key of type String that holds the numbers
+	// zero-padded to that many digits, so that the string order is the
+	// numeric order (19 holds any int64; 4 holds up to 9999).
+	SortKeyDigits int
+
+	// Start is the first number of an empty sequence; an item collection
+	// continues from its largest number. Default DefaultStart (1); must be
+	// positive.
+	Start int64
+
+	// MaxValue is the largest number; past it calls return ErrExhausted.
+	// Default DefaultMaxValue (math.MaxInt64).
+	MaxValue int64
+
+	// TokenAttribute is the String attribute in which every stored item
+	// carries a token of the request that stored it and the last number of
+	// that request, so that a resend of a write that was applied succeeds
+	// instead of storing the item again under another number (see
+	// docs/sortkey.md for its size). Items passed to Append must not set
+	// it. Default DefaultTokenAttribute ("wtok").
+	TokenAttribute string
+
+	// Retry bounds the attempts after lost races and the resends of a
+	// write whose outcome is unknown.
+	Retry
+
+	// NoTransactions writes every item with its own conditional PutItem
+	// instead of batching queued calls in one TransactWriteItems: k calls
+	// cost k round trips and k write units per KB instead of one round
+	// trip and 2k. Every SortKey writing one table must be set alike.
+	// Default false; always on with GlobalTableMRSC, whose tables refuse
+	// transactions.
+	NoTransactions bool
+
+	// GlobalTable is the kind of table: GlobalTableNone (the default) or
+	// GlobalTableMRSC. GlobalTableMREC is refused: gap-free numbering
+	// needs one writer per sequence (see docs/global-tables.md).
+	GlobalTable GlobalTableMode
+}
+
+func (o *SortKeyOptions) resolve() error {
+	if err := o.Keys.resolve(); err != nil {
+		return err
+	}
+	setDefault(&o.SortKey, DefaultSortKey)
+	setDefault(&o.TokenAttribute, DefaultTokenAttribute)
+	switch {
+	case o.SortKey == o.PartitionKey:
+		return optionErrorf("SortKey", o.SortKey, "the partition key's name too").with("PartitionKey", o.PartitionKey)
+	case o.TokenAttribute == o.PartitionKey:
+		return optionErrorf("TokenAttribute", o.TokenAttribute, "a key attribute's name too").with("PartitionKey", o.PartitionKey)
+	case o.TokenAttribute == o.SortKey:
+		return optionErrorf("TokenAttribute", o.TokenAttribute, "a key attribute's name too").with("SortKey", o.SortKey)
+	}
+	if err := checkDigits("SortKeyDigits", o.SortKeyDigits); err != nil {
+		return err
+	}
+	if err := resolveRange(&o.Start, &o.MaxValue); err != nil {
+		return err
+	}
+	if err := o.Retry.resolve(); err != nil {
+		return err
+	}
+	return refuseMREC(o.GlobalTable, "SortKey")
+}
+
+// checkDigits checks the digits of a sort key, the option field.
+func checkDigits(field string, digits int) error {
+	if digits < 0 || digits > 19 {
+		return optionErrorf(field, digits, "want 0 (a Number sort key) or 1 to 19 (a String of that many digits)")
+	}
+	return nil
+}
+
+// LatestOptions are NewLatest's options, and LatestTable's.
+type LatestOptions struct {
+	Keys
+
+	// Layout is how a document's items are laid out: LayoutSortKey, the
+	// default (nil), keeps them in one item collection of a table with a
+	// sort key; LayoutPartitionKey puts each under its own partition key
+	// value, for a table without one.
+	Layout Layout
+
+	// VersionAttribute is the Number attribute that holds the version
+	// number on every item a Latest writes; its condition on the 'latest'
+	// item is what serialises writers. Items passed to Append must not set
+	// it. Default DefaultVersionAttribute ("version").
+	VersionAttribute string
+
+	// TokenAttribute is the String attribute in which 'latest' carries a
+	// write token while processes take turns at a document, and so do the
+	// version items without transactions, so that a resend of an applied
+	// write is recognised (see docs/latest.md). Items passed to Append must
+	// not set it. Default DefaultTokenAttribute ("wtok").
+	TokenAttribute string
+
+	// Retry bounds the attempts after lost races and the resends of a
+	// write whose outcome is unknown.
+	Retry
+
+	// NoTransactions writes the version item first (the version item is
+	// the lock), then moves 'latest' forward with a second conditional
+	// PutItem, instead of one TransactWriteItems: half the write units, a
+	// round trip more per Append, and a 'latest' item that may be one
+	// version behind for a reader of it (GetLatest never is; see Latest).
+	// Every Latest writing one table must be set alike. Default false;
+	// always on with GlobalTableMRSC, whose tables refuse transactions.
+	NoTransactions bool
+
+	// GlobalTable is the kind of table: GlobalTableNone (the default) or
+	// GlobalTableMRSC. GlobalTableMREC is refused: gap-free versions need
+	// one writer per document (see docs/global-tables.md).
+	GlobalTable GlobalTableMode
+}
+
+func (o *LatestOptions) resolve() (docLayout, error) {
+	if err := o.Keys.resolve(); err != nil {
+		return nil, err
+	}
+	o.Layout = layoutValue(o.Layout)
+	layout, err := o.Layout.docLayout(o.PartitionKey)
+	if err != nil {
+		return nil, err
+	}
+	setDefault(&o.VersionAttribute, DefaultVersionAttribute)
+	setDefault(&o.TokenAttribute, DefaultTokenAttribute)
+	if field, ok := layout.keyField(o.VersionAttribute); ok {
+		return nil, optionErrorf("VersionAttribute", o.VersionAttribute, "a key attribute's name too").with(field, o.VersionAttribute)
+	}
+	if field, ok := layout.keyField(o.TokenAttribute); ok {
+		return nil, optionErrorf("TokenAttribute", o.TokenAttribute, "a key attribute's name too").with(field, o.TokenAttribute)
+	}
+	if o.TokenAttribute == o.VersionAttribute {
+		return nil, optionErrorf("TokenAttribute", o.TokenAttribute, "the version attribute's name too").with("VersionAttribute", o.VersionAttribute)
+	}
+	if err := o.Retry.resolve(); err != nil {
+		return nil, err
+	}
+	return layout, refuseMREC(o.GlobalTable, "Latest")
+}
+
+// IDMinterOptions are NewIDMinter's options. The first value of each
+// period and the key layout are the Sequencer's.
+type IDMinterOptions struct {
+	// Location is the time zone in which periods start and end and in
+	// which the date part of an ID is written. Default time.UTC.
+	Location *time.Location
+
+	// Now is the clock, read once per ID. Default time.Now; injectable for
+	// tests that cross midnight.
+	Now func() time.Time
+
+	// TTL, when set, has every write of a period's counter item also set
+	// a Time to Live, so that DynamoDB deletes the counters of past
+	// periods. It needs a *Counter, which writes it in the same
+	// UpdateItem. Default nil: no TTL is written.
+	TTL *PeriodTTL
+}
+
+// PeriodTTL is the Time to Live an IDMinter writes on each period's
+// counter item: the end of the period plus Retention.
+type PeriodTTL struct {
+	// Attribute is the Number attribute that holds the instant (Unix epoch
+	// seconds) after which DynamoDB may delete the item. It must be the
+	// table's TTL attribute, and TTL must be enabled on the table.
+	// Required.
+	Attribute string
+
+	// Retention is how long a period's counter item is kept after the
+	// period ends. It must exceed the largest clock difference between
+	// the processes minting IDs: a process whose clock lags behind would
+	// otherwise find yesterday's counter gone and restart it, repeating
+	// IDs. Default DefaultRetention (7 days).
+	Retention time.Duration
+}
+
+func (o *IDMinterOptions) resolve() error {
+	if o.Location == nil {
+		o.Location = time.UTC
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.TTL == nil {
+		return nil
+	}
+	ttl := *o.TTL // a copy the caller cannot change
+	o.TTL = &ttl
+	return ttl.resolve()
+}
+
+func (t *PeriodTTL) resolve() error {
+	setDefault(&t.Retention, DefaultRetention)
+	switch {
+	case t.Attribute == "":
+		return optionErrorf("TTL.Attribute", t.Attribute, "want the table's Time to Live attribute")
+	case t.Retention < 0:
+		return optionErrorf("TTL.Retention", t.Retention, "want a positive duration (0 means the default)")
+	}
+	return nil
+}
+
+// apply returns the options that optFns make of zero options.
+func apply[T any](optFns []func(*T)) T {
+	var o T
+	for _, fn := range optFns {
+		fn(&o)
+	}
+	return o
 }
 
 func setDefault[T comparable](field *T, def T) {
@@ -351,50 +552,4 @@ func setDefault[T comparable](field *T, def T) {
 	if *field == zero {
 		*field = def
 	}
-}
-
-func (o *Options) validate() error {
-	switch {
-	case o.PartitionKey == o.SortKey:
-		return invalidf("PartitionKey and SortKey are both %q", o.PartitionKey)
-	case o.ValueAttribute == o.PartitionKey:
-		return invalidf("ValueAttribute and PartitionKey are both %q", o.PartitionKey)
-	case len(o.CounterSortKeyValue) > maxSortKeyBytes:
-		return invalidf("CounterSortKeyValue is %d bytes, DynamoDB's limit for a sort key is %d", len(o.CounterSortKeyValue), maxSortKeyBytes)
-	case !utf8.ValidString(o.CounterSortKeyValue):
-		return invalidf("CounterSortKeyValue is not valid UTF-8")
-	case o.CounterSortKeyValue != "" && o.ValueAttribute == o.SortKey:
-		return invalidf("ValueAttribute and SortKey are both %q, and CounterSortKeyValue is set", o.SortKey)
-	case len(o.KeyPrefix) > maxKeyBytes-1:
-		return invalidf("KeyPrefix is %d bytes, the limit is %d", len(o.KeyPrefix), maxKeyBytes-1)
-	case o.Start < 1:
-		return invalidf("Start is %d, want at least 1", o.Start)
-	case o.Step < 1:
-		return invalidf("Step is %d, want at least 1", o.Step)
-	case o.MaxValue < o.Start:
-		return invalidf("MaxValue %d is below Start %d", o.MaxValue, o.Start)
-	case o.MaxAttempts < 1:
-		return invalidf("MaxAttempts is %d, want at least 1", o.MaxAttempts)
-	case o.ResolveTimeout < 0 || o.ResolveTimeout > maxResolveTimeout:
-		return invalidf("ResolveTimeout is %v, want 0 (the default) up to %v", o.ResolveTimeout, maxResolveTimeout)
-	case o.TokenAttribute == o.PartitionKey || o.TokenAttribute == o.SortKey:
-		return invalidf("TokenAttribute %q is also a key attribute", o.TokenAttribute)
-	case o.BaseDelay < 0 || o.MaxDelay < o.BaseDelay:
-		return invalidf("BaseDelay %v and MaxDelay %v: want 0 <= BaseDelay <= MaxDelay", o.BaseDelay, o.MaxDelay)
-	case o.SortKeyType != types.ScalarAttributeTypeN && o.SortKeyType != types.ScalarAttributeTypeS:
-		return invalidf("SortKeyType is %q, want N or S", o.SortKeyType)
-	case o.SortKeyWidth < 1 || o.SortKeyWidth > 19:
-		return invalidf("SortKeyWidth is %d, want 1 to 19", o.SortKeyWidth)
-	case !(o.RefillThreshold > 0 && o.RefillThreshold <= 1): // also refuses NaN
-		return invalidf("RefillThreshold is %v, want above 0 and at most 1", o.RefillThreshold)
-	case o.BlockLifetime < 0:
-		return invalidf("BlockLifetime is %v, want at least 0", o.BlockLifetime)
-	case o.RefillTimeout < 0:
-		return invalidf("RefillTimeout is %v, want at least 0", o.RefillTimeout)
-	case o.Retention < 0:
-		return invalidf("Retention is %v, want a positive duration (0 means the default)", o.Retention)
-	case o.TTLAttribute != "" && (o.TTLAttribute == o.PartitionKey || o.TTLAttribute == o.ValueAttribute):
-		return invalidf("TTLAttribute %q is also the partition key or the value attribute", o.TTLAttribute)
-	}
-	return o.validateGlobal()
 }

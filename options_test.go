@@ -2,6 +2,9 @@ package dynamoseq
 
 import (
 	"errors"
+	"os"
+	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -9,46 +12,135 @@ import (
 	"github.com/dynamoseq/dynamoseq/internal/answer"
 )
 
-// TestOptionsNotRead: a constructor refuses an option set to other than its
-// zero value or default that it does not read, naming it, and accepts the
-// ones it reads and options left at their defaults.
-func TestOptionsNotRead(t *testing.T) {
+// TestOptionErrors: a constructor refuses an option out of range with an
+// *OptionError that names the field as Go code writes it (and the other
+// field of a refused combination), matches ErrInvalidArgument, and is
+// wrapped in the constructor's *Error.
+func TestOptionErrors(t *testing.T) {
 	client := answer.Client(&answer.Transport{Answer: answer.Reset}, 1)
 	counter, err := NewCounter(client, "table")
 	if err != nil {
 		t.Fatal(err)
 	}
-	construct := map[string]func(func(*Options)) error{
-		"NewCounter":  func(o func(*Options)) error { _, err := NewCounter(client, "table", o); return err },
-		"NewSortKey":  func(o func(*Options)) error { _, err := NewSortKey(client, "table", o); return err },
-		"NewLatest":   func(o func(*Options)) error { _, err := NewLatest(client, "table", o); return err },
-		"NewBlock":    func(o func(*Options)) error { _, err := NewBlock(counter, 10, o); return err },
-		"NewIDMinter": func(o func(*Options)) error { _, err := NewIDMinter(counter, orderFormatForTest, Daily, o); return err },
+	mrsc, err := NewCounter(client, "table", func(o *CounterOptions) { o.GlobalTable = GlobalTableMRSC })
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := NewBlock(counter, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newCounter := func(fn func(*CounterOptions)) error { _, err := NewCounter(client, "table", fn); return err }
+	newBlock := func(fn func(*BlockOptions)) error { _, err := NewBlock(counter, 10, fn); return err }
+	newSortKey := func(fn func(*SortKeyOptions)) error { _, err := NewSortKey(client, "table", fn); return err }
+	newLatest := func(fn func(*LatestOptions)) error { _, err := NewLatest(client, "table", fn); return err }
+	newMinter := func(seq Sequencer) func(fn func(*IDMinterOptions)) error {
+		return func(fn func(*IDMinterOptions)) error {
+			_, err := NewIDMinter(seq, orderFormatForTest, Daily, fn)
+			return err
+		}
 	}
 	tests := []struct {
-		constructor, field string
-		opt                func(*Options)
-		refused            bool
+		name, field, other string
+		err                error
 	}{
-		{"NewSortKey", "MaxValue", func(o *Options) { o.MaxValue = 99 }, false},
-		{"NewSortKey", "Start", func(o *Options) { o.Start = 100 }, false},
-		{"NewSortKey", "Step", func(o *Options) { o.Step = 2 }, true},
-		{"NewLatest", "MaxValue", func(o *Options) { o.MaxValue = 99 }, true},
-		{"NewLatest", "TTLAttribute", func(o *Options) { o.TTLAttribute = "ttl" }, true},
-		{"NewCounter", "TTLAttribute", func(o *Options) { o.TTLAttribute = "ttl" }, true},
-		{"NewCounter", "MaxValue", func(o *Options) { o.MaxValue = 99 }, false},
-		{"NewCounter", "ValueAttribute", func(o *Options) { o.ValueAttribute = "value" }, false}, // the default
-		{"NewBlock", "PartitionKey", func(o *Options) { o.PartitionKey = "id" }, true},
-		{"NewBlock", "RefillTimeout", func(o *Options) { o.RefillTimeout = time.Second }, false},
-		{"NewIDMinter", "Regions", func(o *Options) { o.Regions = []string{} }, false}, // empty
+		{"Counter Start", "Start", "", newCounter(func(o *CounterOptions) { o.Start = -3 })},
+		{"Counter Step", "Step", "", newCounter(func(o *CounterOptions) { o.Step = -1 })},
+		{"Counter MaxValue", "MaxValue", "Start", newCounter(func(o *CounterOptions) { o.Start, o.MaxValue = 9, 5 })},
+		{"Counter ValueAttribute", "ValueAttribute", "PartitionKey", newCounter(func(o *CounterOptions) { o.ValueAttribute = "pk" })},
+		{"Counter KeyPrefix", "KeyPrefix", "", newCounter(func(o *CounterOptions) { o.KeyPrefix = strings.Repeat("p", 2048) })},
+		{"Counter SortKey.Value", "SortKey.Value", "", newCounter(func(o *CounterOptions) { o.SortKey = &CounterSortKey{} })},
+		{"Counter SortKey.Value size", "SortKey.Value", "", newCounter(func(o *CounterOptions) { o.SortKey = &CounterSortKey{Value: strings.Repeat("v", 1025)} })},
+		{"Counter SortKey.Name", "SortKey.Name", "PartitionKey", newCounter(func(o *CounterOptions) { o.SortKey = &CounterSortKey{Name: "pk", Value: "C"} })},
+		{"Counter SortKey.Name value", "SortKey.Name", "ValueAttribute", newCounter(func(o *CounterOptions) { o.SortKey = &CounterSortKey{Name: "value", Value: "C"} })},
+		{"Counter MaxAttempts", "MaxAttempts", "", newCounter(func(o *CounterOptions) { o.MaxAttempts = -1 })},
+		{"Counter MaxDelay", "MaxDelay", "BaseDelay", newCounter(func(o *CounterOptions) { o.BaseDelay = time.Second })},
+		{"Counter ResolveTimeout", "ResolveTimeout", "", newCounter(func(o *CounterOptions) { o.ResolveTimeout = 6 * time.Minute })},
+		{"Counter GlobalTable", "GlobalTable", "", newCounter(func(o *CounterOptions) { o.GlobalTable = 7 })},
+		{"Counter Regions without MREC", "Regions", "GlobalTable", newCounter(func(o *CounterOptions) { o.Regions = []string{"a"} })},
+		{"Counter Region without MREC", "Region", "GlobalTable", newCounter(func(o *CounterOptions) { o.Region = "a" })},
+		{"Counter MREC without Regions", "Regions", "", newCounter(func(o *CounterOptions) { o.GlobalTable, o.Region = GlobalTableMREC, "a" })},
+		{"Counter MREC Regions twice", "Regions", "", newCounter(func(o *CounterOptions) {
+			o.GlobalTable, o.Region, o.Regions = GlobalTableMREC, "a", []string{"a", "a"}
+		})},
+		{"Counter MREC Region", "Region", "Regions", newCounter(func(o *CounterOptions) {
+			o.GlobalTable, o.Region, o.Regions = GlobalTableMREC, "c", []string{"a", "b"}
+		})},
+		{"Block RefillThreshold", "RefillThreshold", "", newBlock(func(o *BlockOptions) { o.RefillThreshold = 2 })},
+		{"Block MaxSize", "MaxSize", "", newBlock(func(o *BlockOptions) { o.MaxSize = 5 })},
+		{"Block RefillTimeout", "RefillTimeout", "", newBlock(func(o *BlockOptions) { o.RefillTimeout = -time.Second })},
+		{"Block FollowRate.MinSize", "FollowRate.MinSize", "", newBlock(func(o *BlockOptions) { o.FollowRate = &BlockRate{MinSize: 11} })},
+		{"Block FollowRate.Lifetime", "FollowRate.Lifetime", "", newBlock(func(o *BlockOptions) { o.FollowRate = &BlockRate{Lifetime: -1} })},
+		{"SortKey SortKeyDigits", "SortKeyDigits", "", newSortKey(func(o *SortKeyOptions) { o.SortKeyDigits = 20 })},
+		{"SortKey SortKey", "SortKey", "PartitionKey", newSortKey(func(o *SortKeyOptions) { o.SortKey = "pk" })},
+		{"SortKey TokenAttribute", "TokenAttribute", "SortKey", newSortKey(func(o *SortKeyOptions) { o.TokenAttribute = "sk" })},
+		{"SortKey MaxValue", "MaxValue", "Start", newSortKey(func(o *SortKeyOptions) { o.Start = 100; o.MaxValue = 99 })},
+		{"SortKey MREC", "GlobalTable", "", newSortKey(func(o *SortKeyOptions) { o.GlobalTable = GlobalTableMREC })},
+		{"Latest VersionKeyFormat", "Layout.VersionKeyFormat", "", newLatest(func(o *LatestOptions) { o.Layout = LayoutPartitionKey{VersionKeyFormat: "%d"} })},
+		{"Latest LatestKeyFormat", "Layout.LatestKeyFormat", "", newLatest(func(o *LatestOptions) { o.Layout = &LayoutPartitionKey{LatestKeyFormat: "latest"} })},
+		{"Latest LatestKeyFormat a version's", "Layout.LatestKeyFormat", "Layout.VersionKeyFormat", newLatest(func(o *LatestOptions) {
+			o.Layout = LayoutPartitionKey{LatestKeyFormat: "%s#v7"}
+		})},
+		{"Latest SortKeyDigits", "Layout.SortKeyDigits", "", newLatest(func(o *LatestOptions) { o.Layout = LayoutSortKey{SortKeyDigits: -1} })},
+		{"Latest Layout.SortKey", "Layout.SortKey", "PartitionKey", newLatest(func(o *LatestOptions) { o.PartitionKey = "id"; o.Layout = LayoutSortKey{SortKey: "id"} })},
+		{"Latest VersionAttribute", "VersionAttribute", "Layout.SortKey", newLatest(func(o *LatestOptions) { o.VersionAttribute = "sk" })},
+		{"Latest TokenAttribute", "TokenAttribute", "VersionAttribute", newLatest(func(o *LatestOptions) { o.TokenAttribute = "version" })},
+		{"Latest MREC", "GlobalTable", "", newLatest(func(o *LatestOptions) { o.GlobalTable = GlobalTableMREC })},
+		{"IDMinter TTL.Attribute", "TTL.Attribute", "", newMinter(counter)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{} })},
+		{"IDMinter TTL.Retention", "TTL.Retention", "", newMinter(counter)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{Attribute: "ttl", Retention: -1} })},
+		{"IDMinter TTL on the value", "TTL.Attribute", "", newMinter(counter)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{Attribute: "value"} })},
+		{"IDMinter TTL over a Block", "TTL", "", newMinter(block)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{Attribute: "ttl"} })},
+		{"IDMinter TTL on MRSC", "TTL", "", newMinter(mrsc)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{Attribute: "ttl"} })},
 	}
 	for _, tt := range tests {
-		err := construct[tt.constructor](tt.opt)
+		var oe *OptionError
+		var e *Error
 		switch {
-		case tt.refused && (!errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "option "+tt.field+" is set")):
-			t.Errorf("%s with %s = %v, want ErrInvalidArgument naming it", tt.constructor, tt.field, err)
-		case !tt.refused && err != nil:
-			t.Errorf("%s with %s = %v, want no error", tt.constructor, tt.field, err)
+		case !errors.Is(tt.err, ErrInvalidArgument) || !errors.As(tt.err, &oe) || !errors.As(tt.err, &e):
+			t.Errorf("%s: %v, want an *Error holding an *OptionError", tt.name, tt.err)
+		case oe.Field != tt.field || oe.Other != tt.other:
+			t.Errorf("%s: Field %q, Other %q, want %q, %q (%v)", tt.name, oe.Field, oe.Other, tt.field, tt.other, tt.err)
+		case !strings.HasPrefix(e.Op, "New"):
+			t.Errorf("%s: Op %q, want the constructor", tt.name, e.Op)
+		}
+	}
+}
+
+// TestOptionErrorMessage: the message names the field, its value and the
+// other field of a combination.
+func TestOptionErrorMessage(t *testing.T) {
+	client := answer.Client(&answer.Transport{Answer: answer.Reset}, 1)
+	_, err := NewCounter(client, "table", func(o *CounterOptions) { o.Start, o.MaxValue = 9, 5 })
+	want := `dynamoseq: NewCounter: table "table": invalid argument: MaxValue is 5, below the first value (Start is 9)`
+	if err == nil || err.Error() != want {
+		t.Errorf("NewCounter() = %v, want %s", err, want)
+	}
+	_, err = NewLatest(client, "table", func(o *LatestOptions) { o.Layout = LayoutPartitionKey{VersionKeyFormat: "%d"} })
+	want = `invalid argument: Layout.VersionKeyFormat is "%d", want one %s and then one %d, as in "%s#v%d"`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("NewLatest() = %v, want it to hold %s", err, want)
+	}
+}
+
+// TestOptionsMisuseDoesNotCompile: a field that a constructor does not read
+// cannot be written: testdata/misuse, which writes such fields, does not
+// build, and the compiler refuses every one of its lines.
+func TestOptionsMisuseDoesNotCompile(t *testing.T) {
+	src, err := os.ReadFile("testdata/misuse/misuse.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("go", "build", "-gcflags=-e", "-o", os.DevNull, "./testdata/misuse").CombinedOutput()
+	if err == nil {
+		t.Fatalf("testdata/misuse built; want a compile error per line:\n%s", src)
+	}
+	lines := regexp.MustCompile(`(?m)^\t_ = dynamoseq\.\w+\{(\w+):`).FindAllStringSubmatch(string(src), -1)
+	if len(lines) == 0 {
+		t.Fatal("no misuse found in testdata/misuse/misuse.go")
+	}
+	for _, l := range lines {
+		if !strings.Contains(string(out), "unknown field "+l[1]) {
+			t.Errorf("the compiler accepted the field %s of testdata/misuse; go build said:\n%s", l[1], out)
 		}
 	}
 }

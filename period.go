@@ -7,7 +7,7 @@ import (
 
 // Period divides time into consecutive intervals, such as days. An IDMinter
 // keeps one counter per name and period, so that its numbers restart at
-// Options.Start when a new period begins.
+// the Counter's Start when a new period begins.
 //
 // Daily, Monthly and Yearly are the calendar periods; PeriodFunc adapts any
 // function, for example shifts or fiscal years.
@@ -19,7 +19,7 @@ type Period interface {
 }
 
 // CalendarPeriod is a calendar day, month or year in the location of the
-// instant given to Bounds (Options.Location for an IDMinter).
+// instant given to Bounds (IDMinterOptions.Location for an IDMinter).
 type CalendarPeriod int
 
 // The calendar periods.

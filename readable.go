@@ -8,8 +8,8 @@ import (
 
 // IDMinter mints readable IDs such as "ORD-261122-000042", the 42nd order of
 // 22 November 2026: a Format applied to a number from a sequence that is
-// scoped to the current Period, so that numbers restart at Options.Start
-// (of the Counter) each day, month or year.
+// scoped to the current Period, so that numbers restart at the Counter's
+// Start each day, month or year.
 //
 // For the name "orders" and the day 22 November 2026 the sequence is
 // "orders#20261122" ("orders#202611" for a month, "orders#2026" for a year,
@@ -18,7 +18,7 @@ import (
 // partition key value KeyPrefix+"orders#20261122". Counter.Current on
 // SequenceAt's answer tells how many IDs a period has had.
 //
-// Each call reads the clock (Options.Now) once, in Options.Location, and
+// Each call reads the clock (IDMinterOptions.Now) once, in Location, and
 // takes both the period's sequence and the ID's date from that one instant:
 // an ID minted at 23:59:59.999 carries that day's date and that day's
 // number, and the first ID after midnight carries the new date and the
@@ -32,9 +32,9 @@ import (
 // when the date layout writes the largest unit first ("060102") and the
 // numbers stay within Width.
 //
-// Housekeeping: with Options.TTLAttribute set, every write of a period's
-// counter item also sets that attribute to the end of the period plus
-// Options.Retention, so that DynamoDB's Time to Live deletes the counters of
+// Housekeeping: with IDMinterOptions.TTL set, every write of a period's
+// counter item also sets TTL.Attribute to the end of the period plus
+// TTL.Retention, so that DynamoDB's Time to Live deletes the counters of
 // past periods. TTL must be enabled on the table for that attribute; see
 // docs/readable-ids.md.
 //
@@ -52,18 +52,18 @@ type IDMinter struct {
 	period    Period
 	loc       *time.Location
 	now       func() time.Time
-	ttlAttr   string // "" when no TTL is written
-	retention time.Duration
+	ttlAttr   string        // "" when no TTL is written
+	retention time.Duration // TTL.Retention, or DefaultRetention without TTL
 }
 
 // NewIDMinter returns an IDMinter that writes IDs with format, takes their
 // numbers from seq (a *Counter, a *Block or any Sequencer) and starts a new
-// sequence each period. It reads Location, Now, TTLAttribute and Retention
-// from the options; the first value of each period and the key layout are
-// the Counter's options.
+// sequence each period, with the options optFns set; the first value of
+// each period and the key layout are the Sequencer's.
 //
-// It makes no call to DynamoDB; checking the periods of the next ten years
-// takes about 2ms. It returns an error wrapping ErrInvalidArgument when:
+// It makes no call to DynamoDB; it checks the periods of the next ten
+// years (docs/readable-ids.md says how long that takes). It returns an
+// error wrapping ErrInvalidArgument when:
 //   - seq or period is nil;
 //   - the format is invalid (a Width outside 0 to 19, a Separator with a
 //     digit) or has no DateLayout;
@@ -72,12 +72,12 @@ type IDMinter struct {
 //     writes dates of varying width and there is no Separator;
 //   - period is a PeriodFunc whose answers are not consecutive periods
 //     holding the instant asked about;
-//   - TTLAttribute is set and seq is not a *Counter (the TTL is written in
-//     the Counter's UpdateItem), or it names the Counter's partition key,
-//     value attribute, or sort key (with CounterSortKeyValue), or the
-//     Counter is on GlobalTableMRSC (no TTL there);
-//   - an option is out of range.
-func NewIDMinter(seq Sequencer, format Format, period Period, optFns ...func(*Options)) (*IDMinter, error) {
+//   - TTL is set and seq is not a *Counter (the TTL is written in the
+//     Counter's UpdateItem), or TTL.Attribute names one of the Counter's
+//     key attributes or its value attribute, or the Counter is on
+//     GlobalTableMRSC (no TTL there): an *OptionError;
+//   - an option is out of range: an *OptionError.
+func NewIDMinter(seq Sequencer, format Format, period Period, optFns ...func(*IDMinterOptions)) (*IDMinter, error) {
 	m := &IDMinter{seq: seq, format: format, period: period}
 	if c, ok := seq.(*Counter); ok && c != nil {
 		m.counter, m.table = c, c.table
@@ -97,30 +97,40 @@ func NewIDMinter(seq Sequencer, format Format, period Period, optFns ...func(*Op
 	if format.DateLayout == "" {
 		return fail(invalidf("format has no DateLayout: IDs of different periods would repeat"))
 	}
-	o, err := resolveOptions(optFns)
-	if err == nil {
-		err = checkRead(optFns, "Location", "Now", "TTLAttribute", "Retention")
-	}
-	if err != nil {
+	o := apply(optFns)
+	if err := o.resolve(); err != nil {
 		return fail(err)
 	}
-	m.loc, m.now, m.ttlAttr, m.retention = o.Location, o.Now, o.TTLAttribute, o.Retention
-	if m.ttlAttr != "" {
-		if m.counter == nil {
-			return fail(invalidf("TTLAttribute %q needs a *Counter, which writes it in the same UpdateItem; the Sequencer is a %T", m.ttlAttr, seq))
+	m.loc, m.now, m.retention = o.Location, o.Now, DefaultRetention
+	if o.TTL != nil {
+		if err := m.checkTTL(o.TTL); err != nil {
+			return fail(err)
 		}
-		co := m.counter.opts
-		if m.ttlAttr == co.PartitionKey || m.ttlAttr == co.ValueAttribute || co.CounterSortKeyValue != "" && m.ttlAttr == co.SortKey {
-			return fail(invalidf("TTLAttribute %q is also the Counter's partition key, sort key or value attribute", m.ttlAttr))
-		}
-		if m.counter.opts.GlobalTable == GlobalTableMRSC {
-			return fail(invalidf("TTLAttribute %q with a Counter on GlobalTableMRSC: multi-Region strongly consistent tables do not support Time to Live", m.ttlAttr))
-		}
+		m.ttlAttr, m.retention = o.TTL.Attribute, o.TTL.Retention
 	}
 	if err := checkPeriods(format, period, m.now().In(m.loc)); err != nil {
 		return fail(err)
 	}
 	return m, nil
+}
+
+// checkTTL refuses a TTL that the Sequencer cannot write.
+func (m *IDMinter) checkTTL(ttl *PeriodTTL) error {
+	if m.counter == nil {
+		return optionErrorf("TTL", *ttl, "needs a *Counter, which writes it in the same UpdateItem; the Sequencer is a %T", m.seq)
+	}
+	co := &m.counter.opts
+	switch {
+	case ttl.Attribute == co.PartitionKey:
+		return optionErrorf("TTL.Attribute", ttl.Attribute, "the Counter's partition key too")
+	case ttl.Attribute == co.ValueAttribute:
+		return optionErrorf("TTL.Attribute", ttl.Attribute, "the Counter's value attribute too")
+	case co.SortKey != nil && ttl.Attribute == co.SortKey.Name:
+		return optionErrorf("TTL.Attribute", ttl.Attribute, "the Counter's sort key too")
+	case co.GlobalTable == GlobalTableMRSC:
+		return optionErrorf("TTL", *ttl, "refused with a Counter on GlobalTableMRSC: multi-Region strongly consistent tables do not support Time to Live")
+	}
+	return nil
 }
 
 // Periods checked by checkPeriods: those of the next ten years, at most
@@ -167,7 +177,7 @@ func checkPeriods(f Format, period Period, ref time.Time) error {
 
 // Next mints the next ID of the sequence name for the current period. It
 // reads the clock once; with a Counter it issues one UpdateItem, which also
-// sets the TTL attribute when Options.TTLAttribute is set.
+// sets the TTL attribute when IDMinterOptions.TTL is set.
 //
 // It returns an error wrapping ErrInvalidArgument for an empty or invalid
 // name or a PeriodFunc whose answer does not hold the instant, and the
@@ -224,7 +234,8 @@ func (m *IDMinter) SequenceAt(name string, t time.Time) (string, error) {
 
 // ExpiresAt returns the TTL, in Unix epoch seconds, that Next writes on the
 // counter item of the period holding t: the end of the period plus
-// Options.Retention, rounded up to a whole second.
+// TTL.Retention (DefaultRetention without a TTL), rounded up to a whole
+// second.
 func (m *IDMinter) ExpiresAt(t time.Time) (int64, error) {
 	_, end, err := bounds(m.period, t.In(m.loc))
 	if err != nil {
@@ -233,8 +244,8 @@ func (m *IDMinter) ExpiresAt(t time.Time) (int64, error) {
 	return ceilUnix(end.Add(m.retention)), nil
 }
 
-// Parse takes apart an ID minted by m, reading its date in
-// Options.Location. See Format.Parse.
+// Parse takes apart an ID minted by m, reading its date in its
+// Location. See Format.Parse.
 func (m *IDMinter) Parse(id string) (IDParts, error) {
 	parts, err := m.format.parse(id, m.loc)
 	if err != nil {

@@ -53,7 +53,7 @@ func BenchmarkIDMinterNext(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		m, err := dynamoseq.NewIDMinter(c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.TTLAttribute = "ttl" })
+		m, err := dynamoseq.NewIDMinter(c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl"} })
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -86,4 +86,23 @@ func BenchmarkFormatID(b *testing.B) {
 			_ = orderFormat.ID(at, n)
 		}
 	})
+}
+
+// BenchmarkNewIDMinter measures the check of the next ten years' periods
+// that NewIDMinter makes (docs/readable-ids.md quotes it).
+func BenchmarkNewIDMinter(b *testing.B) {
+	c, err := dynamoseq.NewCounter(dbtest.Client(b), "Sequences") // makes no call
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, period := range []dynamoseq.CalendarPeriod{dynamoseq.Daily, dynamoseq.Monthly} {
+		b.Run(period.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := dynamoseq.NewIDMinter(c, orderFormat, period); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -39,12 +39,12 @@ func (c *testClock) Now() time.Time {
 func (c *testClock) Set(t time.Time) { c.ns.Store(t.UnixNano()) }
 
 // newMinter returns an IDMinter over a new Counter table, with clock as
-// Options.Now.
+// IDMinterOptions.Now.
 func newMinter(t *testing.T, format dynamoseq.Format, period dynamoseq.Period, clock func() time.Time,
-	counterOpt, minterOpt func(*dynamoseq.Options)) (*dynamoseq.IDMinter, *dynamoseq.Counter, *dynamodb.Client, string) {
+	counterOpt func(*dynamoseq.CounterOptions), minterOpt func(*dynamoseq.IDMinterOptions)) (*dynamoseq.IDMinter, *dynamoseq.Counter, *dynamodb.Client, string) {
 	t.Helper()
 	c, client, table := newCounter(t, optOrNothing(counterOpt))
-	m, err := dynamoseq.NewIDMinter(c, format, period, func(o *dynamoseq.Options) {
+	m, err := dynamoseq.NewIDMinter(c, format, period, func(o *dynamoseq.IDMinterOptions) {
 		o.Now = clock
 		optOrNothing(minterOpt)(o)
 	})
@@ -52,9 +52,9 @@ func newMinter(t *testing.T, format dynamoseq.Format, period dynamoseq.Period, c
 	return m, c, client, table
 }
 
-func optOrNothing(fn func(*dynamoseq.Options)) func(*dynamoseq.Options) {
+func optOrNothing[T any](fn func(*T)) func(*T) {
 	if fn == nil {
-		return func(*dynamoseq.Options) {}
+		return func(*T) {}
 	}
 	return fn
 }
@@ -83,7 +83,7 @@ func TestIDMinterMidnight(t *testing.T) {
 			t.Parallel()
 			clock := newTestClock(time.Date(2026, 11, 21, 23, 59, 59, 999_000_000, time.UTC))
 			m, c, _, _ := newMinter(t, orderFormat, dynamoseq.Daily, clock.Now,
-				func(o *dynamoseq.Options) { o.Start = tt.start }, nil)
+				func(o *dynamoseq.CounterOptions) { o.Start = tt.start }, nil)
 			var got []string
 			for range tt.before {
 				got = append(got, mint(t, m, "orders"))
@@ -236,11 +236,10 @@ func TestIDMinterTTL(t *testing.T) {
 			t.Parallel()
 			format := dynamoseq.Format{Prefix: "ORD", DateLayout: tt.layout, Separator: "-", Width: 6}
 			m, _, client, table := newMinter(t, format, tt.period, func() time.Time { return now },
-				func(o *dynamoseq.Options) { o.Start = tt.start; o.KeyPrefix = "SEQ#" },
-				func(o *dynamoseq.Options) {
+				func(o *dynamoseq.CounterOptions) { o.Start = tt.start; o.KeyPrefix = "SEQ#" },
+				func(o *dynamoseq.IDMinterOptions) {
 					o.Location = tokyo
-					o.TTLAttribute = "expires"
-					o.Retention = tt.retention
+					o.TTL = &dynamoseq.PeriodTTL{Attribute: "expires", Retention: tt.retention}
 				})
 			for i := range int64(2) {
 				id := mint(t, m, "orders")
@@ -280,7 +279,7 @@ func TestIDMinterOtherSequencer(t *testing.T) {
 	t.Parallel()
 	c, _, _ := newCounter(t)
 	clock := newTestClock(time.Date(2026, 11, 21, 23, 59, 59, 0, time.UTC))
-	m, err := dynamoseq.NewIDMinter(nextOnly{c}, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.Now = clock.Now })
+	m, err := dynamoseq.NewIDMinter(nextOnly{c}, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.Now = clock.Now })
 	require.NoError(t, err)
 	assert.Equal(t, "ORD-261121-000001", mint(t, m, "orders"))
 	clock.Set(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
@@ -292,7 +291,7 @@ func TestIDMinterOtherSequencer(t *testing.T) {
 	assert.Contains(t, err.Error(), "UTF-8")
 
 	// The TTL needs the Counter's own UpdateItem.
-	_, err = dynamoseq.NewIDMinter(nextOnly{c}, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.TTLAttribute = "ttl" })
+	_, err = dynamoseq.NewIDMinter(nextOnly{c}, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl"} })
 	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
 	assert.Contains(t, err.Error(), "needs a *Counter")
 }
@@ -306,7 +305,7 @@ func TestIDMinterPeriodFunc(t *testing.T) {
 	})
 	clock := newTestClock(time.Date(2026, 11, 22, 13, 59, 59, 0, time.UTC))
 	format := dynamoseq.Format{Prefix: "S", DateLayout: "060102T15", Separator: "-", Width: 3}
-	m, c, client, table := newMinter(t, format, shifts, clock.Now, nil, func(o *dynamoseq.Options) { o.TTLAttribute = "ttl" })
+	m, c, client, table := newMinter(t, format, shifts, clock.Now, nil, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl"} })
 	assert.Equal(t, "S-261122T13-001", mint(t, m, "pick"))
 	assert.Equal(t, "S-261122T13-002", mint(t, m, "pick"))
 	clock.Set(time.Date(2026, 11, 22, 14, 0, 0, 0, time.UTC))
@@ -325,7 +324,7 @@ func TestIDMinterErrors(t *testing.T) {
 	t.Parallel()
 	now := func() time.Time { return time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC) }
 	m, c, client, table := newMinter(t, orderFormat, dynamoseq.Daily, now,
-		func(o *dynamoseq.Options) { o.MaxValue = 2 }, func(o *dynamoseq.Options) { o.TTLAttribute = "ttl" })
+		func(o *dynamoseq.CounterOptions) { o.MaxValue = 2 }, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl"} })
 	ctx := context.Background()
 	mint(t, m, "full")
 	mint(t, m, "full")
@@ -333,7 +332,7 @@ func TestIDMinterErrors(t *testing.T) {
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
 	missing, err := dynamoseq.NewIDMinter(mustCounter(t, client, "no_such_table"), orderFormat, dynamoseq.Daily,
-		func(o *dynamoseq.Options) { o.Now = now })
+		func(o *dynamoseq.IDMinterOptions) { o.Now = now })
 	require.NoError(t, err)
 
 	tests := []struct {
@@ -372,7 +371,7 @@ func TestIDMinterErrors(t *testing.T) {
 	assert.Contains(t, err.Error(), "IDMinter.Parse")
 }
 
-func mustCounter(t *testing.T, client dynamoseq.Client, table string, optFns ...func(*dynamoseq.Options)) *dynamoseq.Counter {
+func mustCounter(t *testing.T, client dynamoseq.Client, table string, optFns ...func(*dynamoseq.CounterOptions)) *dynamoseq.Counter {
 	t.Helper()
 	c, err := dynamoseq.NewCounter(client, table, optFns...)
 	require.NoError(t, err)
@@ -383,7 +382,7 @@ func TestNewIDMinterInvalid(t *testing.T) {
 	t.Parallel()
 	client := dbtest.Client(t)
 	c := mustCounter(t, client, "seq")
-	custom := mustCounter(t, client, "seq", func(o *dynamoseq.Options) { o.PartitionKey = "id"; o.ValueAttribute = "n" })
+	custom := mustCounter(t, client, "seq", func(o *dynamoseq.CounterOptions) { o.PartitionKey = "id"; o.ValueAttribute = "n" })
 	var nilCounter *dynamoseq.Counter
 	backwards := dynamoseq.PeriodFunc(func(t time.Time) (time.Time, time.Time) { return t.Add(time.Hour), t.Add(2 * time.Hour) })
 	overlapping := dynamoseq.PeriodFunc(func(t time.Time) (time.Time, time.Time) {
@@ -395,7 +394,7 @@ func TestNewIDMinterInvalid(t *testing.T) {
 		seq     dynamoseq.Sequencer
 		format  dynamoseq.Format
 		period  dynamoseq.Period
-		opt     func(*dynamoseq.Options)
+		opt     func(*dynamoseq.IDMinterOptions)
 		message string
 	}{
 		{"nil sequencer", nil, orderFormat, dynamoseq.Daily, nil, "nil Sequencer"},
@@ -415,11 +414,14 @@ func TestNewIDMinterInvalid(t *testing.T) {
 		{"varying width without separator", c, dynamoseq.Format{DateLayout: "2006-1-2"}, dynamoseq.Daily, nil, "fixed width"},
 		{"period after the instant", c, orderFormat, backwards, nil, "does not hold it"},
 		{"overlapping periods", c, dynamoseq.Format{DateLayout: "060102T1504", Separator: "-"}, overlapping, nil, "want consecutive periods"},
-		{"negative retention", c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.Retention = -time.Hour }, "Retention is -1h0m0s"},
-		{"TTL on the partition key", c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.TTLAttribute = "pk" }, `TTLAttribute "pk"`},
-		{"TTL on the value", c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.TTLAttribute = "value" }, `TTLAttribute "value"`},
-		{"TTL on the counter's custom value", custom, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.TTLAttribute = "n" }, `Counter's partition key, sort key or value`},
-		{"TTL without a counter", nextOnly{c}, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.TTLAttribute = "ttl" }, "needs a *Counter"},
+		{"negative retention", c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) {
+			o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl", Retention: -time.Hour}
+		}, "TTL.Retention is -1h0m0s"},
+		{"TTL on the partition key", c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "pk"} }, `TTL.Attribute is "pk", the Counter's partition key`},
+		{"TTL on the value", c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "value"} }, `TTL.Attribute is "value", the Counter's value attribute`},
+		{"TTL on the counter's custom value", custom, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "n"} }, `the Counter's value attribute`},
+		{"TTL without a counter", nextOnly{c}, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl"} }, "needs a *Counter"},
+		{"TTL without an attribute", c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{} }, "TTL.Attribute is \"\""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -449,7 +451,7 @@ func TestIDMinterSequenceAt(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.period.String(), func(t *testing.T) {
 			m, err := dynamoseq.NewIDMinter(c, dynamoseq.Format{DateLayout: tt.layout, Separator: "-"}, tt.period,
-				func(o *dynamoseq.Options) { o.Location = tokyo })
+				func(o *dynamoseq.IDMinterOptions) { o.Location = tokyo })
 			require.NoError(t, err)
 			got, err := m.SequenceAt("orders", at)
 			require.NoError(t, err)
@@ -465,7 +467,7 @@ func init() {
 		// Each process has its own clock, 10 readings before midnight.
 		clock := newTestClock(time.Date(2026, 11, 21, 23, 59, 59, 990_000_000, time.UTC))
 		clock.step.Store(int64(time.Millisecond))
-		m, err := dynamoseq.NewIDMinter(c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.Options) { o.Now = clock.Now })
+		m, err := dynamoseq.NewIDMinter(c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.Now = clock.Now })
 		require.NoError(t, err)
 		clock.Set(time.Date(2026, 11, 21, 23, 59, 59, 990_000_000, time.UTC))
 		printLines(fanOut(t, 2, 15, func(int, int) (string, error) {

@@ -7,7 +7,8 @@ import (
 
 // GlobalTableMode is the kind of table a constructor is given: one Region,
 // or a DynamoDB global table in one of its two consistency modes. It is set
-// in Options.GlobalTable; docs/global-tables.md says what each strategy does
+// in the GlobalTable field of CounterOptions, SortKeyOptions and
+// LatestOptions; docs/global-tables.md says what each strategy does
 // in each mode.
 type GlobalTableMode int
 
@@ -20,7 +21,7 @@ const (
 	// global tables). Each Region applies writes locally and replicates
 	// them asynchronously, last writer wins per item, and conditions are
 	// checked against the local copy only. A Counter therefore slices its
-	// numbers by Region (Options.Region, Options.Regions); SortKey and
+	// numbers by Region (CounterOptions.Region and Regions); SortKey and
 	// Latest, which need one writer per sequence, are refused.
 	GlobalTableMREC
 
@@ -29,7 +30,7 @@ const (
 	// consistent across its three Regions, transactions and TTL are not
 	// supported. A Counter and a Block work unchanged; SortKey and Latest
 	// write every item with its own conditional PutItem (as with
-	// Options.NoTransactions); TTLAttribute is refused.
+	// NoTransactions); an IDMinter's TTL is refused.
 	GlobalTableMRSC
 )
 
@@ -47,37 +48,46 @@ func (m GlobalTableMode) String() string {
 }
 
 // validateGlobal checks GlobalTable, Region and Regions.
-func (o *Options) validateGlobal() error {
-	switch o.GlobalTable {
-	case GlobalTableNone, GlobalTableMRSC:
-		if o.Region != "" || len(o.Regions) > 0 {
-			return invalidf("Region and Regions are read only with GlobalTableMREC; GlobalTable is %v", o.GlobalTable)
-		}
-		if o.GlobalTable == GlobalTableMRSC && o.TTLAttribute != "" {
-			return invalidf("TTLAttribute %q with GlobalTableMRSC: multi-Region strongly consistent tables do not support Time to Live", o.TTLAttribute)
+func (o *CounterOptions) validateGlobal() error {
+	if err := checkMode(o.GlobalTable); err != nil {
+		return err
+	}
+	if o.GlobalTable != GlobalTableMREC {
+		const reason = "read only on a multi-Region eventually consistent table"
+		switch {
+		case o.Region != "":
+			return optionErrorf("Region", o.Region, reason).with("GlobalTable", o.GlobalTable)
+		case len(o.Regions) > 0:
+			return optionErrorf("Regions", o.Regions, reason).with("GlobalTable", o.GlobalTable)
 		}
 		return nil
-	case GlobalTableMREC:
-	default:
-		return invalidf("GlobalTable is %v, want GlobalTableNone, GlobalTableMREC or GlobalTableMRSC", o.GlobalTable)
 	}
 	if len(o.Regions) == 0 {
-		return invalidf("GlobalTableMREC needs Regions, the ordered list of the table's Regions")
+		return optionErrorf("Regions", o.Regions, "want the ordered list of the table's Regions, which a multi-Region eventually consistent table needs")
 	}
 	seen := make(map[string]bool, len(o.Regions))
 	for i, r := range o.Regions {
 		switch {
 		case r == "":
-			return invalidf("Regions[%d] is empty", i)
+			return optionErrorf("Regions", o.Regions, "entry %d is empty", i)
 		case seen[r]:
-			return invalidf("Regions lists %q twice", r)
+			return optionErrorf("Regions", o.Regions, "lists %q twice", r)
 		}
 		seen[r] = true
 	}
 	if !seen[o.Region] {
-		return invalidf("Region %q is not one of Regions %q: GlobalTableMREC needs this process's Region", o.Region, o.Regions)
+		return optionErrorf("Region", o.Region, "not one of the table's Regions; a multi-Region eventually consistent table needs this process's Region").with("Regions", o.Regions)
 	}
 	return nil
+}
+
+// checkMode refuses a GlobalTableMode that is none of the constants.
+func checkMode(m GlobalTableMode) error {
+	switch m {
+	case GlobalTableNone, GlobalTableMREC, GlobalTableMRSC:
+		return nil
+	}
+	return optionErrorf("GlobalTable", m, "want GlobalTableNone, GlobalTableMREC or GlobalTableMRSC")
 }
 
 // regionSlice is the share of every sequence's numbers that one Region of
@@ -95,7 +105,7 @@ func (o *Options) validateGlobal() error {
 // the Region then continues with the first number of its slice above it.
 type regionSlice struct {
 	suffix  string   // appended to the partition key value: "#" + Region
-	regions []string // Options.Regions, for Counter.Current
+	regions []string // CounterOptions.Regions, for Counter.Current
 	first   int64    // the Region's first number: Start + i*Step
 	stride  int64    // R*Step, the distance between its numbers
 }
@@ -103,7 +113,7 @@ type regionSlice struct {
 // newRegionSlice returns the slice of o.Region, or nil without
 // GlobalTableMREC. It fails when the Region would have no number to hand
 // out at or below MaxValue, or its arithmetic would pass the int64 range.
-func newRegionSlice(o *Options) (*regionSlice, error) {
+func newRegionSlice(o *CounterOptions) (*regionSlice, error) {
 	if o.GlobalTable != GlobalTableMREC {
 		return nil, nil
 	}
@@ -113,11 +123,11 @@ func newRegionSlice(o *Options) (*regionSlice, error) {
 	}
 	hi, stride := bits.Mul64(uint64(o.Step), uint64(len(o.Regions)))
 	if hi != 0 || stride > 1<<63-1 {
-		return nil, invalidf("Step %d times %d Regions passes the int64 range", o.Step, len(o.Regions))
+		return nil, optionErrorf("Step", o.Step, "times the number of Regions passes the int64 range").with("Regions", o.Regions)
 	}
 	offset := int64(i) * o.Step // < stride, so it fits
 	if o.Start > o.MaxValue-offset {
-		return nil, invalidf("Region %q (position %d of %d) would start at Start+%d*Step, above MaxValue %d", o.Region, i, len(o.Regions), i, o.MaxValue)
+		return nil, optionErrorf("Region", o.Region, "position %d of %d Regions, would start at Start+%d*Step, above the largest value", i, len(o.Regions), i).with("MaxValue", o.MaxValue)
 	}
 	return &regionSlice{
 		suffix:  "#" + o.Region,
@@ -138,7 +148,7 @@ func (s *regionSlice) firstAbove(w int64) int64 {
 }
 
 // keys returns the partition key values of the sequence whose unsliced
-// value is pk in every Region, in the order of Options.Regions.
+// value is pk in every Region, in the order of CounterOptions.Regions.
 func (s *regionSlice) keys(pk string) []string {
 	keys := make([]string, len(s.regions))
 	for i, r := range s.regions {
@@ -147,16 +157,19 @@ func (s *regionSlice) keys(pk string) []string {
 	return keys
 }
 
-// refuseGlobal is the check of NewSortKey and NewLatest. Their numbering
-// needs one writer per sequence, which an MREC table cannot give across
-// Regions. On an MRSC table they write without transactions (see
+// refuseMREC is the check of NewSortKey and NewLatest (what). Their
+// numbering needs one writer per sequence, which an MREC table cannot give
+// across Regions. On an MRSC table they write without transactions (see
 // singleItemWrites).
-func refuseGlobal(o *Options, what string) error {
-	if o.GlobalTable == GlobalTableMREC {
-		return invalidf("%s with GlobalTableMREC: gap-free numbering needs one writer per sequence, "+
+func refuseMREC(m GlobalTableMode, what string) error {
+	if err := checkMode(m); err != nil {
+		return err
+	}
+	if m == GlobalTableMREC {
+		return optionErrorf("GlobalTable", m, "refused by %s: gap-free numbering needs one writer per sequence, "+
 			"and on a multi-Region eventually consistent table conditions and transactions are checked only "+
 			"in the Region that receives them, so two Regions would write the same number; point this client "+
-			"at one home Region of the table and leave GlobalTable at GlobalTableNone "+
+			"at one home Region of the table and use it as a table in one Region "+
 			"(see docs/global-tables.md)", what)
 	}
 	return nil
@@ -164,8 +177,8 @@ func refuseGlobal(o *Options, what string) error {
 
 // singleItemWrites reports whether a SortKey or a Latest writes every item
 // with its own conditional PutItem instead of TransactWriteItems: when asked
-// to (NoTransactions), and always on an MRSC table, which refuses
+// to (noTransactions), and always on an MRSC table, which refuses
 // transactions.
-func (o *Options) singleItemWrites() bool {
-	return o.NoTransactions || o.GlobalTable == GlobalTableMRSC
+func singleItemWrites(noTransactions bool, m GlobalTableMode) bool {
+	return noTransactions || m == GlobalTableMRSC
 }

@@ -32,7 +32,7 @@ import (
 // Underneath: a strongly consistent Query (descending, Limit 1) finds the
 // largest number, then a Put at the next one whose condition,
 // attribute_not_exists on the partition key or the item's own write token
-// (Options.TokenAttribute), fails only if another writer took that number
+// (SortKeyOptions.TokenAttribute), fails only if another writer took that number
 // first; so a resend of a Put that was applied succeeds instead of storing
 // the item twice.
 // In one process, calls for the same name queue behind each other instead of
@@ -44,7 +44,7 @@ import (
 // the last number of its write: the batch goes back to the head of the
 // queue and is written again after that number at once, with the calls that
 // arrived meanwhile (see sortkey_race.go), until a call has lost
-// Options.MaxAttempts races (ErrContention). So that processes writing one
+// MaxAttempts races (ErrContention). So that processes writing one
 // name flat out do not collide, once a writer has met another at a name
 // they take turns of a few round trips each, named in the write tokens,
 // in the order of the turns they last held (see turns); a process that
@@ -59,7 +59,7 @@ import (
 // round trips saved. A lost race costs the failed write (a Query too after
 // a conflict with a transaction in flight, which returns no item).
 //
-// Without transactions (Options.NoTransactions, and always with
+// Without transactions (SortKeyOptions.NoTransactions, and always with
 // GlobalTableMRSC, whose tables refuse them) the guarantees are the same;
 // the queued calls are written one after the other, one conditional PutItem
 // each at the next number, with no Query between them: k calls cost k round
@@ -72,7 +72,7 @@ import (
 type SortKey struct {
 	client    Client
 	table     string
-	opts      Options
+	opts      SortKeyOptions // resolved: defaults applied
 	codec     numberCodec
 	max       int64 // the largest number the sort key can hold
 	lo, hi    types.AttributeValue
@@ -98,22 +98,17 @@ type hint struct {
 // hint was dropped pays one Query on its next call.
 const sortKeyHints = 10_000
 
-// NewSortKey returns a SortKey over table, which must have a String
-// partition key named Options.PartitionKey and a sort key named
-// Options.SortKey of type Options.SortKeyType (Number by default; a String
-// sort key holds numbers zero-padded to Options.SortKeyWidth digits, so that
-// the string order is the numeric order). It reads PartitionKey, SortKey,
-// SortKeyType, SortKeyWidth, KeyPrefix, Start, MaxValue, MaxAttempts,
-// BaseDelay, MaxDelay, ResolveTimeout, TokenAttribute, GlobalTable and
-// NoTransactions, and refuses any other option set (ErrInvalidArgument).
+// NewSortKey returns a SortKey over table, with the options optFns set.
+// The table must have a String partition key named PartitionKey and a sort
+// key named SortKey, a Number (or a String of SortKeyDigits digits).
 // GlobalTableMREC is refused; with GlobalTableMRSC or NoTransactions it
 // writes without transactions (see SortKey).
 //
 // It makes no call to DynamoDB: a table of another shape is reported by the
 // first call that queries it, with ErrTableMismatch. It returns an error
-// wrapping ErrInvalidArgument when client is nil, the table name breaks
-// DynamoDB's rules, or an option is out of range.
-func NewSortKey(client Client, table string, optFns ...func(*Options)) (*SortKey, error) {
+// wrapping ErrInvalidArgument when client is nil or the table name breaks
+// DynamoDB's rules, and an *OptionError for an option out of range.
+func NewSortKey(client Client, table string, optFns ...func(*SortKeyOptions)) (*SortKey, error) {
 	fail := func(err error) (*SortKey, error) {
 		return nil, &Error{Op: "NewSortKey", Table: table, Err: err}
 	}
@@ -123,21 +118,14 @@ func NewSortKey(client Client, table string, optFns ...func(*Options)) (*SortKey
 	if err := validateTable(table); err != nil {
 		return fail(err)
 	}
-	o, err := resolveOptions(optFns)
-	if err == nil {
-		err = refuseGlobal(&o, "SortKey")
-	}
-	if err == nil {
-		err = checkRead(optFns, "PartitionKey", "SortKey", "SortKeyType", "SortKeyWidth", "KeyPrefix", "Start", "MaxValue",
-			"MaxAttempts", "BaseDelay", "MaxDelay", "ResolveTimeout", "TokenAttribute", "GlobalTable", "NoTransactions")
-	}
-	if err != nil {
+	o := apply(optFns)
+	if err := o.resolve(); err != nil {
 		return fail(err)
 	}
 	s := &SortKey{
 		table:     table,
 		opts:      o,
-		codec:     newNumberCodec(&o),
+		codec:     newNumberCodec(o.SortKey, o.SortKeyDigits),
 		policy:    backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay},
 		qNames:    map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey},
 		headNames: map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey, "#tok": o.TokenAttribute},
@@ -165,7 +153,7 @@ func (s *SortKey) Next(ctx context.Context, name string) (int64, error) {
 // When Append returns a number, the item is stored under it, once. When it
 // returns an error, nothing was stored, with one exception: ErrUnknownOutcome
 // means the write was sent and DynamoDB could not be reached, within
-// Options.ResolveTimeout, to find out whether it was applied; the *Error's
+// ResolveTimeout, to find out whether it was applied; the *Error's
 // Number is the number that may hold the item. A write whose outcome is
 // unknown (a lost answer, a timeout, a server error) is sent again,
 // identical, until DynamoDB settles it, even when ctx has ended meanwhile:
@@ -174,7 +162,7 @@ func (s *SortKey) Next(ctx context.Context, name string) (int64, error) {
 //
 // Errors: ErrInvalidArgument for a bad name or item, including an item
 // larger than DynamoDB's 400 KB (checked before any write) or one DynamoDB
-// refuses; ErrContention when the write lost Options.MaxAttempts races to
+// refuses; ErrContention when the write lost MaxAttempts races to
 // other processes; ErrExhausted when a String sort key has no wider number
 // left; ErrTableMismatch for a table without the sort key the options
 // describe; ErrTableNotFound; ErrUnknownOutcome; the context's error.
@@ -234,7 +222,7 @@ type sortKeyCall = combine.Call[appendReq, int64]
 // transactions as DynamoDB's limits allow. It is called by combine.Group,
 // one run per key at a time.
 func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyCall) {
-	if s.opts.singleItemWrites() {
+	if singleItemWrites(s.opts.NoTransactions, s.opts.GlobalTable) {
 		s.writeEach(ctx, pk, h, batch)
 		return
 	}

@@ -54,7 +54,7 @@ func (s *SortKey) Get(ctx context.Context, name string, n int64, out any) error 
 	case n < 1:
 		return fail(invalidf("number is %d, want at least 1", n))
 	case n > s.max:
-		return fail(fmt.Errorf("%w: number %d is above %d, the largest a %d-digit sort key holds", ErrNotFound, n, s.max, s.opts.SortKeyWidth))
+		return fail(fmt.Errorf("%w: number %d is above %d, the largest the sort key holds", ErrNotFound, n, s.max))
 	}
 	got, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(s.table),
@@ -196,7 +196,7 @@ func (s *SortKey) attributes(item map[string]types.AttributeValue) map[string]ty
 func (s *SortKey) readError(err error) error {
 	if settle.IsValidation(err) {
 		return fmt.Errorf("%w: want partition key %q of type S and sort key %q of type %s: %w",
-			ErrTableMismatch, s.opts.PartitionKey, s.opts.SortKey, s.opts.SortKeyType, err)
+			ErrTableMismatch, s.opts.PartitionKey, s.opts.SortKey, s.codec.typ, err)
 	}
 	return classify(err)
 }

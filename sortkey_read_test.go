@@ -19,10 +19,10 @@ import (
 var sortKeyTypes = []struct {
 	name string
 	typ  types.ScalarAttributeType
-	opt  func(*dynamoseq.Options)
+	opt  func(*dynamoseq.SortKeyOptions)
 }{
-	{"Number", types.ScalarAttributeTypeN, func(*dynamoseq.Options) {}},
-	{"String", types.ScalarAttributeTypeS, func(o *dynamoseq.Options) { o.SortKeyType = types.ScalarAttributeTypeS; o.SortKeyWidth = 4 }},
+	{"Number", types.ScalarAttributeTypeN, func(*dynamoseq.SortKeyOptions) {}},
+	{"String", types.ScalarAttributeTypeS, func(o *dynamoseq.SortKeyOptions) { o.SortKeyDigits = 4 }},
 }
 
 // appendTickets appends tickets "t1".."tn" to name and checks their numbers.
@@ -87,7 +87,7 @@ func TestSortKeyItems(t *testing.T) {
 			ctx := context.Background()
 			client := dbtest.Client(t)
 			table := dbtest.SortKeyTable(t, client, kt.typ)
-			s, err := dynamoseq.NewSortKey(client, table, kt.opt, func(o *dynamoseq.Options) { o.KeyPrefix = "P#" })
+			s, err := dynamoseq.NewSortKey(client, table, kt.opt, func(o *dynamoseq.SortKeyOptions) { o.KeyPrefix = "P#" })
 			require.NoError(t, err)
 			appendTickets(t, s, "projectA", 7)
 			if kt.typ == types.ScalarAttributeTypeS {

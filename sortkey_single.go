@@ -9,7 +9,7 @@ import (
 	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
-// The single-item write path of a SortKey: Options.NoTransactions, and every
+// The single-item write path of a SortKey: SortKeyOptions.NoTransactions, and every
 // SortKey on a multi-Region strongly consistent table (GlobalTableMRSC),
 // which refuses TransactWriteItems.
 //

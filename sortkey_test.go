@@ -24,7 +24,7 @@ import (
 	"github.com/dynamoseq/dynamoseq/internal/dbtest"
 )
 
-func newSortKey(t *testing.T, optFns ...func(*dynamoseq.Options)) (*dynamoseq.SortKey, *dynamodb.Client, string) {
+func newSortKey(t *testing.T, optFns ...func(*dynamoseq.SortKeyOptions)) (*dynamoseq.SortKey, *dynamodb.Client, string) {
 	t.Helper()
 	client := dbtest.Client(t)
 	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
@@ -275,7 +275,7 @@ func appendQueued(t *testing.T, appendFn appender, gate *gateClient, name string
 
 // newGatedSortKey returns a SortKey over a new table whose first write
 // waits at gate (see appendQueued), with the raw client and the table.
-func newGatedSortKey(t *testing.T, optFns ...func(*dynamoseq.Options)) (*dynamoseq.SortKey, *gateClient, *dynamodb.Client, string) {
+func newGatedSortKey(t *testing.T, optFns ...func(*dynamoseq.SortKeyOptions)) (*dynamoseq.SortKey, *gateClient, *dynamodb.Client, string) {
 	t.Helper()
 	client := dbtest.Client(t)
 	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
@@ -308,12 +308,12 @@ func TestSortKeyBadItemInBatch(t *testing.T) {
 	for _, noTx := range []bool{false, true} {
 		t.Run(fmt.Sprintf("NoTransactions=%v", noTx), func(t *testing.T) {
 			t.Parallel()
-			testSortKeyBadItemInBatch(t, func(o *dynamoseq.Options) { o.NoTransactions = noTx })
+			testSortKeyBadItemInBatch(t, func(o *dynamoseq.SortKeyOptions) { o.NoTransactions = noTx })
 		})
 	}
 }
 
-func testSortKeyBadItemInBatch(t *testing.T, opt func(*dynamoseq.Options)) {
+func testSortKeyBadItemInBatch(t *testing.T, opt func(*dynamoseq.SortKeyOptions)) {
 	s, gate, client, table := newGatedSortKey(t, opt)
 	// DynamoDB refuses an item nested deeper than 32 levels; the size check
 	// before the write cannot see that.
@@ -452,7 +452,7 @@ func TestSortKeyContention(t *testing.T) {
 	client := dbtest.Client(t)
 	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
 	rival := &rivalClient{Client: client}
-	s, err := dynamoseq.NewSortKey(rival, table, func(o *dynamoseq.Options) { o.MaxAttempts = 4 })
+	s, err := dynamoseq.NewSortKey(rival, table, func(o *dynamoseq.SortKeyOptions) { o.MaxAttempts = 4 })
 	require.NoError(t, err)
 	_, err = s.Append(context.Background(), "hot", ticket{Title: "mine"})
 	require.ErrorIs(t, err, dynamoseq.ErrContention)
@@ -471,9 +471,8 @@ func TestSortKeyStringSortKey(t *testing.T) {
 	client := dbtest.Client(t)
 	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeS)
 	ctx := context.Background()
-	s, err := dynamoseq.NewSortKey(client, table, func(o *dynamoseq.Options) {
-		o.SortKeyType = types.ScalarAttributeTypeS
-		o.SortKeyWidth = 6
+	s, err := dynamoseq.NewSortKey(client, table, func(o *dynamoseq.SortKeyOptions) {
+		o.SortKeyDigits = 6
 		o.KeyPrefix = "PROJECT#"
 	})
 	require.NoError(t, err)
@@ -500,10 +499,9 @@ func TestSortKeyStringSortKey(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(120), last, "Last()")
 
-	// Width 1 holds 1 to 9.
-	narrow, err := dynamoseq.NewSortKey(client, table, func(o *dynamoseq.Options) {
-		o.SortKeyType = types.ScalarAttributeTypeS
-		o.SortKeyWidth = 1
+	// One digit holds 1 to 9.
+	narrow, err := dynamoseq.NewSortKey(client, table, func(o *dynamoseq.SortKeyOptions) {
+		o.SortKeyDigits = 1
 	})
 	require.NoError(t, err)
 	for want := int64(1); want <= 9; want++ {
@@ -600,15 +598,15 @@ func TestSortKeyTableMismatch(t *testing.T) {
 	tests := []struct {
 		name    string
 		table   string
-		opt     func(*dynamoseq.Options)
+		opt     func(*dynamoseq.SortKeyOptions)
 		message string
 	}{
 		{"no sort key", dbtest.CounterTable(t, client), nil, `sort key "sk" of type N`},
 		{"String sort key, Number expected", dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeS), nil, `sort key "sk" of type N`},
 		{"Number sort key, String expected", dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN),
-			func(o *dynamoseq.Options) { o.SortKeyType = types.ScalarAttributeTypeS }, `sort key "sk" of type S`},
+			func(o *dynamoseq.SortKeyOptions) { o.SortKeyDigits = 19 }, `sort key "sk" of type S`},
 		{"other sort key name", dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN),
-			func(o *dynamoseq.Options) { o.SortKey = "version" }, `sort key "version"`},
+			func(o *dynamoseq.SortKeyOptions) { o.SortKey = "version" }, `sort key "version"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -639,14 +637,14 @@ func TestNewSortKeyInvalid(t *testing.T) {
 		name   string
 		client dynamoseq.Client
 		table  string
-		opt    func(*dynamoseq.Options)
+		opt    func(*dynamoseq.SortKeyOptions)
 	}{
 		{"nil client", nil, "seq", nil},
 		{"short table", client, "ab", nil},
-		{"same key names", client, "seq", func(o *dynamoseq.Options) { o.SortKey = "pk" }},
-		{"bad sort key type", client, "seq", func(o *dynamoseq.Options) { o.SortKeyType = types.ScalarAttributeTypeB }},
-		{"width too large", client, "seq", func(o *dynamoseq.Options) { o.SortKeyWidth = 20 }},
-		{"negative attempts", client, "seq", func(o *dynamoseq.Options) { o.MaxAttempts = -1 }},
+		{"same key names", client, "seq", func(o *dynamoseq.SortKeyOptions) { o.SortKey = "pk" }},
+		{"negative digits", client, "seq", func(o *dynamoseq.SortKeyOptions) { o.SortKeyDigits = -1 }},
+		{"too many digits", client, "seq", func(o *dynamoseq.SortKeyOptions) { o.SortKeyDigits = 20 }},
+		{"negative attempts", client, "seq", func(o *dynamoseq.SortKeyOptions) { o.MaxAttempts = -1 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -687,7 +685,7 @@ func TestSortKeyCancelledContext(t *testing.T) {
 	// the call returns ErrUnknownOutcome with the number that may hold
 	// the item, and its own context's error. The calls queued behind it
 	// return the context's error as soon as it ends.
-	slow, err := dynamoseq.NewSortKey(&stallingWrites{Client: client}, table, func(o *dynamoseq.Options) {
+	slow, err := dynamoseq.NewSortKey(&stallingWrites{Client: client}, table, func(o *dynamoseq.SortKeyOptions) {
 		o.ResolveTimeout = 300 * time.Millisecond
 	})
 	require.NoError(t, err)

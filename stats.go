@@ -61,7 +61,7 @@ type AppendStats struct {
 	RoundTrips int64      // requests sent to DynamoDB: Reads + Puts + Transactions; the SDK's own retries of one request count once
 
 	Reads        int64 // Query and GetItem requests: the lookups of a writer that did not know the last number, and the read methods
-	Puts         int64 // PutItem requests: the write of a batch of one (SortKey), and every write without transactions (Options.NoTransactions, GlobalTableMRSC)
+	Puts         int64 // PutItem requests: the write of a batch of one (SortKey), and every write without transactions (NoTransactions, GlobalTableMRSC)
 	Transactions int64 // TransactWriteItems requests: the write of a batch of several
 
 	Batches      int64 // groups of calls written together, one request per attempt

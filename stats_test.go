@@ -22,7 +22,7 @@ import (
 func TestCounterStats(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	c, client, _ := newCounter(t, func(o *dynamoseq.Options) { o.MaxValue = 10 })
+	c, client, _ := newCounter(t, func(o *dynamoseq.CounterOptions) { o.MaxValue = 10 })
 	_, err := c.Next(ctx, "orders")
 	require.NoError(t, err)
 	_, err = c.NextN(ctx, "orders", 5)
@@ -62,7 +62,7 @@ func TestBlockStatsWaits(t *testing.T) {
 	const delay = 20 * time.Millisecond
 	c, err := dynamoseq.NewCounter(&slowClient{Client: faulty, delay: delay}, table)
 	require.NoError(t, err)
-	b := newBlock(t, c, 10, func(o *dynamoseq.Options) { o.MaxBlockSize = 10 })
+	b := newBlock(t, c, 10, func(o *dynamoseq.BlockOptions) { o.MaxSize = 10 })
 
 	// 4 goroutines wait for the first lease, then draw 3 ranges flat out:
 	// every caller that finds a range used up waits for the next.
@@ -100,7 +100,7 @@ func TestBlockStatsWaits(t *testing.T) {
 // maximum, and the numbers Close abandons.
 func TestBlockStatsExhausted(t *testing.T) {
 	t.Parallel()
-	c, _, _ := newCounter(t, func(o *dynamoseq.Options) { o.MaxValue = 15 })
+	c, _, _ := newCounter(t, func(o *dynamoseq.CounterOptions) { o.MaxValue = 15 })
 	b := newBlock(t, c, 10)
 	for range 10 {
 		_, err := b.Next(context.Background(), "tickets")
@@ -219,7 +219,7 @@ func TestSortKeyStatsContention(t *testing.T) {
 	t.Parallel()
 	client := dbtest.Client(t)
 	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
-	s, err := dynamoseq.NewSortKey(&rivalClient{Client: client}, table, func(o *dynamoseq.Options) { o.MaxAttempts = 3 })
+	s, err := dynamoseq.NewSortKey(&rivalClient{Client: client}, table, func(o *dynamoseq.SortKeyOptions) { o.MaxAttempts = 3 })
 	require.NoError(t, err)
 	_, err = s.Append(context.Background(), "hot", ticket{Title: "mine"})
 	require.ErrorIs(t, err, dynamoseq.ErrContention)
@@ -241,7 +241,7 @@ func TestLatestStats(t *testing.T) {
 	ctx := context.Background()
 	// A backoff far shorter than a transaction, so that the retry trusts
 	// the returned version.
-	l, client, table := newLatest(t, latestLayouts[0], nil, func(o *dynamoseq.Options) { o.BaseDelay = time.Nanosecond })
+	l, client, table := newLatest(t, latestLayouts[0], nil, func(o *dynamoseq.LatestOptions) { o.BaseDelay = time.Nanosecond })
 	other, err := dynamoseq.NewLatest(client, table) // another process
 	require.NoError(t, err)
 	for i, w := range []*dynamoseq.Latest{l, other, l} {
@@ -314,18 +314,15 @@ func TestAppendStatsUnknownOutcome(t *testing.T) {
 			ft := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{LoseAnswers: 1})
 			client := lossyClient(t, ft)
 			table := dbtest.SortKeyTable(t, dbtest.Client(t), types.ScalarAttributeTypeN)
-			opts := func(o *dynamoseq.Options) {
-				o.ResolveTimeout = 300 * time.Millisecond
-				o.MaxDelay = 20 * time.Millisecond
-			}
+			retry := dynamoseq.Retry{ResolveTimeout: 300 * time.Millisecond, MaxDelay: 20 * time.Millisecond}
 			var appendFn appender
 			var stats func() dynamoseq.AppendStats
 			if strategy == "SortKey" {
-				s, err := dynamoseq.NewSortKey(client, table, opts)
+				s, err := dynamoseq.NewSortKey(client, table, func(o *dynamoseq.SortKeyOptions) { o.Retry = retry })
 				require.NoError(t, err)
 				appendFn, stats = s.Append, func() dynamoseq.AppendStats { return s.Stats().AppendStats }
 			} else {
-				l, err := dynamoseq.NewLatest(client, table, opts)
+				l, err := dynamoseq.NewLatest(client, table, func(o *dynamoseq.LatestOptions) { o.Retry = retry })
 				require.NoError(t, err)
 				appendFn, stats = l.Append, func() dynamoseq.AppendStats { return l.Stats().AppendStats }
 			}

@@ -27,39 +27,50 @@ var _ TableClient = (*dynamodb.Client)(nil)
 
 // CounterTable returns the definition of a table named name for a Counter
 // (and so a Block or an IDMinter) under the options: a String partition key
-// named Options.PartitionKey, and with Options.CounterSortKeyValue set a
-// String sort key named Options.SortKey; on-demand billing. Pass it to EnsureTable, or
-// to CreateTable after adding what the application needs (tags, streams).
-// The options are not validated here: the strategy's constructor reports
-// a bad one.
-func CounterTable(name string, optFns ...func(*Options)) *dynamodb.CreateTableInput {
-	o, _ := resolveOptions(optFns)
-	if o.CounterSortKeyValue != "" {
-		return tableInput(name, o.PartitionKey, o.SortKey, types.ScalarAttributeTypeS)
+// named PartitionKey, and with SortKey set a String sort key named
+// SortKey.Name; on-demand billing. Pass it to EnsureTable, or to
+// CreateTable after adding what the application needs (tags, streams). The
+// options are not validated here: NewCounter reports a bad one.
+func CounterTable(name string, optFns ...func(*CounterOptions)) *dynamodb.CreateTableInput {
+	o := apply(optFns)
+	pk := or(o.PartitionKey, DefaultPartitionKey)
+	if o.SortKey != nil {
+		return tableInput(name, pk, or(o.SortKey.Name, DefaultSortKey), types.ScalarAttributeTypeS)
 	}
-	return tableInput(name, o.PartitionKey, "", "")
+	return tableInput(name, pk, "", "")
 }
 
 // SortKeyTable returns the definition of a table named name for a SortKey
-// under the options: a String partition key named Options.PartitionKey, a
-// sort key named Options.SortKey of type Options.SortKeyType, on-demand
+// under the options: a String partition key named PartitionKey, a sort key
+// named SortKey, of type Number, or String with SortKeyDigits; on-demand
 // billing. As for CounterTable, the options are not validated here.
-func SortKeyTable(name string, optFns ...func(*Options)) *dynamodb.CreateTableInput {
-	o, _ := resolveOptions(optFns)
-	return tableInput(name, o.PartitionKey, o.SortKey, o.SortKeyType)
+func SortKeyTable(name string, optFns ...func(*SortKeyOptions)) *dynamodb.CreateTableInput {
+	o := apply(optFns)
+	sk := newNumberCodec(or(o.SortKey, DefaultSortKey), o.SortKeyDigits)
+	return tableInput(name, or(o.PartitionKey, DefaultPartitionKey), sk.attr, sk.typ)
 }
 
 // LatestTable returns the definition of a table named name for a Latest
-// under the options: with LayoutSortKey (the default) the table of
-// SortKeyTable, with LayoutPartitionKey a String partition key named
-// Options.PartitionKey and no sort key; on-demand billing. As for
-// CounterTable, the options are not validated here.
-func LatestTable(name string, optFns ...func(*Options)) *dynamodb.CreateTableInput {
-	o, _ := resolveOptions(optFns)
-	if o.Layout == LayoutPartitionKey {
-		return tableInput(name, o.PartitionKey, "", "")
+// under the options: with LayoutSortKey (the default) a String partition
+// key named PartitionKey and the layout's sort key, with LayoutPartitionKey
+// the partition key only; on-demand billing. As for CounterTable, the
+// options are not validated here.
+func LatestTable(name string, optFns ...func(*LatestOptions)) *dynamodb.CreateTableInput {
+	o := apply(optFns)
+	pk := or(o.PartitionKey, DefaultPartitionKey)
+	if l, ok := layoutValue(o.Layout).(LayoutSortKey); ok {
+		sk := newNumberCodec(or(l.SortKey, DefaultSortKey), l.SortKeyDigits)
+		return tableInput(name, pk, sk.attr, sk.typ)
 	}
-	return tableInput(name, o.PartitionKey, o.SortKey, o.SortKeyType)
+	return tableInput(name, pk, "", "")
+}
+
+// or returns s, or def when s is empty.
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // tableInput is an on-demand table with a String partition key named pk

@@ -34,14 +34,20 @@ func (c *tableCalls) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTi
 
 // ensureTable calls EnsureTable on a table named for the test, which is
 // deleted when the test ends, and returns the table's name.
-func ensureTable(t *testing.T, client dynamoseq.TableClient, def func(string, ...func(*dynamoseq.Options)) *dynamodb.CreateTableInput, ttl string, optFns ...func(*dynamoseq.Options)) string {
+func ensureTable[T any](t *testing.T, client dynamoseq.TableClient, def func(string, ...func(*T)) *dynamodb.CreateTableInput, ttl string, optFns ...func(*T)) string {
+	t.Helper()
+	return ensureDefined(t, client, func(table string) *dynamodb.CreateTableInput { return def(table, optFns...) }, ttl)
+}
+
+// ensureDefined is ensureTable with the table definition def gives.
+func ensureDefined(t *testing.T, client dynamoseq.TableClient, def func(table string) *dynamodb.CreateTableInput, ttl string) string {
 	t.Helper()
 	admin := dbtest.Client(t)
 	table := dbtest.TableName(t)
 	t.Cleanup(func() {
 		_, _ = admin.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
 	})
-	require.NoError(t, dynamoseq.EnsureTable(context.Background(), client, def(table, optFns...), ttl))
+	require.NoError(t, dynamoseq.EnsureTable(context.Background(), client, def(table), ttl))
 	return table
 }
 
@@ -79,11 +85,11 @@ func TestEnsureTableMismatch(t *testing.T) {
 		message string
 	}{
 		{"no sort key", dynamoseq.CounterTable(sortKeyTable), `the sort key is "sk" of type N, want none`},
-		{"sort key type", dynamoseq.SortKeyTable(sortKeyTable, func(o *dynamoseq.Options) { o.SortKeyType = types.ScalarAttributeTypeS }),
+		{"sort key type", dynamoseq.SortKeyTable(sortKeyTable, func(o *dynamoseq.SortKeyOptions) { o.SortKeyDigits = 19 }),
 			`the sort key is "sk" of type N, want "sk" of type S`},
-		{"key names", dynamoseq.SortKeyTable(sortKeyTable, func(o *dynamoseq.Options) { o.PartitionKey, o.SortKey = "PK", "SK" }),
+		{"key names", dynamoseq.SortKeyTable(sortKeyTable, func(o *dynamoseq.SortKeyOptions) { o.PartitionKey, o.SortKey = "PK", "SK" }),
 			`the partition key is "pk" of type S, want "PK" of type S; the sort key is "sk" of type N, want "SK" of type N`},
-		{"layout", dynamoseq.LatestTable(sortKeyTable, func(o *dynamoseq.Options) { o.Layout = dynamoseq.LayoutPartitionKey }), `want none`},
+		{"layout", dynamoseq.LatestTable(sortKeyTable, func(o *dynamoseq.LatestOptions) { o.Layout = dynamoseq.LayoutPartitionKey{} }), `want none`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,41 +107,51 @@ func TestTableDefinitionsFitStrategies(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	client := dbtest.Client(t)
-	stringSK := func(o *dynamoseq.Options) { o.SortKeyType = types.ScalarAttributeTypeS; o.SortKeyWidth = 6 }
-	names := func(o *dynamoseq.Options) { o.PartitionKey, o.SortKey = "PK", "SK" }
-	pkOnly := func(o *dynamoseq.Options) { o.Layout = dynamoseq.LayoutPartitionKey }
-	nextID := func(o *dynamoseq.Options) { o.PartitionKey, o.ValueAttribute = "NextKey", "NextId" }
-	type newFunc func(table string, opt func(*dynamoseq.Options)) (dynamoseq.Sequencer, error)
-	counter := func(table string, opt func(*dynamoseq.Options)) (dynamoseq.Sequencer, error) {
-		return dynamoseq.NewCounter(client, table, opt)
+	// fit is a table definition and the strategy made with the same options.
+	type fit struct {
+		def  func(table string) *dynamodb.CreateTableInput
+		open func(table string) (dynamoseq.Sequencer, error)
 	}
-	sortKey := func(table string, opt func(*dynamoseq.Options)) (dynamoseq.Sequencer, error) {
-		return dynamoseq.NewSortKey(client, table, opt)
+	counter := func(opt func(*dynamoseq.CounterOptions)) fit {
+		return fit{func(table string) *dynamodb.CreateTableInput { return dynamoseq.CounterTable(table, optList(opt)...) },
+			func(table string) (dynamoseq.Sequencer, error) {
+				return dynamoseq.NewCounter(client, table, optList(opt)...)
+			}}
 	}
-	latest := func(table string, opt func(*dynamoseq.Options)) (dynamoseq.Sequencer, error) {
-		return dynamoseq.NewLatest(client, table, opt)
+	sortKey := func(opt func(*dynamoseq.SortKeyOptions)) fit {
+		return fit{func(table string) *dynamodb.CreateTableInput { return dynamoseq.SortKeyTable(table, optList(opt)...) },
+			func(table string) (dynamoseq.Sequencer, error) {
+				return dynamoseq.NewSortKey(client, table, optList(opt)...)
+			}}
+	}
+	latest := func(opt func(*dynamoseq.LatestOptions)) fit {
+		return fit{func(table string) *dynamodb.CreateTableInput { return dynamoseq.LatestTable(table, optList(opt)...) },
+			func(table string) (dynamoseq.Sequencer, error) {
+				return dynamoseq.NewLatest(client, table, optList(opt)...)
+			}}
 	}
 	tests := []struct {
 		name string
-		def  func(string, ...func(*dynamoseq.Options)) *dynamodb.CreateTableInput
-		open newFunc
-		opt  func(*dynamoseq.Options)
+		fit
 	}{
-		{"Counter", dynamoseq.CounterTable, counter, func(*dynamoseq.Options) {}},
-		{"Counter NextId", dynamoseq.CounterTable, counter, nextID},
-		{"Counter sort key", dynamoseq.CounterTable, counter, func(o *dynamoseq.Options) { o.CounterSortKeyValue = "COUNTER" }},
-		{"SortKey", dynamoseq.SortKeyTable, sortKey, func(*dynamoseq.Options) {}},
-		{"SortKey String", dynamoseq.SortKeyTable, sortKey, stringSK},
-		{"SortKey names", dynamoseq.SortKeyTable, sortKey, names},
-		{"Latest", dynamoseq.LatestTable, latest, func(*dynamoseq.Options) {}},
-		{"Latest String", dynamoseq.LatestTable, latest, stringSK},
-		{"Latest partition key", dynamoseq.LatestTable, latest, pkOnly},
+		{"Counter", counter(nil)},
+		{"Counter NextId", counter(func(o *dynamoseq.CounterOptions) { o.PartitionKey, o.ValueAttribute = "NextKey", "NextId" })},
+		{"Counter sort key", counter(func(o *dynamoseq.CounterOptions) { o.SortKey = &dynamoseq.CounterSortKey{Value: "COUNTER"} })},
+		{"SortKey", sortKey(nil)},
+		{"SortKey String", sortKey(func(o *dynamoseq.SortKeyOptions) { o.SortKeyDigits = 6 })},
+		{"SortKey names", sortKey(func(o *dynamoseq.SortKeyOptions) { o.PartitionKey, o.SortKey = "PK", "SK" })},
+		{"Latest", latest(nil)},
+		{"Latest String", latest(func(o *dynamoseq.LatestOptions) { o.Layout = dynamoseq.LayoutSortKey{SortKeyDigits: 6} })},
+		{"Latest names", latest(func(o *dynamoseq.LatestOptions) {
+			o.PartitionKey, o.Layout = "PK", dynamoseq.LayoutSortKey{SortKey: "SK"}
+		})},
+		{"Latest partition key", latest(func(o *dynamoseq.LatestOptions) { o.Layout = dynamoseq.LayoutPartitionKey{} })},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			table := ensureTable(t, client, tt.def, "", tt.opt)
-			seq, err := tt.open(table, tt.opt)
+			table := ensureDefined(t, client, tt.def, "")
+			seq, err := tt.open(table)
 			require.NoError(t, err)
 			for want := int64(1); want <= 3; want++ {
 				got, err := seq.Next(ctx, "a")

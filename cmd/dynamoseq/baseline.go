@@ -22,15 +22,15 @@ import (
 // rawCounter is UpdateItem ADD 1 with ReturnValues UPDATED_NEW, the
 // baseline of Counter and Block.
 func (e *env) rawCounter(client *dynamodb.Client, name string) func(context.Context) error {
-	key := map[string]types.AttributeValue{or(e.partitionKey, "pk"): &types.AttributeValueMemberS{Value: e.keyPrefix + name}}
+	key := map[string]types.AttributeValue{or(e.partitionKey, dynamoseq.DefaultPartitionKey): &types.AttributeValueMemberS{Value: e.keyPrefix + name}}
 	if e.counterSortKey != "" {
-		key[or(e.sortKey, "sk")] = &types.AttributeValueMemberS{Value: e.counterSortKey}
+		key[or(e.sortKey, dynamoseq.DefaultSortKey)] = &types.AttributeValueMemberS{Value: e.counterSortKey}
 	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(e.table),
 		Key:                       key,
 		UpdateExpression:          aws.String("ADD #v :one"),
-		ExpressionAttributeNames:  map[string]string{"#v": or(e.valueAttribute, "value")},
+		ExpressionAttributeNames:  map[string]string{"#v": or(e.valueAttribute, dynamoseq.DefaultValueAttribute)},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "1"}},
 		ReturnValues:              types.ReturnValueUpdatedNew,
 	}
@@ -45,7 +45,7 @@ func (e *env) rawCounter(client *dynamodb.Client, name string) func(context.Cont
 // with attribute_not_exists, and on a failed condition the same again at
 // once.
 func (e *env) rawSortKey(client *dynamodb.Client, name string) func(context.Context) error {
-	pk, sk := or(e.partitionKey, "pk"), or(e.sortKey, "sk")
+	pk, sk := or(e.partitionKey, dynamoseq.DefaultPartitionKey), or(e.sortKey, dynamoseq.DefaultSortKey)
 	pkValue := &types.AttributeValueMemberS{Value: e.keyPrefix + name}
 	query := &dynamodb.QueryInput{
 		TableName:                 aws.String(e.table),
@@ -88,7 +88,7 @@ func (e *env) rawSortKey(client *dynamodb.Client, name string) func(context.Cont
 // (attribute_not_exists) and 'latest' (condition on its version); on a
 // cancelled transaction read again and retry at once.
 func (e *env) rawLatest(client *dynamodb.Client, name string) func(context.Context) error {
-	pk, versionAttr := or(e.partitionKey, "pk"), or(e.versionAttribute, "version")
+	pk, versionAttr := or(e.partitionKey, dynamoseq.DefaultPartitionKey), or(e.versionAttribute, dynamoseq.DefaultVersionAttribute)
 	known := int64(-1)
 	return func(ctx context.Context) error {
 		for {
@@ -136,17 +136,17 @@ func (e *env) rawLatest(client *dynamodb.Client, name string) func(context.Conte
 // versionKey and latestKey are the keys of Latest's items, in the layout
 // of the options.
 func (e *env) versionKey(name string, n int64) map[string]types.AttributeValue {
-	pk, base := or(e.partitionKey, "pk"), e.keyPrefix+name
-	if layout, _ := e.parseLayout(); layout == dynamoseq.LayoutPartitionKey {
-		return map[string]types.AttributeValue{pk: &types.AttributeValueMemberS{Value: fmt.Sprintf(or(e.versionKeyFormat, "%s#v%d"), base, n)}}
+	pk, base := or(e.partitionKey, dynamoseq.DefaultPartitionKey), e.keyPrefix+name
+	if e.partitionKeyLayout() {
+		return map[string]types.AttributeValue{pk: &types.AttributeValueMemberS{Value: fmt.Sprintf(or(e.versionKeyFormat, dynamoseq.DefaultVersionKeyFormat), base, n)}}
 	}
-	return map[string]types.AttributeValue{pk: &types.AttributeValueMemberS{Value: base}, or(e.sortKey, "sk"): e.sortKeyValue(n)}
+	return map[string]types.AttributeValue{pk: &types.AttributeValueMemberS{Value: base}, or(e.sortKey, dynamoseq.DefaultSortKey): e.sortKeyValue(n)}
 }
 
 func (e *env) latestKey(name string) map[string]types.AttributeValue {
-	pk, base := or(e.partitionKey, "pk"), e.keyPrefix+name
-	if layout, _ := e.parseLayout(); layout == dynamoseq.LayoutPartitionKey {
-		return map[string]types.AttributeValue{pk: &types.AttributeValueMemberS{Value: fmt.Sprintf(or(e.latestKeyFormat, "%s#latest"), base)}}
+	pk, base := or(e.partitionKey, dynamoseq.DefaultPartitionKey), e.keyPrefix+name
+	if e.partitionKeyLayout() {
+		return map[string]types.AttributeValue{pk: &types.AttributeValueMemberS{Value: fmt.Sprintf(or(e.latestKeyFormat, dynamoseq.DefaultLatestKeyFormat), base)}}
 	}
 	return e.versionKey(name, 0)
 }
@@ -154,12 +154,8 @@ func (e *env) latestKey(name string) map[string]types.AttributeValue {
 // sortKeyValue writes n as a sort key of the type the options give:
 // zero-padded to the width for a String.
 func (e *env) sortKeyValue(n int64) types.AttributeValue {
-	if e.sortKeyType == "S" {
-		width := e.sortKeyWidth
-		if width == 0 {
-			width = 19
-		}
-		return &types.AttributeValueMemberS{Value: fmt.Sprintf("%0*d", width, n)}
+	if digits := e.sortKeyDigits(); digits > 0 {
+		return &types.AttributeValueMemberS{Value: fmt.Sprintf("%0*d", digits, n)}
 	}
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }

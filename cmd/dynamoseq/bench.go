@@ -26,21 +26,20 @@ type benchOptions struct {
 	duration    time.Duration
 	size        int64
 	baseline    bool
-	tuning      dynamoseq.Options // the runtime options bench's flags set
+
+	// The runtime options bench's flags set.
+	maxAttempts   int                    // Retry.MaxAttempts
+	block         dynamoseq.BlockOptions // a Block's, but FollowRate
+	minBlockSize  int64                  // FollowRate.MinSize; set, the sizes follow the rate
+	blockLifetime time.Duration          // FollowRate.Lifetime
 }
 
-// tune copies the runtime option of the strategy that bench's flags set
-// into o (the constructors refuse an option they do not read).
-func (b *benchOptions) tune(o *dynamoseq.Options) {
-	o.MaxAttempts = b.tuning.MaxAttempts
-}
-
-// tuneBlock copies the Block's options that bench's flags set into o.
-func (b *benchOptions) tuneBlock(o *dynamoseq.Options) {
-	o.RefillThreshold = b.tuning.RefillThreshold
-	o.MinBlockSize = b.tuning.MinBlockSize
-	o.MaxBlockSize = b.tuning.MaxBlockSize
-	o.BlockLifetime = b.tuning.BlockLifetime
+// blockOptions copies the Block's options that bench's flags set into o.
+func (b *benchOptions) blockOptions(o *dynamoseq.BlockOptions) {
+	*o = b.block
+	if b.minBlockSize != 0 {
+		o.FollowRate = &dynamoseq.BlockRate{MinSize: b.minBlockSize, Lifetime: b.blockLifetime}
+	}
 }
 
 func benchCommand() *command {
@@ -64,12 +63,11 @@ func benchCommand() *command {
 			fs.DurationVarP(&o.duration, "duration", "d", 30*time.Second, "how long each side (library, raw SDK) is measured")
 			fs.Int64Var(&o.size, "size", 1000, "the range size of a Block")
 			fs.BoolVar(&o.baseline, "baseline", true, "also run the raw SDK call")
-			t := &o.tuning
-			fs.IntVar(&t.MaxAttempts, "max-attempts", 0, "SortKey and Latest: tries of a write that lost a race (default 25)")
-			fs.Float64Var(&t.RefillThreshold, "refill-threshold", 0, "Block: the used share of a range after which the next is leased (default 0.5)")
-			fs.Int64Var(&t.MinBlockSize, "min-block-size", 0, "Block: below --size, ranges follow the rate of use instead (default --size)")
-			fs.Int64Var(&t.MaxBlockSize, "max-block-size", 0, "Block: the largest range it grows to after callers waited (default 64 times --size)")
-			fs.DurationVar(&t.BlockLifetime, "block-lifetime", 0, "Block: how long an adaptive range should last (default 10s)")
+			fs.IntVar(&o.maxAttempts, "max-attempts", 0, fmt.Sprintf("SortKey and Latest: tries of a write that lost a race (default %d)", dynamoseq.DefaultMaxAttempts))
+			fs.Float64Var(&o.block.RefillThreshold, "refill-threshold", 0, fmt.Sprintf("Block: the used share of a range after which the next is leased (default %v)", dynamoseq.DefaultRefillThreshold))
+			fs.Int64Var(&o.minBlockSize, "min-block-size", 0, "Block: set, range sizes follow the rate of use, from this size to --max-block-size (default: they grow after callers waited)")
+			fs.Int64Var(&o.block.MaxSize, "max-block-size", 0, fmt.Sprintf("Block: the largest range (default %d times --size)", dynamoseq.DefaultBlockGrowth))
+			fs.DurationVar(&o.blockLifetime, "block-lifetime", 0, fmt.Sprintf("Block, with --min-block-size: how long an adaptive range should last (default %v)", dynamoseq.DefaultBlockLifetime))
 			return func(ctx context.Context, e *env, args []string) error {
 				name := "dynamoseq-bench"
 				if len(args) == 1 {
@@ -77,6 +75,9 @@ func benchCommand() *command {
 				}
 				if o.concurrency < 1 || o.duration <= 0 {
 					return usageErrorf("-c %d -d %v: want at least one goroutine and a positive duration", o.concurrency, o.duration)
+				}
+				if o.blockLifetime != 0 && o.minBlockSize == 0 {
+					return usageErrorf("--block-lifetime is read with --min-block-size only")
 				}
 				k, err := kind.of(ctx, e, "")
 				if err != nil {
@@ -177,15 +178,15 @@ type side struct {
 func (e *env) strategy(client *dynamodb.Client, o benchOptions) (dynamoseq.Sequencer, error) {
 	switch o.kind {
 	case kindSortKey:
-		return dynamoseq.NewSortKey(client, e.table, e.settings.options, o.tune)
+		return dynamoseq.NewSortKey(client, e.table, e.settings.sortKeyOptions, func(so *dynamoseq.SortKeyOptions) { so.MaxAttempts = o.maxAttempts })
 	case kindLatest:
-		return dynamoseq.NewLatest(client, e.table, e.settings.options, o.tune)
+		return dynamoseq.NewLatest(client, e.table, e.settings.latestOptions, func(lo *dynamoseq.LatestOptions) { lo.MaxAttempts = o.maxAttempts })
 	}
-	c, err := dynamoseq.NewCounter(client, e.table, e.settings.options, o.tune)
+	c, err := dynamoseq.NewCounter(client, e.table, e.settings.counterOptions, func(co *dynamoseq.CounterOptions) { co.MaxAttempts = o.maxAttempts })
 	if err != nil || o.kind != kindBlock {
 		return c, err
 	}
-	return dynamoseq.NewBlock(c, o.size, o.tuneBlock) // the table and key options are the Counter's
+	return dynamoseq.NewBlock(c, o.size, o.blockOptions) // the table and key options are the Counter's
 }
 
 // stats returns the strategy's own cumulative figures, for the strategies

@@ -210,9 +210,9 @@ func TestMessages(t *testing.T) {
 		{[]string{"next", "orders", "--table", "Seq", "--kind", "x"}, `invalid argument "x" for "--kind" flag: want counter, sortkey, latest`},
 		{[]string{"next", "orders", "--table", "Seq", "--output", "yaml"}, `invalid argument "yaml" for "--output" flag: want text, json`},
 		{[]string{"next", "orders", "--table", "Seq", "--kind", "counter", "--start", "-3"}, "invalid argument: --start is -3, want at least 1"},
-		{[]string{"next", "orders", "--table", "Seq", "--kind", "counter", "--start", "9", "--max-value", "5"}, "--max-value 5 is below --start 9"},
+		{[]string{"next", "orders", "--table", "Seq", "--kind", "counter", "--start", "9", "--max-value", "5"}, "invalid argument: --max-value is 5, below the first value (--start is 9)"},
 		{[]string{"bench", "--table", "Seq", "--kind", "block", "--refill-threshold", "2"}, "--refill-threshold is 2"},
-		{[]string{"next", "orders", "--table", "Seq", "--kind", "counter", "--regions", "a,b"}, "--regions is read only with --global-table mrec; --global-table is none"},
+		{[]string{"next", "orders", "--table", "Seq", "--kind", "counter", "--regions", "a,b"}, "invalid argument: --regions is a,b, read only on a multi-Region eventually consistent table (--global-table is none)"},
 	} {
 		r := run(t, tc.args...)
 		assert.Equal(t, 2, r.code, "dynamoseq %q", tc.args)
@@ -265,7 +265,7 @@ func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
 	assert.Equal(t, "8\n", run(t, append([]string{"next", "sliced"}, mrec...)...).ok(t))
 	r = run(t, "next", "sliced", "--table", table, "--global-table", "mrec", "--region", "eu-west-1")
 	assert.Equal(t, 2, r.code, "--global-table mrec without --regions")
-	assert.Contains(t, r.stderr, "--global-table mrec needs --regions, the ordered list of the table's regions")
+	assert.Contains(t, r.stderr, `invalid argument: --regions is "", want the ordered list of the table's Regions`)
 
 	// Errors name the table and the sequence and exit with status 1.
 	r = run(t, "current", "never-used", "--table", table)
@@ -438,7 +438,7 @@ func testPeriod(t *testing.T, run runFunc, client *dynamodb.Client) {
 	mint := func(at time.Time, loc *time.Location, period dynamoseq.Period) string {
 		t.Helper()
 		m, err := dynamoseq.NewIDMinter(counter, dynamoseq.Format{Prefix: "ORD", DateLayout: "060102", Separator: "-", Width: 6}, period,
-			func(o *dynamoseq.Options) { o.Now, o.Location = func() time.Time { return at }, loc })
+			func(o *dynamoseq.IDMinterOptions) { o.Now, o.Location = func() time.Time { return at }, loc })
 		require.NoError(t, err)
 		id, err := m.Next(ctx, "orders")
 		require.NoError(t, err)

@@ -3,81 +3,57 @@ package main
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/dynamoseq/dynamoseq"
 )
 
-// optionFlags are the library's options that the command sets from flags,
-// by the names the library's errors give them. Longer names come first,
-// so that Regions is not read as Region.
-var optionFlags = []struct{ option, flag string }{
-	{"CounterSortKeyValue", "--counter-sort-key-value"},
-	{"VersionKeyFormat", "--version-key-format"},
-	{"LatestKeyFormat", "--latest-key-format"},
-	{"VersionAttribute", "--version-attribute"},
-	{"RefillThreshold", "--refill-threshold"},
-	{"ValueAttribute", "--value-attribute"},
-	{"BlockLifetime", "--block-lifetime"},
-	{"MinBlockSize", "--min-block-size"},
-	{"MaxBlockSize", "--max-block-size"},
-	{"PartitionKey", "--partition-key"},
-	{"SortKeyWidth", "--sort-key-width"},
-	{"SortKeyType", "--sort-key-type"},
-	{"MaxAttempts", "--max-attempts"},
-	{"KeyPrefix", "--key-prefix"},
-	{"MaxValue", "--max-value"},
-	{"SortKey", "--sort-key"},
-	{"GlobalTable", "--global-table"},
-	{"Regions", "--regions"},
-	{"Region", "--region"},
-	{"Start", "--start"},
-	{"Step", "--step"},
+// optionFlags are the flags that set the library's options, by the
+// OptionError.Field that names the option. An option no flag sets keeps
+// its Go name in a message.
+var optionFlags = map[string]string{
+	"PartitionKey":            "--partition-key",
+	"KeyPrefix":               "--key-prefix",
+	"SortKey":                 "--sort-key", // a SortKey's
+	"SortKey.Name":            "--sort-key", // a Counter's, with --counter-sort-key-value
+	"SortKey.Value":           "--counter-sort-key-value",
+	"Layout.SortKey":          "--sort-key",
+	"SortKeyDigits":           "--sort-key-width",
+	"Layout.SortKeyDigits":    "--sort-key-width",
+	"ValueAttribute":          "--value-attribute",
+	"VersionAttribute":        "--version-attribute",
+	"Layout.VersionKeyFormat": "--version-key-format",
+	"Layout.LatestKeyFormat":  "--latest-key-format",
+	"Start":                   "--start",
+	"Step":                    "--step",
+	"MaxValue":                "--max-value",
+	"GlobalTable":             "--global-table",
+	"Region":                  "--region",
+	"Regions":                 "--regions",
+	"MaxAttempts":             "--max-attempts",
+	"RefillThreshold":         "--refill-threshold",
+	"MaxSize":                 "--max-block-size",
+	"FollowRate.MinSize":      "--min-block-size",
+	"FollowRate.Lifetime":     "--block-lifetime",
 }
 
-// optionName finds an option's name as a word, not in "GlobalTableMREC"
-// or a method such as "SortKey.Last".
-var optionName = func() *regexp.Regexp {
-	names := make([]string, len(optionFlags))
-	for i, o := range optionFlags {
-		names[i] = o.option
-	}
-	return regexp.MustCompile(`\b(` + strings.Join(names, "|") + `)\b([^.]|$)`)
-}()
-
-// goAdvice is advice and option values in the library's errors written
-// for Go code, and what they are on the command line. It also writes
-// "Region" in lower case where it means AWS Regions, not the options, which
-// optionName then leaves alone.
-var goAdvice = strings.NewReplacer(
-	"set o.Layout = dynamoseq.LayoutPartitionKey", "pass --layout partitionkey",
-	"leave o.Layout at dynamoseq.LayoutSortKey", "leave out --layout partitionkey",
-	"Region and Regions are read only", "--regions is read only", // the command sets Region only with MREC
-	"GlobalTable is GlobalTableNone", "--global-table is none",
-	"GlobalTable is GlobalTableMRSC", "--global-table is mrsc",
-	"GlobalTableNone", "--global-table none",
-	"GlobalTableMREC", "--global-table mrec",
-	"GlobalTableMRSC", "--global-table mrsc",
-	"the table's Regions", "the table's regions",
-	"this process's Region", "this process's region",
+// layoutAdvice is the library's advice on a Latest's layout, in the
+// ErrTableMismatch of a table of the other shape, as the command's flags.
+var layoutAdvice = strings.NewReplacer(
+	"set o.Layout = dynamoseq.LayoutPartitionKey{}", "pass --layout partitionkey",
+	"leave o.Layout at dynamoseq.LayoutSortKey{}", "leave out --layout partitionkey",
 )
 
 // message is err as the command prints it: prefixed with the program's
-// name, with the library's Go options turned into the flags that set them,
-// its hints a line each, and a pointer to check when the table does not fit
+// name, an option the library refused named by the flag that sets it, its
+// hints a line each, and a pointer to check when the table does not fit
 // the options.
 func message(err error) string {
-	msg := goAdvice.Replace(prefixed(err))
-	if errors.Is(err, dynamoseq.ErrInvalidArgument) {
-		msg = optionName.ReplaceAllStringFunc(msg, func(m string) string {
-			for _, o := range optionFlags {
-				if strings.HasPrefix(m, o.option) {
-					return o.flag + m[len(o.option):]
-				}
-			}
-			return m
-		})
+	msg := layoutAdvice.Replace(prefixed(err))
+	var oe *dynamoseq.OptionError
+	if errors.As(err, &oe) {
+		// The *Error around it writes its message without the prefix.
+		msg = strings.Replace(msg, strings.TrimPrefix(oe.Error(), "dynamoseq: "), "invalid argument: "+flagged(oe), 1)
 	}
 	var h *hinted
 	if errors.As(err, &h) {
@@ -90,6 +66,46 @@ func message(err error) string {
 		msg += fmt.Sprintf("\ndynamoseq: 'dynamoseq check --table %s', with the same flags, says which flags (or which --kind) fit the table", de.Table)
 	}
 	return msg
+}
+
+// flagged is the message of an option error in the command's terms: the
+// flags that set the options, and their values as they are written on the
+// command line.
+func flagged(e *dynamoseq.OptionError) string {
+	msg := fmt.Sprintf("%s is %s, %s", flagOf(e.Field), flagValue(e.Value), e.Reason)
+	if e.Other != "" {
+		msg += fmt.Sprintf(" (%s is %s)", flagOf(e.Other), flagValue(e.OtherValue))
+	}
+	return msg
+}
+
+// flagOf is the flag that sets the option field, or the option's name
+// when no flag does.
+func flagOf(field string) string {
+	if flag, ok := optionFlags[field]; ok {
+		return flag
+	}
+	return "option " + field
+}
+
+// flagValue writes an option's value as a flag takes it.
+func flagValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		return quoted(v)
+	case []string:
+		return quoted(strings.Join(v, ","))
+	case dynamoseq.GlobalTableMode:
+		switch v {
+		case dynamoseq.GlobalTableNone:
+			return "none"
+		case dynamoseq.GlobalTableMREC:
+			return "mrec"
+		case dynamoseq.GlobalTableMRSC:
+			return "mrsc"
+		}
+	}
+	return fmt.Sprint(v)
 }
 
 // prefixed makes sure an error message starts with the program's name. The

@@ -1,13 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/spf13/pflag"
 
 	"github.com/dynamoseq/dynamoseq"
@@ -45,7 +45,7 @@ type settings struct {
 }
 
 // register defines the shared flags on fs. A zero value means the library's
-// default, as in dynamoseq.Options.
+// default, as in its options.
 func (s *settings) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.table, "table", "", "the DynamoDB table (required)")
 	fs.StringVar(&s.endpoint, "endpoint-url", "", "send requests to this URL instead of the Region's endpoint (DynamoDB Local: http://localhost:8000)")
@@ -53,20 +53,20 @@ func (s *settings) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.profile, "profile", "", "the named profile of the shared AWS config and credentials files")
 	choiceVar(fs, &s.output, "output", "text", "the format of the answers on stdout", "text", "json")
 
-	fs.StringVar(&s.partitionKey, "partition-key", "", `the partition key attribute, a String (default "pk")`)
-	fs.StringVar(&s.sortKey, "sort-key", "", `the sort key attribute (default "sk"); SortKey and Latest`)
+	fs.StringVar(&s.partitionKey, "partition-key", "", fmt.Sprintf("the partition key attribute, a String (default %q)", dynamoseq.DefaultPartitionKey))
+	fs.StringVar(&s.sortKey, "sort-key", "", fmt.Sprintf("the sort key attribute (default %q); SortKey and Latest", dynamoseq.DefaultSortKey))
 	choiceVar(fs, &s.sortKeyType, "sort-key-type", "", "the sort key's type (default N); SortKey and Latest", "N", "S")
 	fs.IntVar(&s.sortKeyWidth, "sort-key-width", 0, "digits of a String sort key (default 19)")
 	fs.StringVar(&s.counterSortKey, "counter-sort-key-value", "", `the String sort key value of every counter item, in a single-table design with a String sort key ("COUNTER")`)
-	fs.StringVar(&s.valueAttribute, "value-attribute", "", `the Number attribute of a counter (default "value")`)
+	fs.StringVar(&s.valueAttribute, "value-attribute", "", fmt.Sprintf("the Number attribute of a counter (default %q)", dynamoseq.DefaultValueAttribute))
 	fs.StringVar(&s.keyPrefix, "key-prefix", "", `prepended to every sequence name in the partition key ("SEQ#")`)
-	fs.Int64Var(&s.start, "start", 0, "the first value of a new counter (default 1)")
-	fs.Int64Var(&s.step, "step", 0, "the difference between consecutive counter values (default 1)")
-	fs.Int64Var(&s.maxValue, "max-value", 0, "the largest value a counter hands out (default 9223372036854775807)")
+	fs.Int64Var(&s.start, "start", 0, fmt.Sprintf("the first value of a new counter (default %d)", dynamoseq.DefaultStart))
+	fs.Int64Var(&s.step, "step", 0, fmt.Sprintf("the difference between consecutive counter values (default %d)", dynamoseq.DefaultStep))
+	fs.Int64Var(&s.maxValue, "max-value", 0, fmt.Sprintf("the largest value a counter hands out (default %d)", int64(dynamoseq.DefaultMaxValue)))
 	choiceVar(fs, &s.layout, "layout", "", "Latest's layout: a Number sort key per version, or a partition key per version on a table without a sort key (default sortkey)", "sortkey", "partitionkey")
-	fs.StringVar(&s.versionAttribute, "version-attribute", "", `Latest's version attribute (default "version")`)
-	fs.StringVar(&s.versionKeyFormat, "version-key-format", "", `Latest's version key with --layout partitionkey (default "%s#v%d")`)
-	fs.StringVar(&s.latestKeyFormat, "latest-key-format", "", `Latest's 'latest' key with --layout partitionkey (default "%s#latest")`)
+	fs.StringVar(&s.versionAttribute, "version-attribute", "", fmt.Sprintf("Latest's version attribute (default %q)", dynamoseq.DefaultVersionAttribute))
+	fs.StringVar(&s.versionKeyFormat, "version-key-format", "", fmt.Sprintf("Latest's version key with --layout partitionkey (default %q)", dynamoseq.DefaultVersionKeyFormat))
+	fs.StringVar(&s.latestKeyFormat, "latest-key-format", "", fmt.Sprintf("Latest's 'latest' key with --layout partitionkey (default %q)", dynamoseq.DefaultLatestKeyFormat))
 	choiceVar(fs, &s.globalTable, "global-table", "", "the kind of table: single-Region, or global in either mode (default none; see docs/global-tables.md)", "none", "mrec", "mrsc")
 	fs.StringVar(&s.regions, "regions", "", "with --global-table mrec: the table's Regions, comma-separated, in the order every process is given; this process's Region is --region's")
 }
@@ -105,24 +105,46 @@ func (s *settings) regionList() []string {
 	return strings.Split(s.regions, ",")
 }
 
+// parseLayout returns the Latest's layout the flags describe.
 func (s *settings) parseLayout() (dynamoseq.Layout, error) {
 	switch strings.ToLower(s.layout) {
 	case "", "sortkey":
-		return dynamoseq.LayoutSortKey, nil
+		return dynamoseq.LayoutSortKey{SortKey: s.sortKey, SortKeyDigits: s.sortKeyDigits()}, nil
 	case "partitionkey":
-		return dynamoseq.LayoutPartitionKey, nil
+		return dynamoseq.LayoutPartitionKey{VersionKeyFormat: s.versionKeyFormat, LatestKeyFormat: s.latestKeyFormat}, nil
 	}
-	return 0, usageErrorf("--layout is %q, want sortkey or partitionkey", s.layout)
+	return nil, usageErrorf("--layout is %q, want sortkey or partitionkey", s.layout)
 }
 
-// options copies the flags into the library's options.
-func (s *settings) options(o *dynamoseq.Options) {
-	s.latestKeys(o)
-	o.CounterSortKeyValue = s.counterSortKey
+// partitionKeyLayout reports whether --layout is partitionkey.
+func (s *settings) partitionKeyLayout() bool {
+	_, ok := s.mustLayout().(dynamoseq.LayoutPartitionKey)
+	return ok
+}
+
+// mustLayout is parseLayout, which validate has checked.
+func (s *settings) mustLayout() dynamoseq.Layout {
+	l, _ := s.parseLayout()
+	return l
+}
+
+// sortKeyDigits is the library's SortKeyDigits for --sort-key-type and
+// --sort-key-width: 0 for a Number, the width (default 19) for a String.
+func (s *settings) sortKeyDigits() int {
+	if s.sortKeyType != "S" {
+		return 0
+	}
+	return cmp.Or(s.sortKeyWidth, 19)
+}
+
+// counterOptions copies the flags into a Counter's options.
+func (s *settings) counterOptions(o *dynamoseq.CounterOptions) {
+	o.PartitionKey, o.KeyPrefix = s.partitionKey, s.keyPrefix
+	if s.counterSortKey != "" {
+		o.SortKey = &dynamoseq.CounterSortKey{Name: s.sortKey, Value: s.counterSortKey}
+	}
 	o.ValueAttribute = s.valueAttribute
-	o.Start = s.start
-	o.Step = s.step
-	o.MaxValue = s.maxValue
+	o.Start, o.Step, o.MaxValue = s.start, s.step, s.maxValue
 	o.GlobalTable, _ = s.globalMode() // checked by validate
 	o.Regions = s.regionList()
 	if o.GlobalTable == dynamoseq.GlobalTableMREC {
@@ -130,19 +152,27 @@ func (s *settings) options(o *dynamoseq.Options) {
 	}
 }
 
+// sortKeyOptions copies the flags into a SortKey's options.
+func (s *settings) sortKeyOptions(o *dynamoseq.SortKeyOptions) {
+	o.PartitionKey, o.KeyPrefix = s.partitionKey, s.keyPrefix
+	o.SortKey, o.SortKeyDigits = s.sortKey, s.sortKeyDigits()
+	o.Start, o.MaxValue = s.start, s.maxValue
+	o.GlobalTable, _ = s.globalMode() // checked by validate
+}
+
+// latestOptions copies the flags into a Latest's options.
+func (s *settings) latestOptions(o *dynamoseq.LatestOptions) {
+	s.latestKeys(o)
+	o.GlobalTable, _ = s.globalMode() // checked by validate
+}
+
 // latestKeys copies into o only the flags that say where a Latest's items
 // are, for reading a document's 'latest' item whatever strategy the other
 // flags are meant for.
-func (s *settings) latestKeys(o *dynamoseq.Options) {
-	o.PartitionKey = s.partitionKey
-	o.SortKey = s.sortKey
-	o.SortKeyType = types.ScalarAttributeType(s.sortKeyType)
-	o.SortKeyWidth = s.sortKeyWidth
-	o.KeyPrefix = s.keyPrefix
-	o.Layout, _ = s.parseLayout() // checked by validate
+func (s *settings) latestKeys(o *dynamoseq.LatestOptions) {
+	o.PartitionKey, o.KeyPrefix = s.partitionKey, s.keyPrefix
+	o.Layout = s.mustLayout()
 	o.VersionAttribute = s.versionAttribute
-	o.VersionKeyFormat = s.versionKeyFormat
-	o.LatestKeyFormat = s.latestKeyFormat
 }
 
 // periodMinter is an IDMinter of the calendar period in loc, made for its
@@ -151,7 +181,7 @@ func (s *settings) latestKeys(o *dynamoseq.Options) {
 func periodMinter(period dynamoseq.CalendarPeriod, loc *time.Location) (*dynamoseq.IDMinter, error) {
 	// A date layout that tells the periods apart, which NewIDMinter checks.
 	layout := map[dynamoseq.CalendarPeriod]string{dynamoseq.Daily: "20060102", dynamoseq.Monthly: "200601", dynamoseq.Yearly: "2006"}[period]
-	return dynamoseq.NewIDMinter(namesOnly{}, dynamoseq.Format{DateLayout: layout}, period, func(o *dynamoseq.Options) {
+	return dynamoseq.NewIDMinter(namesOnly{}, dynamoseq.Format{DateLayout: layout}, period, func(o *dynamoseq.IDMinterOptions) {
 		o.Location = loc
 	})
 }

@@ -11,7 +11,7 @@ func (e *env) newCounter(ctx context.Context) (*dynamoseq.Counter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return dynamoseq.NewCounter(client, e.table, e.settings.options)
+	return dynamoseq.NewCounter(client, e.table, e.settings.counterOptions)
 }
 
 func (e *env) newSortKey(ctx context.Context) (*dynamoseq.SortKey, error) {
@@ -19,7 +19,7 @@ func (e *env) newSortKey(ctx context.Context) (*dynamoseq.SortKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	return dynamoseq.NewSortKey(client, e.table, e.settings.options)
+	return dynamoseq.NewSortKey(client, e.table, e.settings.sortKeyOptions)
 }
 
 func (e *env) newLatest(ctx context.Context) (*dynamoseq.Latest, error) {
@@ -27,7 +27,7 @@ func (e *env) newLatest(ctx context.Context) (*dynamoseq.Latest, error) {
 	if err != nil {
 		return nil, err
 	}
-	return dynamoseq.NewLatest(client, e.table, e.settings.options)
+	return dynamoseq.NewLatest(client, e.table, e.settings.latestOptions)
 }
 
 // sequencer returns the strategy kind (counter, sortkey or latest) as a

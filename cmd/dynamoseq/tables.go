@@ -11,9 +11,9 @@ import (
 func (s *settings) tableDefinition(kind string) *dynamodb.CreateTableInput {
 	switch kind {
 	case kindSortKey:
-		return dynamoseq.SortKeyTable(s.table, s.options)
+		return dynamoseq.SortKeyTable(s.table, s.sortKeyOptions)
 	case kindLatest:
-		return dynamoseq.LatestTable(s.table, s.options)
+		return dynamoseq.LatestTable(s.table, s.latestOptions)
 	}
-	return dynamoseq.CounterTable(s.table, s.options)
+	return dynamoseq.CounterTable(s.table, s.counterOptions)
 }

@@ -57,7 +57,7 @@ type Orders struct {
 
 // New returns Orders over cfg.Table. It makes no call to DynamoDB.
 func New(client dynamoseq.Client, cfg Config) (*Orders, error) {
-	counter, err := dynamoseq.NewCounter(client, cfg.Table, func(o *dynamoseq.Options) {
+	counter, err := dynamoseq.NewCounter(client, cfg.Table, func(o *dynamoseq.CounterOptions) {
 		o.KeyPrefix = "SEQ#"
 	})
 	if err != nil {
@@ -67,11 +67,10 @@ func New(client dynamoseq.Client, cfg Config) (*Orders, error) {
 	if now == nil {
 		now = time.Now
 	}
-	numbers, err := dynamoseq.NewIDMinter(counter, numberFormat, dynamoseq.Daily, func(o *dynamoseq.Options) {
+	numbers, err := dynamoseq.NewIDMinter(counter, numberFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) {
 		o.Location = cfg.Location
 		o.Now = now
-		o.TTLAttribute = "ttl"
-		o.Retention = 7 * 24 * time.Hour
+		o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl", Retention: 7 * 24 * time.Hour}
 	})
 	if err != nil {
 		return nil, err

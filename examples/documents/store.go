@@ -40,7 +40,7 @@ type Store struct {
 // NewStore returns a Store over table, a table with partition key "pk"
 // (String) and sort key "sk" (Number), contracts under "CONTRACT#<id>".
 func NewStore(client dynamoseq.Client, table string) (*Store, error) {
-	docs, err := dynamoseq.NewLatest(client, table, func(o *dynamoseq.Options) {
+	docs, err := dynamoseq.NewLatest(client, table, func(o *dynamoseq.LatestOptions) {
 		o.KeyPrefix = "CONTRACT#"
 	})
 	if err != nil {

@@ -65,7 +65,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	sliced := make([]*dynamoseq.Counter, len(regions))
 	plain := make([]*dynamoseq.Counter, len(regions))
 	for i, region := range regions {
-		if sliced[i], err = dynamoseq.NewCounter(clients[i], *table, func(o *dynamoseq.Options) {
+		if sliced[i], err = dynamoseq.NewCounter(clients[i], *table, func(o *dynamoseq.CounterOptions) {
 			o.GlobalTable = dynamoseq.GlobalTableMREC
 			o.Region = region
 			o.Regions = regions

@@ -56,7 +56,7 @@ type IDs struct {
 // Number attribute NextId). It makes no call to DynamoDB; it fails with
 // dynamoseq.ErrInvalidArgument for a nil client or a bad table name.
 func NewIDs(client dynamoseq.Client, table string) (*IDs, error) {
-	c, err := dynamoseq.NewCounter(client, table, func(o *dynamoseq.Options) {
+	c, err := dynamoseq.NewCounter(client, table, func(o *dynamoseq.CounterOptions) {
 		o.PartitionKey = KeyAttribute
 		o.ValueAttribute = ValueAttribute
 	})

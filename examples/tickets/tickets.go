@@ -55,7 +55,7 @@ func Table(name string) *dynamodb.CreateTableInput {
 }
 
 // options are the dynamoseq options of the tickets' SortKey.
-func options(o *dynamoseq.Options) { o.KeyPrefix = keyPrefix }
+func options(o *dynamoseq.SortKeyOptions) { o.KeyPrefix = keyPrefix }
 
 // NewRepository returns a Repository over table.
 func NewRepository(client *dynamodb.Client, table string) (*Repository, error) {

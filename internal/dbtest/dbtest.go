@@ -93,10 +93,13 @@ type Key struct {
 // optional sort key, by way of the library's own table definitions.
 func keyedTable(name string, pk Key, sk *Key) *dynamodb.CreateTableInput {
 	if sk == nil {
-		return dynamoseq.CounterTable(name, func(o *dynamoseq.Options) { o.PartitionKey = pk.Name })
+		return dynamoseq.CounterTable(name, func(o *dynamoseq.CounterOptions) { o.PartitionKey = pk.Name })
 	}
-	return dynamoseq.SortKeyTable(name, func(o *dynamoseq.Options) {
-		o.PartitionKey, o.SortKey, o.SortKeyType = pk.Name, sk.Name, sk.Type
+	return dynamoseq.SortKeyTable(name, func(o *dynamoseq.SortKeyOptions) {
+		o.PartitionKey, o.SortKey = pk.Name, sk.Name
+		if sk.Type == types.ScalarAttributeTypeS {
+			o.SortKeyDigits = 19 // any digits: the table's type is what counts
+		}
 	})
 }
 

@@ -3,7 +3,6 @@ package dynamoseq_test
 import (
 	"context"
 	"fmt"
-	"math/bits"
 	"os"
 	"runtime"
 	"strconv"
@@ -324,56 +323,10 @@ func drainPartition(tb testing.TB, client *dynamodb.Client, table, name string, 
 	}
 }
 
-// histogram counts durations in buckets 1/32 of a power of two wide
-// (exact below 32ns), so that a quantile is within 1.6% of the truth and
-// recording one costs no allocation and no lock: each goroutine records
-// into its own.
-type histogram struct {
-	counts [60 * 32]int64
-}
-
-func (h *histogram) add(d time.Duration) {
-	v := uint64(max(d, 0))
-	if v < 32 {
-		h.counts[v]++
-		return
-	}
-	e := bits.Len64(v) - 6 // v>>e is 32..63
-	h.counts[32*e+int(v>>e)]++
-}
-
-func (h *histogram) merge(o *histogram) {
-	for i, n := range o.counts {
-		h.counts[i] += n
-	}
-}
-
-// quantile returns the middle of the bucket that holds the q quantile.
-func (h *histogram) quantile(q float64) time.Duration {
-	var total int64
-	for _, n := range h.counts {
-		total += n
-	}
-	want := int64(q * float64(total))
-	var seen int64
-	for i, n := range h.counts {
-		seen += n
-		if seen > want {
-			if i < 32 {
-				return time.Duration(i)
-			}
-			e := i/32 - 1
-			m := uint64(i%32 + 32)
-			return time.Duration(m<<e + (1<<e)/2)
-		}
-	}
-	return 0
-}
-
 // tally is what the calls that ended inside the window did.
 type tally struct {
 	ok, failed int64
-	lat        histogram        // of the calls that succeeded
+	lat        latencies        // of the calls that succeeded
 	errs       map[string]int64 // failed calls by the error's text (cut short)
 	all        int64            // calls made in the whole run, window or not
 }
@@ -525,11 +478,11 @@ func logErrors(b *testing.B, errs map[string]int64) {
 	}
 }
 
-// The histogram of the model benchmarks gives each duration back within
+// The benchmarks' histogram of latencies gives each duration back within
 // 1.6%.
-func TestModelBenchHistogram(t *testing.T) {
+func TestBenchLatencies(t *testing.T) {
 	for _, d := range []time.Duration{0, 5, 31, 32, 33, 63, 64, 100, 1000, 12345, 27 * time.Millisecond, 1476 * time.Millisecond, time.Hour} {
-		var h histogram
+		var h latencies
 		h.add(d)
 		got := h.quantile(0.5)
 		if diff := float64(got-d) / float64(max(d, 1)); diff > 0.016 || diff < -0.016 {

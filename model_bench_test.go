@@ -181,7 +181,7 @@ func BenchmarkModel(b *testing.B) {
 // goroutines of this process on the hot name "hot".
 func (mb modelBench) runInProcess(b *testing.B, srv *dynamoseqtest.Server, table, kind, mode string, writers int) {
 	client := srv.Client()
-	call := modelAppender(b, client, table, kind, mode, writers)
+	call := benchAppender(b, client, table, kind, mode, writers)
 	warmUp(b, writers, "warm-", call)
 	const hot = "hot"
 	drainPartition(b, client, table, hot, kind == "sortkey" || kind == "latest")
@@ -227,10 +227,11 @@ func warmUp(tb testing.TB, writers int, prefix string, call func(ctx context.Con
 	}
 }
 
-// modelAppender returns the call that hands out one number of kind in
+// benchAppender returns the call that hands out one number of kind in
 // mode (baseline: the recipe; dynamoseq: the library) on the name it is
-// given, for goroutine g of writers.
-func modelAppender(tb testing.TB, client *dynamodb.Client, table, kind, mode string, writers int) func(ctx context.Context, g int, name string) error {
+// given, for goroutine g of writers: the calls of the model benchmarks and
+// of BenchmarkProcessesOneName.
+func benchAppender(tb testing.TB, client dynamoseq.Client, table, kind, mode string, writers int) func(ctx context.Context, g int, name string) error {
 	tb.Helper()
 	must := func(err error) {
 		if err != nil {

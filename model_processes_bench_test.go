@@ -80,7 +80,7 @@ func modelOneNameProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	table, name := os.Getenv("TABLE"), os.Getenv("NAME")
-	call := modelAppender(t, dbtest.Client(t), table, os.Getenv("KIND"), os.Getenv("MODE"), goroutines)
+	call := benchAppender(t, dbtest.Client(t), table, os.Getenv("KIND"), os.Getenv("MODE"), goroutines)
 	warmUp(t, goroutines, fmt.Sprintf("warm-%d-", os.Getpid()), call)
 	dbtest.AwaitGo()
 	mb := modelBench{ramp: ramp, window: window}

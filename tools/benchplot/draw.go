@@ -121,10 +121,15 @@ func newSweepPlot(title, yLabel string, ws []int) *plot.Plot {
 	return p
 }
 
-// addLine adds a line with points, in a colour and a dash pattern.
+// addLine adds a line with points, in a colour and a dash pattern, and
+// raises the Y axis's top (p.Y.Max, which roomForLegend uses) to its
+// highest point.
 func addLine(p *plot.Plot, xys plotter.XYs, label string, c color.Color, dashes []vg.Length, points bool) {
 	if len(xys) == 0 {
 		return
+	}
+	for _, xy := range xys {
+		p.Y.Max = math.Max(p.Y.Max, xy.Y)
 	}
 	l, s, err := plotter.NewLinePoints(xys)
 	if err != nil {
@@ -150,6 +155,7 @@ func throughput(results map[key]result, kind, title string, logY bool, ws []int)
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	} else {
 		p.Y.Min = 0
+		p.Y.Tick.Marker = plainTicks{}
 	}
 	for _, s := range sides {
 		addLine(p, series(results, kind, s.side, "ops/s", ws), s.label, s.color, nil, true)
@@ -157,7 +163,32 @@ func throughput(results map[key]result, kind, title string, logY bool, ws []int)
 	for _, s := range sides {
 		addLine(p, series(results, kind, s.side, "ceiling-ops/s", ws), s.label+"'s ceiling", s.color, dashed, false)
 	}
+	roomForLegend(p, logY)
 	return p
+}
+
+// roomForLegend raises the top of the Y axis so that the legend, at the
+// top left, stands above the lines.
+func roomForLegend(p *plot.Plot, logY bool) {
+	ymax := p.Y.Max
+	if logY {
+		p.Y.Max = ymax * 30
+		return
+	}
+	p.Y.Max = ymax * 1.5
+}
+
+// plainTicks are the default ticks, labelled without trailing zeros.
+type plainTicks struct{}
+
+func (plainTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', -1, 64)
+		}
+	}
+	return ticks
 }
 
 // latency is the chart of the p50 and p99 latency against writers.
@@ -169,6 +200,7 @@ func latency(results map[key]result, kind, title string, ws []int) *plot.Plot {
 		addLine(p, series(results, kind, s.side, "p50-ms", ws), s.label+" p50", s.color, nil, true)
 		addLine(p, series(results, kind, s.side, "p99-ms", ws), s.label+" p99", s.color, dotted, true)
 	}
+	roomForLegend(p, true)
 	return p
 }
 
@@ -204,6 +236,7 @@ func shares(results map[key]result) *plot.Plot {
 	p.Title.Text = "Share of the ceiling of each write pattern, 16 writers on one hot name"
 	p.Y.Label.Text = "% of the ceiling"
 	p.Y.Min = 0
+	p.Y.Tick.Marker = plainTicks{}
 	p.Add(plotter.NewGrid())
 	width := vg.Points(10)
 	top := 100.0

@@ -328,7 +328,7 @@ func drainPartition(tb testing.TB, client *dynamodb.Client, table, name string, 
 type tally struct {
 	ok, failed int64
 	lat        latencies        // of the calls that succeeded
-	errs       map[string]int64 // failed calls by the error's text (cut short)
+	errs       map[string]int64 // failed calls by the error's text (its middle cut out)
 	all        int64            // calls made in the whole run, window or not
 }
 
@@ -357,8 +357,8 @@ func (t *tally) record(took time.Duration, err error) {
 		t.errs = map[string]int64{}
 	}
 	msg := err.Error()
-	if len(msg) > 160 {
-		msg = msg[:160] + "..."
+	if len(msg) > 300 { // the start names the call, the end the cause
+		msg = msg[:120] + " ... " + msg[len(msg)-180:]
 	}
 	t.errs[msg]++
 }

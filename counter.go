@@ -87,7 +87,8 @@ func NewCounter(client Client, table string, optFns ...func(*CounterOptions)) (*
 	c := &Counter{table: table, opts: o, names: map[string]string{"#v": o.ValueAttribute},
 		first: o.Start, stride: o.Step, slice: slice}
 	c.client = countingClient{Client: client, n: &c.stats.roundTrips}
-	c.resolver = settle.Resender{Timeout: o.ResolveTimeout, Policy: backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay}, Attached: true, Unknown: ErrUnknownOutcome}
+	c.resolver = o.resender(nil)
+	c.resolver.Attached = true // a caller that gave up need not wait: an unknown outcome only loses a number
 	if slice != nil {
 		c.first, c.stride = slice.first, slice.stride
 	}

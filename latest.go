@@ -119,7 +119,7 @@ func NewLatest(client Client, table string, optFns ...func(*LatestOptions)) (*La
 		table:      table,
 		opts:       o,
 		layout:     layout,
-		policy:     backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay},
+		policy:     o.policy(),
 		group:      combine.New[string, latestHint, appendReq, int64](latestMaxBatch, latestMaxIdle),
 		maxVersion: layout.maxVersion(),
 		// 'latest' carries a write token in a turn (see turns), and so
@@ -128,7 +128,7 @@ func NewLatest(client Client, table string, optFns ...func(*LatestOptions)) (*La
 		overhead: layout.extraKeyBytes() + len(o.VersionAttribute) + maxNumberBytes + len(o.TokenAttribute) + turns.TokenBytes,
 	}
 	l.client = countingClient{Client: client, n: &l.stats.requests}
-	l.resolver = settle.Resender{Timeout: o.ResolveTimeout, Policy: l.policy, Resent: &l.stats.resends, Unknown: ErrUnknownOutcome}
+	l.resolver = o.resender(&l.stats.resends)
 	return l, nil
 }
 

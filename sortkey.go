@@ -126,14 +126,14 @@ func NewSortKey(client Client, table string, optFns ...func(*SortKeyOptions)) (*
 		table:     table,
 		opts:      o,
 		codec:     newNumberCodec(o.SortKey, o.SortKeyDigits),
-		policy:    backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay},
+		policy:    o.policy(),
 		qNames:    map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey},
 		headNames: map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey, "#tok": o.TokenAttribute},
 		putNames:  map[string]string{"#pk": o.PartitionKey, "#tok": o.TokenAttribute},
 		calls:     combine.New[string, hint, appendReq, int64](maxTransactItems, sortKeyHints),
 	}
 	s.client = countingClient{Client: client, n: &s.stats.requests}
-	s.resolver = settle.Resender{Timeout: o.ResolveTimeout, Policy: s.policy, Resent: &s.stats.resends, Unknown: ErrUnknownOutcome}
+	s.resolver = o.resender(&s.stats.resends)
 	s.max = min(s.codec.max(), o.MaxValue)
 	s.lo, s.hi = s.codec.key(1), s.codec.key(s.max)
 	return s, nil

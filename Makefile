@@ -25,9 +25,16 @@ TOOLS_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/dynamoseq/tools
 STATICCHECK := $(TOOLS_DIR)/staticcheck-$(STATICCHECK_VERSION)-$(shell $(GO) env GOVERSION)/staticcheck
 
 BENCH ?= .
-BENCHCOUNT ?= 5
+BENCHCOUNT ?= 3
+# The model set of make bench (BenchmarkModel*, root package): one run of
+# each, since each sub-benchmark is a window of seconds on a model of its
+# own. MODELBENCH='^$$' leaves it out; DYNAMOSEQ_BENCH_SCALE and
+# DYNAMOSEQ_BENCH_WINDOW change its scale and window.
+MODELBENCH ?= ^BenchmarkModel(Processes)?$$
+# Where make bench keeps the raw output that make charts reads.
+BENCHOUT ?= bench.out
 
-.PHONY: all demo test bench java ddblocal deps vet fmt-check lint clean-cache
+.PHONY: all demo test bench charts java ddblocal deps vet fmt-check lint clean-cache
 
 all: test
 
@@ -57,10 +64,16 @@ test: deps ddblocal vet fmt-check lint
 	$(GO) test -run '^$$' -fuzz '^FuzzKeyRoundTrip$$' -fuzztime 10s ./examples/favorites
 	$(GO) test -run '^$$' -fuzz '^FuzzIDRoundTrip$$' -fuzztime 10s .
 
-## bench: the library beside the raw SDK calls, with their ratios
+## bench: the library beside the recipes it replaces, on the service model and then on DynamoDB Local, with their ratios (raw output in bench.out)
 bench: deps ddblocal
-	set -o pipefail; $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCHCOUNT) -timeout 30m ./... \
-		| tee /dev/stderr | $(GO) run ./internal/benchratio
+	set -o pipefail; { \
+		$(GO) test -run '^$$' -bench '$(MODELBENCH)' -benchtime 1x -count 1 -timeout 30m . && \
+		$(GO) test -run '^$$' -bench '$(BENCH)' -skip '$(MODELBENCH)' -benchmem -count $(BENCHCOUNT) -timeout 30m ./... ; \
+	} | tee $(BENCHOUT) /dev/stderr | $(GO) run ./internal/benchratio
+
+## charts: docs/performance's SVGs from the model set in bench.out (make bench first); not part of make test
+charts:
+	cd tools/benchplot && $(GO) run . -in $(abspath $(BENCHOUT)) -out $(abspath docs/performance)
 
 vet:
 	$(GO) vet ./...

@@ -106,8 +106,8 @@ func NewCounter(client Client, table string, optFns ...func(*CounterOptions)) (*
 	c.client = countingClient{Client: client, n: &c.stats.roundTrips}
 	c.patience = patience{maxWait: o.MaxWait, rtt: &c.rtt, waits: &c.stats.waits}
 	c.reads = patientClient{Client: c.client, p: c.patience}
-	c.resolver = settle.Resender{Timeout: o.ResolveTimeout, Bound: o.MaxWait, Policy: backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay},
-		Attached: true, Resent: &c.stats.resends, Unknown: ErrUnknownOutcome}
+	c.resolver = o.resender(&c.stats.resends)
+	c.resolver.Attached = true // a caller that gave up need not wait: an unknown outcome only loses a number
 	if o.ResolveTimeout == 0 {
 		c.resolver.MaxResends = counterMaxResends
 	}

@@ -41,7 +41,7 @@ func BenchmarkCounterNext(b *testing.B) {
 
 // rawCounterNext is the call a developer would write by hand: UpdateItem ADD
 // 1 with ReturnValues UPDATED_NEW, and the number parsed from the answer.
-func rawCounterNext(client *dynamodb.Client, table string) func(context.Context, string) (int64, error) {
+func rawCounterNext(client dynamoseq.Client, table string) func(context.Context, string) (int64, error) {
 	return func(ctx context.Context, name string) (int64, error) {
 		out, err := client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName:                 aws.String(table),

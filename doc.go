@@ -71,6 +71,20 @@
 //
 //	err := dynamoseq.EnsureTable(ctx, client, dynamoseq.SortKeyTable("Tickets"), "")
 //
+// # Listing
+//
+// SortKey.Items and Latest.Versions return pages; SortKey.All and
+// Latest.All return iterators for a range loop that read the pages as the
+// loop reaches them, and Decode decodes what they yield into the caller's
+// type:
+//
+//	for t, err := range dynamoseq.Decode[Ticket](tickets.All(ctx, "projectA", dynamoseq.OldestFirst)) {
+//		if err != nil {
+//			return err
+//		}
+//		fmt.Println(t.Number, t.Value.Title)
+//	}
+//
 // # Global tables
 //
 // On a DynamoDB global table set the GlobalTable option. With
@@ -123,6 +137,7 @@
 //
 // Every type is safe for concurrent use by any number of goroutines and
 // keeps no global state. Only Block keeps goroutines running (its
-// background refills); its Close stops them. Latest.Versions reads up to 8
-// items at once with goroutines that end before it returns.
+// background refills); its Close stops them. Latest.Versions and Latest.All
+// read up to 8 items at once with goroutines that end before a page is
+// returned.
 package dynamoseq

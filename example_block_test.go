@@ -6,7 +6,7 @@ import (
 	"log"
 
 	"github.com/dynamoseq/dynamoseq"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 )
 
 // A Block mints event ids from memory: the first call leases numbers
@@ -14,7 +14,7 @@ import (
 // background once 500 of them are used. Close hands the unused ones back,
 // so that the next process continues at 4.
 func ExampleBlock() {
-	client, table := dbtest.ExampleTable("") // a table with partition key "pk"
+	client, table := dynamoseqtest.SharedTable(dynamoseq.CounterTable("Sequences"))
 	ctx := context.Background()
 
 	counter, err := dynamoseq.NewCounter(client, table)

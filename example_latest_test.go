@@ -4,34 +4,32 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"log"
 
 	"github.com/dynamoseq/dynamoseq"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 )
 
 // A wiki page with its history: each save is a new version, the current
 // text is one GetItem away, and the history is listed newest first. The
 // table has partition key "pk" (String) and sort key "sk" (Number).
 func ExampleLatest() {
-	client, table := dbtest.ExampleTable(types.ScalarAttributeTypeN)
+	opts := func(o *dynamoseq.LatestOptions) { o.KeyPrefix = "PAGE#" }
+	client, table := dynamoseqtest.SharedTable(dynamoseq.LatestTable("Wiki", opts))
 	ctx := context.Background()
 
 	type Page struct {
 		Title string `dynamodbav:"title"`
 		Body  string `dynamodbav:"body"`
 	}
-	pages, err := dynamoseq.NewLatest(client, table, func(o *dynamoseq.LatestOptions) {
-		o.KeyPrefix = "PAGE#"
-	})
+	pages, err := dynamoseq.NewLatest(client, table, opts)
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
 	for _, body := range []string{"Hello.", "Hello, world.", "Hello, DynamoDB."} {
 		v, err := pages.Append(ctx, "home", Page{Title: "Home", Body: body})
 		if err != nil {
-			panic(err)
+			log.Fatal(err)
 		}
 		fmt.Println("saved version", v)
 	}
@@ -39,32 +37,21 @@ func ExampleLatest() {
 	var current Page
 	v, err := pages.GetLatest(ctx, "home", &current)
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
 	fmt.Printf("current: v%d %q\n", v, current.Body)
 
 	var first Page
 	if err := pages.Get(ctx, "home", 1, &first); err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
 	fmt.Printf("first:   v1 %q\n", first.Body)
 
-	for before := int64(0); ; {
-		history, next, err := pages.Versions(ctx, "home", before, 2)
+	for p, err := range dynamoseq.Decode[Page](pages.All(ctx, "home", dynamoseq.NewestFirst)) {
 		if err != nil {
-			panic(err)
+			log.Fatal(err)
 		}
-		for _, h := range history {
-			var p Page
-			if err := h.Decode(&p); err != nil {
-				panic(err)
-			}
-			fmt.Printf("history: v%d %q\n", h.Number, p.Body)
-		}
-		if next == 0 {
-			break
-		}
-		before = next
+		fmt.Printf("history: v%d %q\n", p.Number, p.Value.Body)
 	}
 
 	_, err = pages.GetLatest(ctx, "missing", nil)
@@ -81,6 +68,39 @@ func ExampleLatest() {
 	// missing page: true
 }
 
+// All lists a document's versions oldest first too, and a loop that
+// breaks reads no further page: here, how a contract's status went until
+// it was signed.
+func ExampleLatest_All() {
+	client, table := dynamoseqtest.SharedTable(dynamoseq.LatestTable("Contracts"))
+	ctx := context.Background()
+
+	docs, err := dynamoseq.NewLatest(client, table)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, status := range []string{"draft", "review", "draft", "signed", "archived"} {
+		if _, err := docs.Append(ctx, "contract-1001", map[string]string{"status": status}); err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	for v, err := range dynamoseq.Decode[map[string]string](docs.All(ctx, "contract-1001", dynamoseq.OldestFirst)) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("v%d %s\n", v.Number, v.Value["status"])
+		if v.Value["status"] == "signed" {
+			break
+		}
+	}
+	// Output:
+	// v1 draft
+	// v2 review
+	// v3 draft
+	// v4 signed
+}
+
 // A Latest that writes without transactions, as it must on a multi-Region
 // strongly consistent global table (o.GlobalTable =
 // dynamoseq.GlobalTableMRSC) and may on one Region for half the write
@@ -88,26 +108,25 @@ func ExampleLatest() {
 // GetLatest reads 'latest' and the version after it, so it returns the
 // newest version even if a writer stopped between its two writes.
 func ExampleLatest_noTransactions() {
-	client, table := dbtest.ExampleTable(types.ScalarAttributeTypeN)
+	opts := func(o *dynamoseq.LatestOptions) { o.NoTransactions = true }
+	client, table := dynamoseqtest.SharedTable(dynamoseq.LatestTable("Contracts", opts))
 	ctx := context.Background()
 
-	docs, err := dynamoseq.NewLatest(client, table, func(o *dynamoseq.LatestOptions) {
-		o.NoTransactions = true
-	})
+	docs, err := dynamoseq.NewLatest(client, table, opts)
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
 	for _, status := range []string{"draft", "review", "signed"} {
 		v, err := docs.Append(ctx, "contract-1001", map[string]string{"status": status})
 		if err != nil {
-			panic(err)
+			log.Fatal(err)
 		}
 		fmt.Println("saved version", v)
 	}
 	var current map[string]string
 	v, err := docs.GetLatest(ctx, "contract-1001", &current)
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
 	fmt.Printf("current: v%d %s\n", v, current["status"])
 	// Output:

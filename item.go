@@ -126,3 +126,26 @@ func attributeSize(av types.AttributeValue) int {
 	// An unknown member: DynamoDB will judge it.
 	return len(fmt.Sprint(av))
 }
+
+// decodeAttributes stores attrs, an item's attributes without those the
+// library wrote, in out: nothing for nil, the map itself for a
+// *map[string]types.AttributeValue, else attributevalue.UnmarshalMap.
+func decodeAttributes(attrs map[string]types.AttributeValue, out any) error {
+	switch o := out.(type) {
+	case nil:
+		return nil
+	case *map[string]types.AttributeValue:
+		if o == nil {
+			return invalidf("out is a nil *map[string]types.AttributeValue")
+		}
+		*o = attrs
+		return nil
+	}
+	if v := reflect.ValueOf(out); v.Kind() != reflect.Pointer || v.IsNil() {
+		return invalidf("out is a %T, want a non-nil pointer", out)
+	}
+	if err := attributevalue.UnmarshalMap(attrs, out); err != nil {
+		return fmt.Errorf("%w: the stored item does not fit a %T: %w", ErrTableMismatch, out, err)
+	}
+	return nil
+}

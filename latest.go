@@ -123,7 +123,7 @@ func NewLatest(client Client, table string, optFns ...func(*LatestOptions)) (*La
 		table:      table,
 		opts:       o,
 		layout:     layout,
-		policy:     backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay},
+		policy:     o.policy(),
 		maxVersion: layout.maxVersion(),
 		// 'latest' carries a write token in a turn (see turns), and so
 		// do the version items without transactions (see putVersion).
@@ -133,7 +133,7 @@ func NewLatest(client Client, table string, optFns ...func(*LatestOptions)) (*La
 	l.group = combine.New[string, latestHint, appendReq, int64](latestMaxBatch, latestMaxIdle, graceOf(o.Retry, &l.rtt))
 	l.client = countingClient{Client: client, n: &l.stats.requests}
 	l.reads = patientClient{Client: l.client, p: patience{maxWait: o.MaxWait, rtt: &l.rtt, waits: &l.stats.waits}}
-	l.resolver = resender(o.Retry, l.policy, &l.stats.resends)
+	l.resolver = o.resender(&l.stats.resends)
 	l.pace = pacing{maxWait: o.MaxWait, rtt: &l.rtt, stats: &l.stats}
 	return l, nil
 }

@@ -162,7 +162,7 @@ func (d sortKeyLayout) keyField(attr string) (string, bool) {
 }
 
 func (d sortKeyLayout) schema() string {
-	return fmt.Sprintf("partition key %q of type S and sort key %q of type %s; for a table with only a partition key, set o.Layout = dynamoseq.LayoutPartitionKey{}", d.pk, d.sk, d.codec.typ)
+	return fmt.Sprintf("partition key %q of type S and sort key %q of type %s; a table with only a partition key needs LayoutPartitionKey", d.pk, d.sk, d.codec.typ)
 }
 
 // partitionKeyLayout is LayoutPartitionKey: every item under its own
@@ -192,5 +192,5 @@ func (d partitionKeyLayout) keyField(attr string) (string, bool) {
 }
 
 func (d partitionKeyLayout) schema() string {
-	return fmt.Sprintf("partition key %q of type S and no sort key; for a table with a sort key, leave o.Layout at dynamoseq.LayoutSortKey{}", d.pk)
+	return fmt.Sprintf("partition key %q of type S and no sort key; a table with a sort key needs LayoutSortKey", d.pk)
 }

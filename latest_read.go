@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
+	"iter"
 	"strconv"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -176,26 +175,6 @@ func (l *Latest) decode(item map[string]types.AttributeValue, out any) error {
 	return decodeAttributes(l.attributes(item), out)
 }
 
-func decodeAttributes(attrs map[string]types.AttributeValue, out any) error {
-	switch o := out.(type) {
-	case nil:
-		return nil
-	case *map[string]types.AttributeValue:
-		if o == nil {
-			return invalidf("out is a nil *map[string]types.AttributeValue")
-		}
-		*o = attrs
-		return nil
-	}
-	if v := reflect.ValueOf(out); v.Kind() != reflect.Pointer || v.IsNil() {
-		return invalidf("out is a %T, want a non-nil pointer", out)
-	}
-	if err := attributevalue.UnmarshalMap(attrs, out); err != nil {
-		return fmt.Errorf("%w: the stored item does not fit a %T: %w", ErrTableMismatch, out, err)
-	}
-	return nil
-}
-
 // Version is one stored version of a document, as Latest.Versions lists
 // it.
 type Version struct {
@@ -224,7 +203,8 @@ func (v Version) Decode(out any) error {
 //		before = next
 //	}
 //
-// A document with no version gives an empty page and no error.
+// A document with no version gives an empty page and no error. All lists
+// the versions oldest first too, and with a range loop.
 //
 // With LayoutSortKey a page is one strongly consistent Query, in descending
 // sort key order (1 read unit per 4 KB read). With LayoutPartitionKey every
@@ -232,8 +212,46 @@ func (v Version) Decode(out any) error {
 // page only) and one strongly consistent GetItem per version, up to 8 at a
 // time.
 func (l *Latest) Versions(ctx context.Context, name string, before int64, limit int) (page []Version, next int64, err error) {
+	return l.versions(ctx, "Latest.Versions", name, before, limit, NewestFirst)
+}
+
+// All returns an iterator over the versions of the document name in order,
+// each with a nil error, for a range loop:
+//
+//	for v, err := range docs.All(ctx, "contract-1001", dynamoseq.NewestFirst) {
+//		if err != nil {
+//			return err
+//		}
+//		// use v.Number and v.Item, or v.Decode
+//	}
+//
+// Decode turns it into an iterator of the caller's type. An error (a bad
+// name or order, a failed read, ctx ending) comes as the second value of
+// the last iteration: the iteration ends after it.
+//
+// Underneath it pages as Versions does, a page read when the loop reaches
+// it, never ahead of it; the first page holds 16 versions and each next
+// one twice as many, up to 1000. A loop that breaks reads no further page.
+// With LayoutSortKey a page is one strongly consistent Query (1 read unit
+// per 4 KB read, up to 1 MB). With LayoutPartitionKey it is one strongly
+// consistent GetItem per version, up to 8 at a time, and one GetItem of
+// 'latest' on the first page NewestFirst and on every page OldestFirst.
+// Each page is a snapshot: versions appended while the loop runs show up
+// OldestFirst (on a later page), not NewestFirst. Each range over the
+// iterator lists from the start again.
+func (l *Latest) All(ctx context.Context, name string, order Order) iter.Seq2[Version, error] {
+	return pages(ctx, func(cursor int64, limit int) ([]Version, int64, error) {
+		return l.versions(ctx, "Latest.All", name, cursor, limit, order)
+	}, func(err error) error {
+		return &Error{Op: "Latest.All", Table: l.table, Sequence: name, Err: err}
+	})
+}
+
+// versions is a page of Versions, in order, after the version cursor in
+// that order (0 for the first page); its errors name the operation op.
+func (l *Latest) versions(ctx context.Context, op, name string, cursor int64, limit int, order Order) (page []Version, next int64, err error) {
 	fail := func(err error) ([]Version, int64, error) {
-		return nil, 0, &Error{Op: "Latest.Versions", Table: l.table, Sequence: name, Err: err}
+		return nil, 0, &Error{Op: op, Table: l.table, Sequence: name, Err: err}
 	}
 	if err := ctx.Err(); err != nil {
 		return fail(err)
@@ -243,79 +261,100 @@ func (l *Latest) Versions(ctx context.Context, name string, before int64, limit 
 		return fail(err)
 	}
 	switch {
-	case before < 0:
-		return fail(invalidf("before is %d, want 0 (the newest) or a version", before))
+	case cursor < 0:
+		return fail(invalidf("before is %d, want 0 (the newest) or a version", cursor))
 	case limit < 1 || limit > 1000:
 		return fail(invalidf("limit is %d, want 1 to 1000", limit))
-	case before == 1:
+	case order != NewestFirst && order != OldestFirst:
+		return fail(invalidf("order is %v, want NewestFirst or OldestFirst", order))
+	}
+	lo, hi := int64(1), l.maxVersion
+	switch {
+	case cursor == 0:
+	case order == NewestFirst:
+		hi = min(cursor-1, l.maxVersion)
+	default:
+		lo = cursor + 1
+	}
+	if lo > hi {
 		return nil, 0, nil
 	}
-	top := l.maxVersion
-	if before > 0 {
-		top = min(before-1, l.maxVersion)
-	}
 	if d, ok := l.layout.(sortKeyLayout); ok {
-		page, err = l.queryVersions(ctx, d, base, top, limit)
+		page, next, err = l.queryVersions(ctx, d, base, lo, hi, limit, order)
 	} else {
-		page, err = l.getVersions(ctx, base, before == 0, top, limit)
+		page, next, err = l.getVersions(ctx, base, lo, hi, limit, order, cursor == 0 || order == OldestFirst)
 	}
 	if err != nil {
 		return fail(err)
 	}
-	if len(page) == 0 {
-		return nil, 0, nil
-	}
-	if oldest := page[len(page)-1].Number; oldest > 1 {
-		next = oldest
-	}
 	return page, next, nil
 }
 
-// queryVersions is a page of Versions with LayoutSortKey.
-func (l *Latest) queryVersions(ctx context.Context, d sortKeyLayout, base string, top int64, limit int) ([]Version, error) {
+// queryVersions is a page of versions lo to hi with LayoutSortKey.
+func (l *Latest) queryVersions(ctx context.Context, d sortKeyLayout, base string, lo, hi int64, limit int, order Order) ([]Version, int64, error) {
 	out, err := l.reads.Query(ctx, &dynamodb.QueryInput{
 		TableName:                aws.String(l.table),
 		KeyConditionExpression:   aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
 		ExpressionAttributeNames: map[string]string{"#pk": d.pk, "#sk": d.sk},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":pk": &types.AttributeValueMemberS{Value: base},
-			":lo": d.codec.key(1),
-			":hi": d.codec.key(top),
+			":lo": d.codec.key(lo),
+			":hi": d.codec.key(hi),
 		},
-		ScanIndexForward: aws.Bool(false),
+		ScanIndexForward: aws.Bool(order == OldestFirst),
 		ConsistentRead:   aws.Bool(true),
 		Limit:            aws.Int32(int32(limit)),
 	})
 	if err != nil {
-		return nil, l.readError(err)
+		return nil, 0, l.readError(err)
 	}
 	page := make([]Version, 0, len(out.Items))
 	for _, item := range out.Items {
 		v, err := l.version(item)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		page = append(page, Version{Number: v, Item: l.attributes(item)})
 	}
-	return page, nil
+	var next int64
+	if len(page) > 0 {
+		next = cursorAfter(page[len(page)-1].Number, out.LastEvaluatedKey != nil, order)
+	}
+	return page, next, nil
 }
 
-// getVersions is a page of Versions with LayoutPartitionKey.
-func (l *Latest) getVersions(ctx context.Context, base string, newest bool, top int64, limit int) ([]Version, error) {
-	if newest {
-		latest, err := l.readVersion(ctx, base)
+// getVersions is a page of versions lo to hi with LayoutPartitionKey, at
+// most limit of them; readHead bounds hi by the newest version first.
+func (l *Latest) getVersions(ctx context.Context, base string, lo, hi int64, limit int, order Order, readHead bool) ([]Version, int64, error) {
+	if readHead {
+		newest, err := l.readVersion(ctx, base)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		top = latest
-		if singleItemWrites(l.opts.NoTransactions, l.opts.GlobalTable) && top < l.maxVersion {
-			top++ // 'latest' may be one version behind the newest
+		if singleItemWrites(l.opts.NoTransactions, l.opts.GlobalTable) && newest < l.maxVersion {
+			newest++ // 'latest' may be one version behind the newest
 		}
+		hi = min(hi, newest)
 	}
-	n := int(min(int64(limit), top))
+	n := min(int64(limit), hi-lo+1)
 	if n <= 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
+	first, step, last := hi, int64(-1), hi-n+1 // NewestFirst
+	if order == OldestFirst {
+		first, step, last = lo, 1, lo+n-1
+	}
+	page, err := l.getEach(ctx, base, first, step, int(n))
+	var next int64
+	if order == NewestFirst && last > lo || order == OldestFirst && last < hi {
+		next = last
+	}
+	return page, next, err
+}
+
+// getEach reads the n versions first, first+step, ... of base, up to 8 at
+// a time, and returns those that exist, in that order.
+func (l *Latest) getEach(ctx context.Context, base string, first, step int64, n int) ([]Version, error) {
 	page := make([]Version, n)
 	errs := make([]error, n)
 	sem := make(chan struct{}, 8)
@@ -326,7 +365,7 @@ func (l *Latest) getVersions(ctx context.Context, base string, newest bool, top 
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			v := top - int64(i)
+			v := first + int64(i)*step
 			item, err := l.getItem(ctx, l.layout.versionKey(base, v))
 			if err != nil {
 				errs[i] = err

@@ -483,8 +483,8 @@ func TestLatestTableMismatch(t *testing.T) {
 		message string
 	}{
 		{"sort key of another type", stringSK, nil, `sort key "sk" of type N`},
-		{"no sort key", pkOnly, nil, "set o.Layout = dynamoseq.LayoutPartitionKey{}"},
-		{"a sort key", stringSK, optList(func(o *dynamoseq.LatestOptions) { o.Layout = dynamoseq.LayoutPartitionKey{} }), "leave o.Layout at dynamoseq.LayoutSortKey{}"},
+		{"no sort key", pkOnly, nil, "a table with only a partition key needs LayoutPartitionKey"},
+		{"a sort key", stringSK, optList(func(o *dynamoseq.LatestOptions) { o.Layout = dynamoseq.LayoutPartitionKey{} }), "a table with a sort key needs LayoutSortKey"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,8 +2,12 @@ package dynamoseq
 
 import (
 	"math"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/dynamoseq/dynamoseq/internal/backoff"
+	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
 // Each constructor takes options of its own type, changed by functions in
@@ -135,6 +139,20 @@ func (r *Retry) resolve() error {
 	return nil
 }
 
+// policy is the backoff between attempts that r describes.
+func (r Retry) policy() backoff.Policy {
+	return backoff.Policy{Base: r.BaseDelay, Max: r.MaxDelay}
+}
+
+// resender is the settle.Resender that sends again, identical, a write
+// whose outcome is unknown, with r's backoff: while the caller's context
+// lasts and for at most r.MaxWait, or, with r.ResolveTimeout set, for up
+// to that past the caller's deadline; it counts the requests sent again in
+// resent (nil counts nothing).
+func (r Retry) resender(resent *atomic.Int64) settle.Resender {
+	return settle.Resender{Timeout: r.ResolveTimeout, Bound: r.MaxWait, Policy: r.policy(), Resent: resent, Unknown: ErrUnknownOutcome}
+}
+
 // CounterOptions are NewCounter's options, and CounterTable's.
 type CounterOptions struct {
 	Keys
@@ -226,6 +244,40 @@ func (o *CounterOptions) resolve() error {
 	}
 	o.Regions = append([]string(nil), o.Regions...)
 	return o.validateGlobal()
+}
+
+// validateGlobal checks GlobalTable, Region and Regions.
+func (o *CounterOptions) validateGlobal() error {
+	if err := checkMode(o.GlobalTable); err != nil {
+		return err
+	}
+	if o.GlobalTable != GlobalTableMREC {
+		const reason = "read only on a multi-Region eventually consistent table"
+		switch {
+		case o.Region != "":
+			return optionErrorf("Region", o.Region, reason).with("GlobalTable", o.GlobalTable)
+		case len(o.Regions) > 0:
+			return optionErrorf("Regions", o.Regions, reason).with("GlobalTable", o.GlobalTable)
+		}
+		return nil
+	}
+	if len(o.Regions) == 0 {
+		return optionErrorf("Regions", o.Regions, "want the ordered list of the table's Regions, which a multi-Region eventually consistent table needs")
+	}
+	seen := make(map[string]bool, len(o.Regions))
+	for i, r := range o.Regions {
+		switch {
+		case r == "":
+			return optionErrorf("Regions", o.Regions, "entry %d is empty", i)
+		case seen[r]:
+			return optionErrorf("Regions", o.Regions, "lists %q twice", r)
+		}
+		seen[r] = true
+	}
+	if !seen[o.Region] {
+		return optionErrorf("Region", o.Region, "not one of the table's Regions; a multi-Region eventually consistent table needs this process's Region").with("Regions", o.Regions)
+	}
+	return nil
 }
 
 func (k *CounterSortKey) resolve(partitionKey, valueAttribute string) error {
@@ -418,6 +470,32 @@ func (o *SortKeyOptions) resolve() error {
 		return err
 	}
 	return refuseMREC(o.GlobalTable, "SortKey")
+}
+
+// refuseMREC is the check of NewSortKey and NewLatest (what). Their
+// numbering needs one writer per sequence, which an MREC table cannot give
+// across Regions. On an MRSC table they write without transactions (see
+// singleItemWrites).
+func refuseMREC(m GlobalTableMode, what string) error {
+	if err := checkMode(m); err != nil {
+		return err
+	}
+	if m == GlobalTableMREC {
+		return optionErrorf("GlobalTable", m, "refused by %s: gap-free numbering needs one writer per sequence, "+
+			"and on a multi-Region eventually consistent table conditions and transactions are checked only "+
+			"in the Region that receives them, so two Regions would write the same number; point this client "+
+			"at one home Region of the table and use it as a table in one Region "+
+			"(see docs/global-tables.md)", what)
+	}
+	return nil
+}
+
+// singleItemWrites reports whether a SortKey or a Latest writes every item
+// with its own conditional PutItem instead of TransactWriteItems: when asked
+// to (noTransactions), and always on an MRSC table, which refuses
+// transactions.
+func singleItemWrites(noTransactions bool, m GlobalTableMode) bool {
+	return noTransactions || m == GlobalTableMRSC
 }
 
 // checkDigits checks the digits of a sort key, the option field.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/dynamoseq/dynamoseq"
 	"github.com/dynamoseq/dynamoseq/internal/dbtest"
 )
 
@@ -136,7 +135,7 @@ func benchOneNameProcess(t *testing.T) {
 	table, name, kind, mode := os.Getenv("TABLE"), os.Getenv("NAME"), os.Getenv("KIND"), os.Getenv("MODE")
 	goroutines, _ := strconv.Atoi(os.Getenv("GOROUTINES"))
 	each, _ := strconv.Atoi(os.Getenv("EACH"))
-	appendTo := newBenchAppender(t, counting, table, kind, mode)
+	appendTo := benchAppender(t, counting, table, kind, mode, goroutines)
 	ctx := context.Background()
 	warm := fmt.Sprintf("warm-%d", os.Getpid())
 	for range 20 { // a warm connection, and a warm JIT in the server
@@ -162,49 +161,6 @@ func benchOneNameProcess(t *testing.T) {
 	fmt.Printf("calls %d %d %d\n", counting.total(), counting.races.Load(), counting.conflicts.Load())
 	fmt.Printf("writes %d %d %d %d %d %d %d\n", counting.writes.Load(), stored, counting.queries.Load(),
 		counting.writeNanos.Load(), counting.lostNanos.Load(), counting.queryNanos.Load(), int64(end.Sub(start)))
-}
-
-// newBenchAppender returns the append function of one kind and mode; g is
-// the goroutine, for the recipes' per-writer state.
-func newBenchAppender(t *testing.T, client dynamoseq.Client, table, kind, mode string) func(ctx context.Context, g int, name string) error {
-	attrs := map[string]types.AttributeValue{"title": &types.AttributeValueMemberS{Value: "a ticket of about forty bytes of text"}}
-	switch kind + "/" + mode {
-	case "sortkey/baseline":
-		return func(ctx context.Context, _ int, name string) error {
-			_, err := naiveAppend(ctx, client, table, name, "a ticket of about forty bytes of text")
-			return err
-		}
-	case "sortkey/dynamoseq":
-		s, err := dynamoseq.NewSortKey(client, table)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return func(ctx context.Context, _ int, name string) error {
-			_, err := s.Append(ctx, name, attrs)
-			return err
-		}
-	case "latest/baseline":
-		raw := rawLatest{client: client, table: table}
-		known := map[string][]int64{} // per name, per goroutine: the writer's last version
-		for _, n := range []string{os.Getenv("NAME"), fmt.Sprintf("warm-%d", os.Getpid())} {
-			known[n] = slices.Repeat([]int64{-1}, benchGoroutines)
-		}
-		return func(ctx context.Context, g int, name string) error {
-			_, err := raw.append(ctx, name, &known[name][g], attrs)
-			return err
-		}
-	case "latest/dynamoseq":
-		l, err := dynamoseq.NewLatest(client, table)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return func(ctx context.Context, _ int, name string) error {
-			_, err := l.Append(ctx, name, attrs)
-			return err
-		}
-	}
-	t.Fatalf("unknown kind/mode %s/%s", kind, mode)
-	return nil
 }
 
 // lostRace reports whether err is a write refused because another writer

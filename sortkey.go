@@ -131,7 +131,7 @@ func NewSortKey(client Client, table string, optFns ...func(*SortKeyOptions)) (*
 		table:     table,
 		opts:      o,
 		codec:     newNumberCodec(o.SortKey, o.SortKeyDigits),
-		policy:    backoff.Policy{Base: o.BaseDelay, Max: o.MaxDelay},
+		policy:    o.policy(),
 		qNames:    map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey},
 		headNames: map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey, "#tok": o.TokenAttribute},
 		putNames:  map[string]string{"#pk": o.PartitionKey, "#tok": o.TokenAttribute},
@@ -139,7 +139,7 @@ func NewSortKey(client Client, table string, optFns ...func(*SortKeyOptions)) (*
 	s.calls = combine.New[string, hint, appendReq, int64](maxTransactItems, sortKeyHints, graceOf(o.Retry, &s.rtt))
 	s.client = countingClient{Client: client, n: &s.stats.requests}
 	s.reads = patientClient{Client: s.client, p: patience{maxWait: o.MaxWait, rtt: &s.rtt, waits: &s.stats.waits}}
-	s.resolver = resender(o.Retry, s.policy, &s.stats.resends)
+	s.resolver = o.resender(&s.stats.resends)
 	s.pace = pacing{maxWait: o.MaxWait, rtt: &s.rtt, stats: &s.stats.appendStats}
 	s.max = min(s.codec.max(), o.MaxValue)
 	s.lo, s.hi = s.codec.key(1), s.codec.key(s.max)

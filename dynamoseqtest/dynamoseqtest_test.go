@@ -61,6 +61,22 @@ func TestStartAndNewTable(t *testing.T) {
 
 // A lost answer is resent by the SDK: the transport counts the resend, and
 // the write was applied although the caller got an error.
+// TestSharedTable creates tables without a testing.TB, as an Example does.
+func TestSharedTable(t *testing.T) {
+	t.Parallel()
+	in := table()
+	client, a := dynamoseqtest.SharedTable(in)
+	_, b := dynamoseqtest.SharedTable(in)
+	require.NotEqual(t, a, b, "each table has a name of its own")
+	require.Contains(t, a, "items_", "the name's stem")
+	require.Equal(t, "items", aws.ToString(in.TableName), "SharedTable must not change its input")
+	require.NoError(t, put(context.Background(), client, a, "x"))
+	require.True(t, exists(t, client, a, "x"))
+	require.False(t, exists(t, client, b, "x"))
+	require.Panics(t, func() { dynamoseqtest.SharedTable(&dynamodb.CreateTableInput{TableName: aws.String("no key schema")}) },
+		"a table DynamoDB refuses")
+}
+
 func TestFaultTransportLosesAnswers(t *testing.T) {
 	t.Parallel()
 	srv := dynamoseqtest.Start(t)

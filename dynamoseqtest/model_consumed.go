@@ -11,11 +11,9 @@ import (
 // which follows AWS's rules (the larger of the item before and after a
 // write, per KB; the items read, per 4 KB; twice per item in a
 // transaction), spread over a transaction's writes in proportion to their
-// estimates; but a transaction's write is charged at least its estimate
-// (twice its size in the request, per KB): DynamoDB Local reports the
-// writes of one transaction to items of one partition key value as if
-// they were one item (10 puts of 100 bytes under one partition key: 2
-// units, where the service charges 20). DynamoDB Local charges a ConditionCheck nothing; the service
+// estimates, and never less than a write's estimate (twice its new
+// item's KB): DynamoDB Local charges the items of one item collection in
+// a transaction as one. DynamoDB Local charges a ConditionCheck nothing; the service
 // charges it as a write of the item, twice: the model charges 2 units per
 // KB of its key (the item's size is not in the request). A
 // TransactGetItems costs 2 read units per 4 KB per item read, a replayed
@@ -66,10 +64,10 @@ func (m *model) actualOK(req *request, a *admission, top map[string]json.RawMess
 	}
 	for i := range actual {
 		if !req.targets[i].check {
-			actual[i] = total * a.est[i] / est
-			if req.op == opTransactWrite {
-				actual[i] = max(actual[i], a.est[i])
-			}
+			// At least the estimate: DynamoDB Local reports a transaction
+			// of many items in one item collection as if it were one item
+			// (2 units for 16 small items, where the service charges 32).
+			actual[i] = max(a.est[i], total*a.est[i]/est)
 		}
 	}
 }

@@ -68,7 +68,11 @@ func TestModelFloodThrottledAtRate(t *testing.T) {
 		t.Run(form.String(), func(t *testing.T) {
 			t.Parallel()
 			const rate = 200 // write units a second
-			srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{WriteUnits: rate, Throttle: form, Seed: 1}))
+			// A bucket of 100 ms (20 units): what it holds at the window's
+			// two ends, when a loaded machine lets it fill, is then at
+			// most 1% of the window's units, not a third of them.
+			srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{
+				WriteUnits: rate, Burst: 100 * time.Millisecond, Throttle: form, Seed: 1}))
 			table := srv.NewTable(t, table())
 			c := srv.Client(noRetries)
 			drain(t, c, table, "hot", 8000)
@@ -76,7 +80,7 @@ func TestModelFloodThrottledAtRate(t *testing.T) {
 			var wg sync.WaitGroup
 			var mu sync.Mutex
 			var firstErr error
-			for range 4 {
+			for range 16 {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
@@ -86,8 +90,10 @@ func TestModelFloodThrottledAtRate(t *testing.T) {
 							return
 						default:
 						}
-						// 8 units each: few requests offer far more than
-						// the rate, even on a loaded machine.
+						// 16 writers of 8 units each offer far more than
+						// the rate even when a loaded machine stretches a
+						// round trip to 200 ms (4 writers once offered only
+						// 145 units a second in make test).
 						err := putSized(context.Background(), c, table, "hot", 8000)
 						if err != nil && !throttled(err) {
 							mu.Lock()

@@ -208,6 +208,40 @@ func (s *Server) NewTable(tb testing.TB, in *dynamodb.CreateTableInput) string {
 	return *def.TableName
 }
 
+// SharedTable creates the table that in describes on the Shared server,
+// under a name unique to this test binary (in.TableName, if set, as its
+// stem), waits until it is active, and returns a client of the server and
+// the table's name. It is NewTable for code that has no testing.TB, such as
+// a runnable Example:
+//
+//	client, table := dynamoseqtest.SharedTable(dynamoseq.CounterTable("Sequences"))
+//	orders, err := dynamoseq.NewCounter(client, table)
+//
+// The table is not deleted: it lasts as long as the server, which ends
+// with the test binary (a server named by EndpointEnv keeps it). Like
+// httptest.NewServer, which panics when it cannot listen, SharedTable
+// panics when the server cannot start (saying how to install DynamoDB
+// Local) or the table cannot be created, which fails an Example loudly.
+func SharedTable(in *dynamodb.CreateTableInput) (*dynamodb.Client, string) {
+	srv, err := Shared()
+	if err != nil {
+		panic(fmt.Sprintf("dynamoseqtest: SharedTable needs DynamoDB Local: %v", err))
+	}
+	stem := aws.ToString(in.TableName)
+	if stem == "" {
+		stem = "t"
+	}
+	def := *in
+	def.TableName = aws.String(fmt.Sprintf("%s_%d_%d", stem, os.Getpid(), tableSeq.Add(1)))
+	client := srv.Client()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := createAndWait(ctx, client, &def); err != nil {
+		panic(fmt.Sprintf("dynamoseqtest: SharedTable: %v", err))
+	}
+	return client, *def.TableName
+}
+
 // uniqueTableName is a table name unique to this test binary and test:
 // stem (default "t"), the process id, a counter and the test's name.
 func uniqueTableName(tb testing.TB, stem string) string {
@@ -225,23 +259,35 @@ func uniqueTableName(tb testing.TB, stem string) string {
 // it is active and deletes it when the test ends.
 func (s *Server) createTable(tb testing.TB, def *dynamodb.CreateTableInput) {
 	tb.Helper()
-	name := aws.ToString(def.TableName)
 	client := s.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if _, err := client.CreateTable(ctx, def); err != nil {
-		tb.Fatalf("dynamoseqtest: CreateTable(%s): %v", name, err)
+	created, err := createAndWait(ctx, client, def)
+	if created {
+		tb.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_, _ = client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: def.TableName})
+		})
 	}
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_, _ = client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-	})
+	if err != nil {
+		tb.Fatalf("dynamoseqtest: %v", err)
+	}
+}
+
+// createAndWait creates the table def describes, under its name, and waits
+// until it is active. created reports whether CreateTable succeeded.
+func createAndWait(ctx context.Context, client *dynamodb.Client, def *dynamodb.CreateTableInput) (created bool, err error) {
+	name := aws.ToString(def.TableName)
+	if _, err := client.CreateTable(ctx, def); err != nil {
+		return false, fmt.Errorf("CreateTable(%s): %w", name, err)
+	}
 	waiter := dynamodb.NewTableExistsWaiter(client, func(o *dynamodb.TableExistsWaiterOptions) {
 		o.MinDelay = 50 * time.Millisecond
 		o.MaxDelay = time.Second
 	})
 	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, time.Minute); err != nil {
-		tb.Fatalf("dynamoseqtest: waiting for table %s: %v", name, err)
+		return true, fmt.Errorf("waiting for table %s: %w", name, err)
 	}
+	return true, nil
 }

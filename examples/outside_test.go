@@ -139,6 +139,7 @@ var imports = map[string]string{
 const fragment = `
 type Ticket struct{ Title string }
 type Contract struct{ Customer string }
+type Order struct{ Customer string }
 
 func snippet(%s) error {
 %s
@@ -149,7 +150,7 @@ func snippet(%s) error {
 var params = [][2]string{
 	{"ctx", "context.Context"}, {"t", "*testing.T"}, {"client", "*dynamodb.Client"},
 	{"srv", "*dynamoseqtest.Server"}, {"counter", "*dynamoseq.Counter"},
-	{"ticket", "Ticket"}, {"current", "Contract"},
+	{"ticket", "Ticket"}, {"current", "Contract"}, {"order", "Order"},
 }
 
 // snippetFile makes a test file of a README snippet: declarations as they

@@ -53,7 +53,7 @@ func checkCommand() *command {
 		minArgs: 0, maxArgs: 0,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := defineKind(fs, kindCounter, kindBlock, kindSortKey, kindLatest)
-			ttl := fs.String("ttl", "", "the TTL attribute the table must have enabled (IDMinter's TTLAttribute)")
+			ttl := fs.String("ttl", "", "the TTL attribute the table must have enabled (an IDMinter's TTL.Attribute)")
 			return func(ctx context.Context, e *env, _ []string) error {
 				client, err := e.client(ctx)
 				if err != nil {

@@ -25,6 +25,21 @@ type hinted struct {
 func (h *hinted) Error() string { return h.err.Error() }
 func (h *hinted) Unwrap() error { return h.err }
 
+// layoutHint adds to err, when a Latest found a table of another shape than
+// its layout needs, the flag that gives the other layout. It reads the
+// command's own --layout, not the library's message.
+func (e *env) layoutHint(err error) error {
+	var de *dynamoseq.Error
+	if !errors.Is(err, dynamoseq.ErrTableMismatch) || !errors.As(err, &de) || !strings.HasPrefix(de.Op, "Latest.") {
+		return err
+	}
+	hint := "for a table with only a partition key, pass --layout partitionkey"
+	if e.partitionKeyLayout() {
+		hint = "for a table with a sort key, leave out --layout partitionkey"
+	}
+	return &hinted{err: err, hints: []string{hint}}
+}
+
 // maxHintItems bounds the Scan that looks for names close to a missing
 // one: one page of at most this many items (and at most 1 MB), whatever
 // the table holds.

@@ -134,7 +134,7 @@ func runCommand(ctx context.Context, c *command, args []string, stdout, stderr i
 	if err := e.validate(); err != nil {
 		return usageFailed(stderr, c, err)
 	}
-	err = runFn(ctx, e, positional)
+	err = e.layoutHint(runFn(ctx, e, positional))
 	var ue *usageError
 	switch {
 	case errors.As(err, &ue):

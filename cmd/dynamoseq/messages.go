@@ -37,19 +37,12 @@ var optionFlags = map[string]string{
 	"FollowRate.Lifetime":     "--block-lifetime",
 }
 
-// layoutAdvice is the library's advice on a Latest's layout, in the
-// ErrTableMismatch of a table of the other shape, as the command's flags.
-var layoutAdvice = strings.NewReplacer(
-	"set o.Layout = dynamoseq.LayoutPartitionKey{}", "pass --layout partitionkey",
-	"leave o.Layout at dynamoseq.LayoutSortKey{}", "leave out --layout partitionkey",
-)
-
 // message is err as the command prints it: prefixed with the program's
 // name, an option the library refused named by the flag that sets it, its
 // hints a line each, and a pointer to check when the table does not fit
 // the options.
 func message(err error) string {
-	msg := layoutAdvice.Replace(prefixed(err))
+	msg := prefixed(err)
 	var oe *dynamoseq.OptionError
 	if errors.As(err, &oe) {
 		// The *Error around it writes its message without the prefix.

@@ -89,19 +89,15 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "%d editors saved %s %d times each: versions %d..%d, current v%d by %s\n",
 		*editors, *id, *saves, before+1, cur.Version, cur.Version, cur.Contract.EditedBy)
-	count := 0
-	for cursor := int64(0); ; {
-		revs, next, err := store.History(ctx, *id, cursor, 10)
+	count, amounts := 0, map[int64]bool{}
+	for rev, err := range store.Revisions(ctx, *id, false) {
 		if err != nil {
 			return err
 		}
-		count += len(revs)
-		if next == 0 {
-			break
-		}
-		cursor = next
+		count++
+		amounts[rev.Contract.Amount] = true
 	}
-	fmt.Fprintf(out, "history: %d versions, newest first, in pages of 10\n", count)
+	fmt.Fprintf(out, "history: %d versions, newest first, %d different amounts\n", count, len(amounts))
 	return nil
 }
 

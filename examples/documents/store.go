@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"time"
 
 	"github.com/dynamoseq/dynamoseq"
@@ -30,7 +31,7 @@ var ErrNoContract = errors.New("documents: no such contract")
 // Store is the repository of contracts with their full history, as a
 // service would write it on top of dynamoseq.Latest: every Save is a new
 // numbered version, Current is one read, History pages through the versions
-// newest first. Safe for concurrent use; saves of one contract from many
+// newest first (for an API that serves pages), Revisions ranges over them. Safe for concurrent use; saves of one contract from many
 // goroutines are written together and never lose each other.
 type Store struct {
 	docs *dynamoseq.Latest
@@ -102,4 +103,26 @@ func (s *Store) History(ctx context.Context, id string, cursor int64, limit int)
 		}
 	}
 	return revs, next, nil
+}
+
+// Revisions ranges over the revisions of contract id, oldest first when
+// oldestFirst is set, else newest first, each with a nil error; an error
+// ends it. Underneath, Latest.All reads the versions a page at a time and
+// dynamoseq.Decode decodes them.
+func (s *Store) Revisions(ctx context.Context, id string, oldestFirst bool) iter.Seq2[Revision, error] {
+	order := dynamoseq.NewestFirst
+	if oldestFirst {
+		order = dynamoseq.OldestFirst
+	}
+	return func(yield func(Revision, error) bool) {
+		for v, err := range dynamoseq.Decode[Contract](s.docs.All(ctx, id, order)) {
+			if err != nil {
+				yield(Revision{}, fmt.Errorf("listing contract %s: %w", id, err))
+				return
+			}
+			if !yield(Revision{Version: v.Number, Contract: v.Value}, nil) {
+				return
+			}
+		}
+	}
 }

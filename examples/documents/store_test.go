@@ -79,6 +79,20 @@ func TestStore(t *testing.T) {
 	for i, v := range versions {
 		require.Equal(t, int64(40-i), v, "History position %d", i)
 	}
+
+	versions = nil
+	for r, err := range s.Revisions(ctx, "C-1", true) {
+		require.NoError(t, err)
+		require.Equal(t, "ACME", r.Contract.Customer, "revision %d", r.Version)
+		versions = append(versions, r.Version)
+		if r.Version == 30 {
+			break
+		}
+	}
+	require.Len(t, versions, 30, "Revisions, oldest first, up to 30")
+	for i, v := range versions {
+		require.Equal(t, int64(i+1), v, "Revisions position %d", i)
+	}
 }
 
 func TestRun(t *testing.T) {

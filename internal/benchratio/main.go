@@ -1,8 +1,11 @@
 // Command benchratio reads `go test -bench` output on standard input and
-// prints, for every benchmark that has a /baseline and a /dynamoseq
-// sub-benchmark, each metric of both side by side with their ratio
-// (dynamoseq / baseline). With -count above 1 it uses the median of the runs.
-// `make bench` pipes the benchmarks through it.
+// prints, first, the benchmarks on the service model (BenchmarkModel...,
+// model.go): each strategy's throughput, share of its ceiling, ratio to its
+// recipe, errors and latency beside its recipe's; then, for every other
+// benchmark that has a /baseline and a /dynamoseq sub-benchmark (on DynamoDB
+// Local), each metric of both side by side with their ratio (dynamoseq /
+// baseline). With -count above 1 it uses the median of the runs. `make
+// bench` pipes the benchmarks through it.
 package main
 
 import (
@@ -57,6 +60,11 @@ func parse(r io.Reader) (map[string]samples, []string, error) {
 }
 
 func report(w io.Writer, results map[string]samples, order []string) {
+	if reportModel(w, results, order) {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "On DynamoDB Local:")
+	}
+	order = slices.DeleteFunc(slices.Clone(order), isModel)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "benchmark\tmetric\tbaseline\tdynamoseq\tdynamoseq/baseline\t")
 	var unpaired []string

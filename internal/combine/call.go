@@ -2,7 +2,6 @@ package combine
 
 import (
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 )
@@ -79,20 +78,3 @@ func (c *Call[Req, Res]) reset() {
 
 // errRunPanicked is the error of the calls of a run that panicked.
 var errRunPanicked = errors.New("combine: run panicked")
-
-// panicError carries a panic of a run that went on a goroutine of its own
-// (Options.Grace), with that goroutine's stack, to the caller that panics
-// with it.
-type panicError struct {
-	value any
-	stack []byte
-}
-
-func (p *panicError) Error() string {
-	return fmt.Sprintf("combine: run panicked: %v\n\n%s", p.value, p.stack)
-}
-
-func (p *panicError) Unwrap() error {
-	err, _ := p.value.(error)
-	return err
-}

@@ -3,19 +3,25 @@
 // instead of racing each other, and so that one round trip can serve many of
 // them.
 //
-// There is no goroutine of its own: the first caller of an idle key leads,
-// runs one batch (which holds its own call), hands the lead to the oldest
-// caller still waiting, and returns. Every caller therefore waits for at most
-// the batches queued ahead of it plus its own. (With a grace, below, each
-// run goes on a goroutine that the leader starts and that ends with the
-// run.)
+// There is no goroutine of its own: the first caller of an idle key leads.
+// It takes a batch from the head of the key's queue, its own call first,
+// runs it, and hands the lead to the oldest caller still waiting; a leader
+// whose context has ended by the time it would take its batch takes none
+// and hands the lead straight on. A caller waits for the runs ahead of it
+// and its own: more of them if runs put calls back (Call.Again: first in
+// the next batch, ahead of the calls queued meanwhile), and longer if a run
+// delays its key's next one (Call.NotBefore, below). (With a grace, below,
+// each run goes on a goroutine that the leader starts and that ends with
+// the run.)
 //
 // Delay. A run can ask that its key's next run start no earlier than a
 // point in time (Call.NotBefore; for example after a throttled write). The
 // caller who leads that run waits for it holding no lock, so that the calls
 // arriving meanwhile join its batch (up to maxBatch); if its context ends
-// first, its call leaves with the context's error and the next caller in
-// line leads and waits for the same time. Other keys are not delayed.
+// first (or as the wait ends), its call leaves with the context's error and
+// the next caller in line leads and waits for the same time. Other keys are
+// not delayed, and a delayed key is kept however many keys are idle (see
+// New).
 //
 // Cause. A run that puts a call back can say why (Call.Cause; for example
 // the strategy's ErrThrottled): a caller whose context ends before its call
@@ -33,8 +39,11 @@
 // it, and from then on Publish reports false, so that run does not send it.
 // So that the caller who took the batch can leave too, each run goes on a
 // goroutine of its own, which the leader starts and which ends once the
-// batch is settled; a panic in run goes on in a caller of the batch still
-// in Do.
+// batch is settled. A panic in run then goes on in the first caller of the
+// batch still in Do, with the value run panicked with but that caller's
+// stack (run's is lost); if every caller of the batch has left, it is
+// raised again on the run's goroutine, which ends the program, as
+// singleflight's DoChan does.
 package combine
 
 import (
@@ -93,7 +102,7 @@ type waiter[Req, Res any] struct {
 	call   Call[Req, Res]
 	status status        // guarded by Group.mu
 	cause  error         // Call.Cause of the last put back; guarded by Group.mu
-	panic  *panicError   // run's panic, for this caller to go on with; guarded by Group.mu
+	panic  any           // the value run panicked with, for this caller to go on with; guarded by Group.mu
 	wake   chan struct{} // capacity 1: status changed to promoted, done or (put back) queued
 }
 
@@ -102,16 +111,21 @@ type Options struct {
 	// Grace bounds how long a caller whose context has ended waits for the
 	// outcome of its call in a running batch (see the package comment); it
 	// is called then, from that caller's goroutine, with no lock held, and
-	// should return about one round trip of the write. nil (the default)
-	// means until the outcome is known, however long the run takes.
+	// should return about one round trip of the write. If it panics, the
+	// panic goes up that caller's stack, and its call is gone as if the
+	// caller had given up (Publish reports false). nil (the default) means
+	// until the outcome is known, however long the run takes.
 	Grace func() time.Duration
 }
 
 // New returns a Group that passes at most maxBatch calls to one run and keeps
 // the state of at most maxIdle keys that have no call in progress. Beyond
-// that, an idle key is dropped (an arbitrary one, as Go's map iteration
-// yields it) and the next run of that key starts from the zero S. It panics
-// if maxBatch < 1.
+// that, idle keys are dropped (arbitrary ones, as Go's map iteration yields
+// them), and the next run of a dropped key starts from the zero S; but a
+// key whose next run must wait (Call.NotBefore) is not dropped before its
+// time has passed, so that the delay holds: if the idle keys are all
+// delayed so, more than maxIdle are kept, until a key going idle finds
+// their time passed. It panics if maxBatch < 1.
 func New[K comparable, S, Req, Res any](maxBatch, maxIdle int, optFns ...func(*Options)) *Group[K, S, Req, Res] {
 	if maxBatch < 1 {
 		panic("combine: maxBatch < 1")
@@ -141,8 +155,10 @@ func waitUntil(ctx context.Context, until time.Time) error {
 // pass the same run, and run must not call Do for its own key, which would
 // wait for itself. If run panics, its calls fail, the key's state is reset
 // to the zero S, the lead passes on, and the panic continues up the leading
-// caller's stack (with a grace, up the stack of a caller of the batch still
-// in Do).
+// caller's stack. With a grace, the first caller of the batch still in Do
+// panics with the same value instead, from its own stack; if every caller
+// of the batch has left, the panic ends the program (see the package
+// comment).
 //
 // If ctx ends before req joins a batch, Do returns ctx.Err() (and the
 // Cause of its last put back) and req never reaches run. Once req is in a
@@ -161,6 +177,22 @@ func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 	}
 	w := &waiter[Req, Res]{ctx: ctx, call: Call[Req, Res]{Req: req, mu: &g.mu}, wake: make(chan struct{}, 1)}
 	q := g.enqueue(key, w)
+	returned := false
+	defer func() {
+		if !returned { // a panic, from Options.Grace for one, or runtime.Goexit
+			g.drop(q, w)
+		}
+	}()
+	res, err := g.await(key, q, w, run)
+	returned = true
+	return res, err
+}
+
+// await waits for the outcome of w's call, queued in q, and leads when its
+// turn comes: the body of Do.
+func (g *Group[K, S, Req, Res]) await(key K, q *queue[S, Req, Res], w *waiter[Req, Res],
+	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) (Res, error) {
+	ctx := w.ctx
 	var zero Res
 	var grace *time.Timer // runs once ctx has ended with the call published in a batch
 	defer func() {
@@ -217,6 +249,26 @@ func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 		case <-graceUp:
 			graceOver = true
 		}
+	}
+}
+
+// drop leaves no trace of w's call when its caller leaves Do other than by
+// returning (a panic in Options.Grace, say), so that nothing waits for a
+// caller who is gone: queued, it leaves the queue; handed the lead, it
+// passes the lead on; in a batch, the call is gone, as if abandoned (Publish
+// reports false, and it is not put back). Done, there is nothing to do (a
+// panic of run going on up this caller's stack, for one).
+func (g *Group[K, S, Req, Res]) drop(q *queue[S, Req, Res], w *waiter[Req, Res]) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch w.status {
+	case queued:
+		q.remove(w)
+	case promoted:
+		q.remove(w)
+		g.handOff(q)
+	case inBatch:
+		w.call.gone = true
 	}
 }
 

@@ -313,3 +313,78 @@ func TestAgain(t *testing.T) {
 		}
 	}
 }
+
+// TestDoLeftByPanic: a caller that leaves Do by a panic (here one of
+// Options.Grace while its call is in a running batch, or one raised while it
+// leads the wait for a not-before time) leaves nothing behind that waits for
+// it: its call is gone (Publish reports false, and a put back does not
+// requeue it), the lead passes on, and the key goes on.
+func TestDoLeftByPanic(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		inBatch bool // the panic comes while the call is in a running batch; else while its caller leads the wait
+	}{
+		{"grace panics, in a batch", true},
+		{"wait panics, leading", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := New[string, int, int, int](4, 4, func(o *Options) { o.Grace = func() time.Duration { panic("grace") } })
+			started, release := make(chan struct{}), make(chan struct{})
+			var publishedAfter atomic.Bool
+			run := func(_ context.Context, _ string, _ *int, batch []*Call[int, int]) {
+				for _, c := range batch {
+					switch c.Req {
+					case 1: // published, stuck, then put back, with a delay
+						c.Publish(10)
+						close(started)
+						<-release
+						publishedAfter.Store(c.Publish(10))
+						c.Again = true
+					case 0: // asks for a delay, for the next caller to lead the wait
+						c.Res, c.NotBefore = 0, time.Now().Add(time.Hour)
+					default:
+						c.Publish(c.Req * 10)
+						c.Res = c.Req * 10
+					}
+				}
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if !tc.inBatch {
+				g.wait = func(wctx context.Context, _ time.Time) error {
+					if wctx == ctx {
+						panic("wait")
+					}
+					return nil
+				}
+				if _, err := g.Do(context.Background(), "k", 0, run); err != nil {
+					t.Fatal(err)
+				}
+			}
+			panicked := make(chan any, 1)
+			go func() {
+				defer func() { panicked <- recover() }()
+				_, _ = g.Do(ctx, "k", 1, run)
+			}()
+			if tc.inBatch {
+				<-started
+				cancel() // its caller waits for the grace, which panics
+			}
+			want := map[bool]string{true: "grace", false: "wait"}[tc.inBatch]
+			if p := <-panicked; p != want {
+				t.Fatalf("the caller recovered %v, want %q", p, want)
+			}
+			if tc.inBatch {
+				close(release)
+			}
+			ctx2, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel2()
+			if res, err := g.Do(ctx2, "k", 2, run); err != nil || res != 20 {
+				t.Errorf("the next Do of the key = (%d, %v), want (20, nil)", res, err)
+			}
+			if publishedAfter.Load() {
+				t.Error("Publish reported true for the call of a caller who had left")
+			}
+		})
+	}
+}

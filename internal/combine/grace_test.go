@@ -3,6 +3,9 @@ package combine
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -160,8 +163,9 @@ func (tc graceCase) check(t *testing.T, got result, took time.Duration, ctxErr, 
 }
 
 // TestGracePanic: with a grace, run goes on a goroutine of its own; if it
-// panics, the first caller of its batch still in Do panics with the
-// panic's value (and run's stack), the others fail, and the key goes on.
+// panics, the first caller of its batch still in Do panics with the value
+// run panicked with, as it would without a grace, the others fail, and the
+// key goes on.
 func TestGracePanic(t *testing.T) {
 	g := New[string, int, int, int](10, 10, func(o *Options) { o.Grace = func() time.Duration { return time.Second } })
 	boom := errors.New("boom")
@@ -186,9 +190,8 @@ func TestGracePanic(t *testing.T) {
 	waitFor(t, waitingLen(g, "k", 2))
 	close(open)
 	<-before
-	p := <-panicked
-	if err, ok := p.(error); !ok || !errors.Is(err, boom) {
-		t.Errorf("the first caller recovered %v, want a panic matching %v", p, boom)
+	if p := <-panicked; p != boom {
+		t.Errorf("the first caller recovered %v (%T), want the value run panicked with, %v", p, p, boom)
 	}
 	if got := <-second; !errors.Is(got.err, errRunPanicked) {
 		t.Errorf("the second caller got (%d, %v), want errRunPanicked", got.res, got.err)
@@ -197,5 +200,41 @@ func TestGracePanic(t *testing.T) {
 		b[0].Res = 20
 	}); err != nil || res != 20 {
 		t.Errorf("Do after the panic = (%d, %v), want (20, nil)", res, err)
+	}
+}
+
+// TestGracePanicWithNobodyLeft: with a grace, a panic in run when every
+// caller of its batch has left Do ends the program, from the run's
+// goroutine, whose trace shows where run panicked. The program is this
+// test, run again as a child process.
+func TestGracePanicWithNobodyLeft(t *testing.T) {
+	const value = "combine test: run panicked with nobody left"
+	if os.Getenv("COMBINE_TEST_CHILD") == "1" {
+		g := New[string, int, int, int](10, 10, func(o *Options) { o.Grace = func() time.Duration { return time.Second } })
+		started, left := make(chan struct{}), make(chan struct{})
+		ctx, cancel := context.WithCancel(context.Background())
+		out := doAsync(g, ctx, "k", 1, func(context.Context, string, *int, []*Call[int, int]) {
+			close(started)
+			<-left
+			panic(value)
+		})
+		<-started
+		cancel() // nothing published: the caller leaves at once
+		<-out
+		close(left)
+		time.Sleep(10 * time.Second) // for the panic to end the program
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestGracePanicWithNobodyLeft$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "COMBINE_TEST_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+		t.Fatalf("the child ended with %v, want exit status 2 (a panic); its output:\n%s", err, out)
+	}
+	for _, want := range []string{"panic: " + value, "combine.TestGracePanicWithNobodyLeft.func", "combine.(*Group[...]).runApart"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the child's output lacks %q:\n%s", want, out)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package combine
 
 import (
 	"context"
-	"runtime/debug"
 	"sync/atomic"
 	"time"
 )
@@ -10,11 +9,14 @@ import (
 // The leader's side of a Group: taking a batch, running it, settling it and
 // passing the lead on.
 
-// lead runs the next batch of q on the goroutine of w, which holds the lead
-// (w is promoted) and not g.mu. It first waits for q.notBefore, for as
-// long as w's context allows: if that ends first, w leaves the queue, the
-// lead passes on and lead returns w's error. Once the batch has run, the
-// calls it put back are first in the queue and the lead has passed on.
+// lead runs the next batch of q, which holds w's call first, on the
+// goroutine of w, which holds the lead (w is promoted, first in the queue)
+// and not g.mu. It first waits for q.notBefore, for as long as w's context
+// allows: if that ends first, or by the time the batch is taken, w leaves
+// the queue, the lead passes on and lead returns w's error, so that a
+// caller who has given up never runs the others' batch. Once the batch has
+// run, the calls it put back are first in the queue and the lead has passed
+// on.
 func (g *Group[K, S, Req, Res]) lead(key K, q *queue[S, Req, Res], w *waiter[Req, Res],
 	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) error {
 	g.mu.Lock()
@@ -24,18 +26,28 @@ func (g *Group[K, S, Req, Res]) lead(key K, q *queue[S, Req, Res], w *waiter[Req
 		if err := g.wait(w.ctx, notBefore); err != nil {
 			g.mu.Lock()
 			defer g.mu.Unlock()
-			q.remove(w)
-			g.handOff(q) // the next leader waits for the same notBefore
-			return w.leave(err)
+			return g.resign(q, w, err)
 		}
 	}
-	batch := g.take(q)
-	if g.grace == nil || len(batch) == 0 {
+	batch, err := g.take(q, w)
+	if err != nil {
+		return err
+	}
+	if g.grace == nil {
 		g.runHere(key, q, batch, run)
 	} else {
 		go g.runApart(key, q, batch, run)
 	}
 	return nil
+}
+
+// resign takes w, which holds the lead and whose context has ended with
+// err, out of q's queue and passes the lead on (the next leader waits for
+// the same notBefore); it returns w's error. The caller holds g.mu.
+func (g *Group[K, S, Req, Res]) resign(q *queue[S, Req, Res], w *waiter[Req, Res], err error) error {
+	q.remove(w)
+	g.handOff(q)
+	return w.leave(err)
 }
 
 // runHere runs batch on the calling goroutine, which holds the lead, and
@@ -57,9 +69,9 @@ func (g *Group[K, S, Req, Res]) runHere(key K, q *queue[S, Req, Res], batch []*w
 // runApart runs batch on its own goroutine, which holds the lead from the
 // caller that took the batch until it is settled (Options.Grace: so that
 // this caller, too, can leave while run goes on). If run panics, its calls
-// fail, the lead passes on, and the panic goes to the first caller of the
-// batch still in Do, which panics with it; if every caller has left, it
-// goes on up this goroutine's stack, and ends the program.
+// fail, the lead passes on, and the panic's value goes to the first caller
+// of the batch still in Do, which panics with it; if every caller has left,
+// it goes on up this goroutine's stack, and ends the program.
 func (g *Group[K, S, Req, Res]) runApart(key K, q *queue[S, Req, Res], batch []*waiter[Req, Res],
 	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) {
 	finished := false
@@ -67,11 +79,10 @@ func (g *Group[K, S, Req, Res]) runApart(key K, q *queue[S, Req, Res], batch []*
 		if finished {
 			return
 		}
-		var p *panicError
-		if v := recover(); v != nil { // nil: run called runtime.Goexit
-			p = &panicError{value: v, stack: debug.Stack()}
-		}
+		p := recover() // nil: run called runtime.Goexit
 		if !g.finish(q, batch, errRunPanicked, p) && p != nil {
+			// Raised again here, on top of run's frames, which the
+			// trace then shows.
 			panic(p)
 		}
 	}()
@@ -84,9 +95,6 @@ func (g *Group[K, S, Req, Res]) runApart(key K, q *queue[S, Req, Res], batch []*
 // every caller of the batch has given up (see mergedContext).
 func (g *Group[K, S, Req, Res]) runBatch(key K, q *queue[S, Req, Res], batch []*waiter[Req, Res],
 	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) {
-	if len(batch) == 0 {
-		return
-	}
 	calls := make([]*Call[Req, Res], len(batch))
 	for i, w := range batch {
 		calls[i] = &w.call
@@ -97,10 +105,17 @@ func (g *Group[K, S, Req, Res]) runBatch(key K, q *queue[S, Req, Res], batch []*
 }
 
 // take moves up to maxBatch calls from the head of q's queue into a batch,
-// in order. A call whose context has ended never reaches run: it is done.
-func (g *Group[K, S, Req, Res]) take(q *queue[S, Req, Res]) []*waiter[Req, Res] {
+// in order, starting with the call of leader, which is first; if leader's
+// context has ended, it takes nothing: leader resigns, and take returns its
+// error. Any other call whose context has ended never reaches run: it is
+// done.
+func (g *Group[K, S, Req, Res]) take(q *queue[S, Req, Res], leader *waiter[Req, Res]) ([]*waiter[Req, Res], error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if err := leader.ctx.Err(); err != nil {
+		// It ended as the wait for notBefore did, or since Do looked.
+		return nil, g.resign(q, leader, err)
+	}
 	var batch []*waiter[Req, Res]
 	i := 0
 	for ; i < len(q.waiting) && len(batch) < g.maxBatch; i++ {
@@ -116,16 +131,17 @@ func (g *Group[K, S, Req, Res]) take(q *queue[S, Req, Res]) []*waiter[Req, Res] 
 	}
 	clear(q.waiting[:i]) // let the backing array drop them
 	q.waiting = q.waiting[i:]
-	return batch
+	return batch, nil
 }
 
 // finish settles the calls of a batch that has run: each one is done, or,
 // put back (Again) and its caller still in Do, first in q's queue again. It
 // records the batch's NotBefore and passes the lead on. If run failed
 // (failed, after a panic), every call fails with that error and q's
-// state, which run was changing, is reset; p, the panic, goes to the first
-// caller still in Do, and finish reports whether there was one.
-func (g *Group[K, S, Req, Res]) finish(q *queue[S, Req, Res], batch []*waiter[Req, Res], failed error, p *panicError) (passed bool) {
+// state, which run was changing, is reset; p, the panic's value if not nil,
+// goes to the first caller still in Do, and finish reports whether there was
+// one.
+func (g *Group[K, S, Req, Res]) finish(q *queue[S, Req, Res], batch []*waiter[Req, Res], failed error, p any) (passed bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	q.notBefore = time.Time{}
@@ -178,11 +194,23 @@ func (g *Group[K, S, Req, Res]) handOff(q *queue[S, Req, Res]) {
 	q.idle = true
 	g.idle++
 	if g.idle > g.maxIdle {
-		for k, other := range g.keys {
-			if other.idle {
-				delete(g.keys, k)
-				g.idle--
-				break
+		g.evict()
+	}
+}
+
+// evict drops idle keys, arbitrary ones, until at most maxIdle are left,
+// but never one whose notBefore is still ahead: its next run must wait for
+// it, and a dropped key's next run would start at once. If every idle key
+// is delayed so, more than maxIdle are kept until a later call finds their
+// time passed. The caller holds g.mu.
+func (g *Group[K, S, Req, Res]) evict() {
+	now := time.Now()
+	for k, q := range g.keys {
+		if q.idle && !q.notBefore.After(now) {
+			delete(g.keys, k)
+			g.idle--
+			if g.idle <= g.maxIdle {
+				return
 			}
 		}
 	}

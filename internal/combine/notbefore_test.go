@@ -3,6 +3,8 @@ package combine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
@@ -276,6 +278,129 @@ func TestPutBackCause(t *testing.T) {
 			close(gt.release)
 			if got := <-stayer; got.err != nil {
 				t.Errorf("the caller that stayed got %v", got.err)
+			}
+		})
+	}
+}
+
+// TestNotBeforeOutlivesEviction: an idle key whose next run must wait is not
+// dropped to keep within maxIdle before its time has passed (other idle keys
+// are, or more than maxIdle are kept), and its next run still waits; once
+// its time has passed, it can be dropped.
+func TestNotBeforeOutlivesEviction(t *testing.T) {
+	for _, maxIdle := range []int{0, 1} {
+		t.Run(fmt.Sprint("maxIdle ", maxIdle), func(t *testing.T) {
+			g := New[string, int, int, int](4, maxIdle)
+			gt := holdWaits(g)
+			var notBefore time.Time
+			delay := func(_ context.Context, _ string, _ *int, b []*Call[int, int]) {
+				b[0].Res, b[0].NotBefore = 1, notBefore
+			}
+			settle := func(_ context.Context, _ string, _ *int, b []*Call[int, int]) { b[0].Res = 1 }
+			do := func(key string, run func(context.Context, string, *int, []*Call[int, int])) {
+				t.Helper()
+				if res, err := g.Do(context.Background(), key, 0, run); err != nil || res != 1 {
+					t.Fatalf("Do(%q) = (%d, %v), want (1, nil)", key, res, err)
+				}
+			}
+			keys := func() []string {
+				g.mu.Lock()
+				defer g.mu.Unlock()
+				return slices.Sorted(maps.Keys(g.keys))
+			}
+
+			notBefore = time.Now().Add(time.Hour)
+			do("k", delay)
+			do("a", settle) // other keys go idle meanwhile
+			do("b", settle)
+			if got := keys(); !slices.Equal(got, []string{"k"}) {
+				t.Fatalf("keys kept %q, want only the delayed one, k", got)
+			}
+			next := doAsync(g, context.Background(), "k", 0, settle)
+			select {
+			case until := <-gt.waits:
+				if !until.Equal(notBefore) {
+					t.Errorf("the next run of k waits until %v, want %v", until, notBefore)
+				}
+			case got := <-next:
+				t.Fatalf("the next run of k did not wait for its NotBefore: Do = (%d, %v)", got.res, got.err)
+			}
+			close(gt.release)
+			<-next
+
+			notBefore = time.Now().Add(time.Millisecond)
+			do("k", delay)
+			waitFor(t, func() bool { return time.Now().After(notBefore) })
+			do("a", settle)
+			if got := keys(); len(got) != maxIdle {
+				t.Errorf("keys kept %q once k's time had passed, want %d", got, maxIdle)
+			}
+		})
+	}
+}
+
+// TestNotBeforeLeaderGivesUpAsWaitEnds: a leader whose context ends just as
+// its wait for the not-before time does (the wait reports no error) leaves
+// at once with its context's error: it does not run the batch of the
+// callers behind it, its own call never reaches run, and the next caller
+// leads.
+func TestNotBeforeLeaderGivesUpAsWaitEnds(t *testing.T) {
+	for _, grace := range []bool{false, true} {
+		t.Run(fmt.Sprint("grace ", grace), func(t *testing.T) {
+			var optFns []func(*Options)
+			if grace {
+				optFns = append(optFns, func(o *Options) { o.Grace = func() time.Duration { return time.Hour } })
+			}
+			g := New[string, int, int, int](4, 4, optFns...)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			waitEnds := make(chan struct{})
+			g.wait = func(wctx context.Context, _ time.Time) error {
+				if wctx == ctx {
+					<-waitEnds
+					cancel() // ctx and the wait end together; the wait reports nothing
+				}
+				return nil
+			}
+			var mu sync.Mutex
+			var ran []int
+			release := make(chan struct{})
+			run := func(_ context.Context, _ string, _ *int, batch []*Call[int, int]) {
+				for _, c := range batch {
+					mu.Lock()
+					ran = append(ran, c.Req)
+					mu.Unlock()
+					if c.Req == 2 {
+						<-release
+					}
+					c.Publish(c.Req * 10)
+					c.Res, c.NotBefore = c.Req*10, time.Now().Add(time.Hour)
+				}
+			}
+			if _, err := g.Do(context.Background(), "k", 0, run); err != nil {
+				t.Fatal(err)
+			}
+			leader := doAsync(g, ctx, "k", 1, run)
+			waitFor(t, waitingLen(g, "k", 1))
+			follower := doAsync(g, context.Background(), "k", 2, run)
+			waitFor(t, waitingLen(g, "k", 2))
+			close(waitEnds)
+			select {
+			case got := <-leader:
+				if got.err != context.Canceled { // the context's own error: nothing was put back
+					t.Errorf("the leader got (%d, %v), want (0, context.Canceled)", got.res, got.err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Error("the leader, its context ended, is still in Do 5s later, running the others' batch")
+			}
+			close(release)
+			if got := <-follower; got.err != nil || got.res != 20 {
+				t.Errorf("the caller behind it got (%d, %v), want (20, nil)", got.res, got.err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !slices.Equal(ran, []int{0, 2}) {
+				t.Errorf("run saw the calls %v, want [0 2]: the leader's call never runs", ran)
 			}
 		})
 	}

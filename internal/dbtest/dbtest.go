@@ -48,27 +48,6 @@ func Client(tb testing.TB) *dynamodb.Client {
 	return dynamoseqtest.Start(tb).Client()
 }
 
-// ExampleTable creates a table for a runnable Example, which has no
-// testing.TB: pk (String) and, when skType is not "", sk of that type. It
-// panics when DynamoDB Local is missing, which fails the example loudly. The
-// table is left for the server's end.
-func ExampleTable(skType types.ScalarAttributeType) (*dynamodb.Client, string) {
-	srv, err := dynamoseqtest.Shared()
-	if err != nil {
-		panic(fmt.Sprintf("the examples need DynamoDB Local: %v", err))
-	}
-	client := srv.Client()
-	name := fmt.Sprintf("example%d_%d", os.Getpid(), tableSeq.Add(1))
-	in := keyedTable(name, Key{"pk", types.ScalarAttributeTypeS}, nil)
-	if skType != "" {
-		in = keyedTable(name, Key{"pk", types.ScalarAttributeTypeS}, &Key{"sk", skType})
-	}
-	if _, err := client.CreateTable(context.Background(), in); err != nil {
-		panic(fmt.Sprintf("CreateTable(%s): %v", name, err))
-	}
-	return client, name
-}
-
 var tableSeq atomic.Int64
 
 var unsafeChars = regexp.MustCompile(`[^a-zA-Z0-9_.-]+`)

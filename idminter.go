@@ -3,6 +3,7 @@ package dynamoseq
 import (
 	"context"
 	"errors"
+	"reflect"
 	"time"
 )
 
@@ -24,11 +25,18 @@ import (
 // number, and the first ID after midnight carries the new date and the
 // first number.
 //
+// Over a SortKey, Append stores an item under each ID, and the IDs of a
+// period are gap-free: "ORD-2026-000123" exists only if its item does, and
+// so do 1 to 122 of 2026. The period's sequence is then an item
+// collection, KeyPrefix+"orders#2026", holding the items under their
+// numbers, and Get reads an item back by its ID.
+//
 // Guarantees: IDs are unique as long as the numbers of the Sequencer are
 // and every process minting IDs for a name uses the same Format, Period
 // and Location (NewIDMinter checks that the date layout tells the periods
 // apart). With a Counter, IDs of one period are handed out in increasing
-// order, but not gap-free: see Counter. IDs sort by time as strings only
+// order, but not gap-free: see Counter. With a SortKey they are gap-free
+// and increasing per period: see SortKey. IDs sort by time as strings only
 // when the date layout writes the largest unit first ("060102") and the
 // numbers stay within Width.
 //
@@ -39,15 +47,18 @@ import (
 // docs/readable-ids.md.
 //
 // Cost: what the Sequencer costs. With a Counter, one UpdateItem round trip
-// and one write unit per ID, TTL included. With a Block, one NextN per
-// block, but each period is a new sequence for the Block, which starts a new
-// block and leaves the numbers left in the old one unused.
+// and one write unit per ID, TTL included. With a SortKey, what
+// SortKey.Append costs: one conditional PutItem when warm, the first call
+// of a period one Query more. With a Block, one NextN per block, but each
+// period is a new sequence for the Block, which starts a new block and
+// leaves the numbers left in the old one unused.
 //
 // An IDMinter is safe for concurrent use by any number of goroutines.
 type IDMinter struct {
 	seq       Sequencer
 	counter   *Counter // seq, when it is a *Counter
-	table     string   // the counter's table, for errors; "" for other sequencers
+	sortKey   *SortKey // seq, when it is a *SortKey
+	table     string   // the Counter's or the SortKey's table, for errors; "" for other sequencers
 	format    Format
 	period    Period
 	loc       *time.Location
@@ -57,14 +68,14 @@ type IDMinter struct {
 }
 
 // NewIDMinter returns an IDMinter that writes IDs with format, takes their
-// numbers from seq (a *Counter, a *Block or any Sequencer) and starts a new
-// sequence each period, with the options optFns set; the first value of
-// each period and the key layout are the Sequencer's.
+// numbers from seq (a *Counter, a *SortKey, a *Block or any Sequencer) and
+// starts a new sequence each period, with the options optFns set; the
+// first value of each period and the key layout are the Sequencer's.
 //
 // It makes no call to DynamoDB; it checks the periods of the next ten
 // years (docs/readable-ids.md says how long that takes). It returns an
 // error wrapping ErrInvalidArgument when:
-//   - seq or period is nil;
+//   - seq (or the pointer it holds) or period is nil;
 //   - the format is invalid (a Width outside 0 to 19, a Separator with a
 //     digit) or has no DateLayout;
 //   - the layout writes the same date in two of the periods of the next ten
@@ -79,14 +90,17 @@ type IDMinter struct {
 //   - an option is out of range: an *OptionError.
 func NewIDMinter(seq Sequencer, format Format, period Period, optFns ...func(*IDMinterOptions)) (*IDMinter, error) {
 	m := &IDMinter{seq: seq, format: format, period: period}
-	if c, ok := seq.(*Counter); ok && c != nil {
-		m.counter, m.table = c, c.table
-	}
 	fail := func(err error) (*IDMinter, error) {
 		return nil, &Error{Op: "NewIDMinter", Table: m.table, Err: err}
 	}
-	if c, ok := seq.(*Counter); seq == nil || ok && c == nil {
+	if v := reflect.ValueOf(seq); seq == nil || v.Kind() == reflect.Pointer && v.IsNil() {
 		return fail(invalidf("nil Sequencer"))
+	}
+	switch s := seq.(type) {
+	case *Counter:
+		m.counter, m.table = s, s.table
+	case *SortKey:
+		m.sortKey, m.table = s, s.table
 	}
 	if period == nil {
 		return fail(invalidf("nil Period"))
@@ -177,7 +191,8 @@ func checkPeriods(f Format, period Period, ref time.Time) error {
 
 // Next mints the next ID of the sequence name for the current period. It
 // reads the clock once; with a Counter it issues one UpdateItem, which also
-// sets the TTL attribute when IDMinterOptions.TTL is set.
+// sets the TTL attribute when IDMinterOptions.TTL is set; with a SortKey it
+// appends an item with no attributes (see Append).
 //
 // It returns an error wrapping ErrInvalidArgument for an empty or invalid
 // name or a PeriodFunc whose answer does not hold the instant, and the
@@ -185,25 +200,10 @@ func checkPeriods(f Format, period Period, ref time.Time) error {
 // sequence has reached MaxValue, ErrTableNotFound, ErrTableMismatch, and the
 // context's error when ctx ends first.
 func (m *IDMinter) Next(ctx context.Context, name string) (string, error) {
-	fail := func(seq string, err error) (string, error) {
-		var e *Error
-		if errors.As(err, &e) {
-			return "", err // already names the table and the period's sequence
-		}
-		return "", &Error{Op: "IDMinter.Next", Table: m.table, Sequence: seq, Err: err}
-	}
-	if err := ctx.Err(); err != nil {
-		return fail(name, err)
-	}
-	if name == "" {
-		return fail(name, invalidf("empty sequence name"))
-	}
-	t := m.now().In(m.loc) // the one reading of the clock
-	start, end, err := bounds(m.period, t)
+	t, seq, end, err := m.current(ctx, name)
 	if err != nil {
-		return fail(name, err)
+		return m.fail("IDMinter.Next", seq, err)
 	}
-	seq := name + "#" + periodKey(m.period, start)
 	var n int64
 	switch {
 	case m.counter != nil:
@@ -216,20 +216,112 @@ func (m *IDMinter) Next(ctx context.Context, name string) (string, error) {
 		n, err = m.seq.Next(ctx, seq)
 	}
 	if err != nil {
-		return fail(seq, err)
+		return m.fail("IDMinter.Next", seq, err)
 	}
 	return m.format.ID(t, n), nil
 }
 
-// SequenceAt returns the name of the sequence that Next uses for name at the
-// instant t, such as "orders#20261122"; Counter.Current on it tells the
-// last number handed out in that period.
+// Append stores item under the next number of the current period's
+// sequence of name and returns its ID, as SortKey.Append does with the
+// sequence SequenceAt names ("orders#2026"): the IDs of a period are
+// gap-free, and an ID is returned only once its item is stored. It needs
+// an IDMinter over a *SortKey. It reads the clock once.
+//
+// item is what SortKey.Append takes. When the error wraps
+// ErrUnknownOutcome, the ID returned with it is the one that may hold the
+// item (Get tells). Errors: ErrInvalidArgument for an IDMinter over another
+// Sequencer (use Next), a bad name or item; and SortKey.Append's.
+func (m *IDMinter) Append(ctx context.Context, name string, item any) (string, error) {
+	if m.sortKey == nil {
+		return m.fail("IDMinter.Append", name, invalidf("Append needs an IDMinter over a *SortKey, which stores the item under its number; the Sequencer is a %T, use Next", m.seq))
+	}
+	t, seq, _, err := m.current(ctx, name)
+	if err != nil {
+		return m.fail("IDMinter.Append", seq, err)
+	}
+	n, err := m.sortKey.Append(ctx, seq, item)
+	if err != nil {
+		var e *Error
+		if errors.Is(err, ErrUnknownOutcome) && errors.As(err, &e) && e.Number > 0 {
+			return m.format.ID(t, e.Number), err
+		}
+		return m.fail("IDMinter.Append", seq, err)
+	}
+	return m.format.ID(t, n), nil
+}
+
+// Get reads the item stored under the ID id of the sequence name into out,
+// as SortKey.Get does: one strongly consistent GetItem in the sequence of
+// the period whose date id carries. It needs an IDMinter over a *SortKey.
+// It returns ErrNotFound when no item has that ID, and ErrInvalidArgument
+// for an id that Parse refuses or an IDMinter over another Sequencer.
+func (m *IDMinter) Get(ctx context.Context, name, id string, out any) error {
+	fail := func(seq string, err error) error {
+		_, err = m.fail("IDMinter.Get", seq, err)
+		return err
+	}
+	if m.sortKey == nil {
+		return fail(name, invalidf("Get needs an IDMinter over a *SortKey, which stores items under their IDs; the Sequencer is a %T", m.seq))
+	}
+	if name == "" {
+		return fail(name, invalidf("empty sequence name"))
+	}
+	parts, err := m.format.parse(id, m.loc)
+	if err != nil {
+		return fail(name, err)
+	}
+	seq, _, err := m.sequence(name, parts.Date)
+	if err != nil {
+		return fail(name, err)
+	}
+	return fail(seq, m.sortKey.Get(ctx, seq, parts.Number, out))
+}
+
+// current reads the clock once and returns the instant, the sequence of
+// name in the period that holds it, and the period's end.
+func (m *IDMinter) current(ctx context.Context, name string) (t time.Time, seq string, end time.Time, err error) {
+	if err := ctx.Err(); err != nil {
+		return t, name, end, err
+	}
+	if name == "" {
+		return t, name, end, invalidf("empty sequence name")
+	}
+	t = m.now().In(m.loc) // the one reading of the clock
+	seq, end, err = m.sequence(name, t)
+	return t, seq, end, err
+}
+
+// sequence returns the sequence of name in the period that holds t, in
+// m's Location, and the end of that period.
+func (m *IDMinter) sequence(name string, t time.Time) (string, time.Time, error) {
+	start, end, err := bounds(m.period, t.In(m.loc))
+	if err != nil {
+		return name, end, err
+	}
+	return name + "#" + periodKey(m.period, start), end, nil
+}
+
+// fail returns err as the error of op on the sequence seq: as it is when
+// it is already an *Error (which names the table and the period's
+// sequence), nil when err is nil.
+func (m *IDMinter) fail(op, seq string, err error) (string, error) {
+	var e *Error
+	if err == nil || errors.As(err, &e) {
+		return "", err
+	}
+	return "", &Error{Op: op, Table: m.table, Sequence: seq, Err: err}
+}
+
+// SequenceAt returns the name of the sequence that Next and Append use for
+// name at the instant t, such as "orders#20261122"; Counter.Current (or
+// SortKey.Last) on it tells the last number handed out in that period, and
+// SortKey.All lists a period's items.
 func (m *IDMinter) SequenceAt(name string, t time.Time) (string, error) {
-	start, _, err := bounds(m.period, t.In(m.loc))
+	seq, _, err := m.sequence(name, t)
 	if err != nil {
 		return "", &Error{Op: "IDMinter.SequenceAt", Table: m.table, Sequence: name, Err: err}
 	}
-	return name + "#" + periodKey(m.period, start), nil
+	return seq, nil
 }
 
 // ExpiresAt returns the TTL, in Unix epoch seconds, that Next writes on the

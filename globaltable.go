@@ -47,40 +47,6 @@ func (m GlobalTableMode) String() string {
 	return fmt.Sprintf("GlobalTableMode(%d)", int(m))
 }
 
-// validateGlobal checks GlobalTable, Region and Regions.
-func (o *CounterOptions) validateGlobal() error {
-	if err := checkMode(o.GlobalTable); err != nil {
-		return err
-	}
-	if o.GlobalTable != GlobalTableMREC {
-		const reason = "read only on a multi-Region eventually consistent table"
-		switch {
-		case o.Region != "":
-			return optionErrorf("Region", o.Region, reason).with("GlobalTable", o.GlobalTable)
-		case len(o.Regions) > 0:
-			return optionErrorf("Regions", o.Regions, reason).with("GlobalTable", o.GlobalTable)
-		}
-		return nil
-	}
-	if len(o.Regions) == 0 {
-		return optionErrorf("Regions", o.Regions, "want the ordered list of the table's Regions, which a multi-Region eventually consistent table needs")
-	}
-	seen := make(map[string]bool, len(o.Regions))
-	for i, r := range o.Regions {
-		switch {
-		case r == "":
-			return optionErrorf("Regions", o.Regions, "entry %d is empty", i)
-		case seen[r]:
-			return optionErrorf("Regions", o.Regions, "lists %q twice", r)
-		}
-		seen[r] = true
-	}
-	if !seen[o.Region] {
-		return optionErrorf("Region", o.Region, "not one of the table's Regions; a multi-Region eventually consistent table needs this process's Region").with("Regions", o.Regions)
-	}
-	return nil
-}
-
 // checkMode refuses a GlobalTableMode that is none of the constants.
 func checkMode(m GlobalTableMode) error {
 	switch m {
@@ -155,30 +121,4 @@ func (s *regionSlice) keys(pk string) []string {
 		keys[i] = pk + "#" + r
 	}
 	return keys
-}
-
-// refuseMREC is the check of NewSortKey and NewLatest (what). Their
-// numbering needs one writer per sequence, which an MREC table cannot give
-// across Regions. On an MRSC table they write without transactions (see
-// singleItemWrites).
-func refuseMREC(m GlobalTableMode, what string) error {
-	if err := checkMode(m); err != nil {
-		return err
-	}
-	if m == GlobalTableMREC {
-		return optionErrorf("GlobalTable", m, "refused by %s: gap-free numbering needs one writer per sequence, "+
-			"and on a multi-Region eventually consistent table conditions and transactions are checked only "+
-			"in the Region that receives them, so two Regions would write the same number; point this client "+
-			"at one home Region of the table and use it as a table in one Region "+
-			"(see docs/global-tables.md)", what)
-	}
-	return nil
-}
-
-// singleItemWrites reports whether a SortKey or a Latest writes every item
-// with its own conditional PutItem instead of TransactWriteItems: when asked
-// to (noTransactions), and always on an MRSC table, which refuses
-// transactions.
-func singleItemWrites(noTransactions bool, m GlobalTableMode) bool {
-	return noTransactions || m == GlobalTableMRSC
 }

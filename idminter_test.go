@@ -2,6 +2,7 @@ package dynamoseq_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dynamoseq/dynamoseq"
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 	"github.com/dynamoseq/dynamoseq/internal/dbtest"
 )
 
@@ -516,4 +518,147 @@ func TestIDMinterPeriodFuncFailsLater(t *testing.T) {
 	assert.Empty(t, id)
 	assert.Contains(t, err.Error(), "does not hold it")
 	assert.Nil(t, getItem(t, client, table, "pk", "orders#20400102T000000Z"), "nothing written")
+}
+
+// order is the item the tests of IDMinter.Append store.
+type order struct {
+	Writer int `dynamodbav:"writer"`
+	Seq    int `dynamodbav:"seq"`
+}
+
+// yearly is the format of yearly order IDs: "ORD-2026-000123".
+var yearly = dynamoseq.Format{Prefix: "ORD", DateLayout: "2006", Separator: "-", Width: 6}
+
+// newSortKeyMinter returns an IDMinter of yearly IDs over a SortKey of a new
+// table, with clock as IDMinterOptions.Now, and the table.
+func newSortKeyMinter(t *testing.T, client dynamoseq.Client, table string, clock func() time.Time) *dynamoseq.IDMinter {
+	t.Helper()
+	s, err := dynamoseq.NewSortKey(client, table, func(o *dynamoseq.SortKeyOptions) { o.ResolveTimeout = 300 * time.Millisecond })
+	require.NoError(t, err)
+	m, err := dynamoseq.NewIDMinter(s, yearly, dynamoseq.Yearly, func(o *dynamoseq.IDMinterOptions) { o.Now = clock })
+	require.NoError(t, err)
+	return m
+}
+
+// TestIDMinterAppendAcrossNewYear appends orders from several goroutines
+// while the clock crosses into a new year: the IDs of each year are
+// gap-free from 000001, each stored with the order of the caller that got
+// it, and each parses back and reads back by its ID.
+func TestIDMinterAppendAcrossNewYear(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
+	// 1ms per reading: the clock crosses the new year after 100 readings,
+	// whatever the goroutines' interleaving.
+	clock := newTestClock(time.Date(2026, 12, 31, 23, 59, 59, 900_000_000, time.UTC))
+	clock.step.Store(int64(time.Millisecond))
+	m := newSortKeyMinter(t, client, table, clock.Now)
+	clock.Set(time.Date(2026, 12, 31, 23, 59, 59, 900_000_000, time.UTC))
+
+	const goroutines, each = 8, 30
+	ids := fanOut(t, goroutines, each, func(g, i int) (string, error) {
+		return m.Append(context.Background(), "orders", order{Writer: g, Seq: i})
+	})
+
+	ctx := context.Background()
+	byYear := map[int][]int64{}
+	for g, got := range ids {
+		require.Len(t, got, each, "IDs of goroutine %d", g)
+		for i, id := range got {
+			parts, err := m.Parse(id)
+			require.NoError(t, err, "Parse(%q)", id)
+			require.Equal(t, id, yearly.ID(parts.Date, parts.Number), "ID written back from its parts")
+			byYear[parts.Date.Year()] = append(byYear[parts.Date.Year()], parts.Number)
+			var o order
+			require.NoError(t, m.Get(ctx, "orders", id, &o), "Get(%q)", id)
+			require.Equal(t, order{Writer: g, Seq: i}, o, "the order stored under %s", id)
+		}
+	}
+	require.Len(t, byYear, 2, "years with IDs")
+	assert.Len(t, byYear[2026], 100, "IDs of 2026 (one per clock reading before the new year)")
+	for year, numbers := range byYear {
+		requireExactly(t, numbers, 1, int64(len(numbers)))
+		// Nothing else is stored in the year's sequence: no gap, no extra.
+		s, err := dynamoseq.NewSortKey(client, table)
+		require.NoError(t, err)
+		seq, err := m.SequenceAt("orders", time.Date(year, 6, 1, 0, 0, 0, 0, time.UTC))
+		require.NoError(t, err)
+		require.Equal(t, "orders#"+strconv.Itoa(year), seq)
+		var stored []int64
+		for it, err := range s.All(ctx, seq, dynamoseq.OldestFirst) {
+			require.NoError(t, err)
+			stored = append(stored, it.Number)
+		}
+		requireExactly(t, stored, 1, int64(len(numbers)))
+	}
+
+	// Next on the same IDMinter continues the year's numbers with an empty
+	// item.
+	id, err := m.Next(ctx, "orders")
+	require.NoError(t, err)
+	assert.Equal(t, "ORD-2027-"+fmt.Sprintf("%06d", len(byYear[2027])+1), id)
+}
+
+// TestIDMinterAppendErrors checks what Append and Get refuse, and the ID
+// that comes with ErrUnknownOutcome.
+func TestIDMinterAppendErrors(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := newTestClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+
+	// Over a Counter there is no item to store or read.
+	c, _, _ := newCounter(t)
+	counted, err := dynamoseq.NewIDMinter(c, yearly, dynamoseq.Yearly, func(o *dynamoseq.IDMinterOptions) { o.Now = clock.Now })
+	require.NoError(t, err)
+	_, err = counted.Append(ctx, "orders", order{})
+	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
+	assert.Contains(t, err.Error(), "needs an IDMinter over a *SortKey")
+	assert.Contains(t, err.Error(), "*dynamoseq.Counter")
+	err = counted.Get(ctx, "orders", "ORD-2026-000001", nil)
+	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
+
+	var nilSortKey *dynamoseq.SortKey
+	_, err = dynamoseq.NewIDMinter(nilSortKey, yearly, dynamoseq.Yearly)
+	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "NewIDMinter over a nil *SortKey")
+
+	client := dbtest.Client(t)
+	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
+	m := newSortKeyMinter(t, client, table, clock.Now)
+	id, err := m.Append(ctx, "orders", order{Writer: 1})
+	require.NoError(t, err)
+	require.Equal(t, "ORD-2026-000001", id)
+	for _, tt := range []struct {
+		name, seq, id string
+		want          error
+	}{
+		{"not stored", "orders", "ORD-2026-000002", dynamoseq.ErrNotFound},
+		{"another year", "orders", "ORD-2025-000001", dynamoseq.ErrNotFound},
+		{"another name", "invoices", "ORD-2026-000001", dynamoseq.ErrNotFound},
+		{"not an ID of the format", "orders", "INV-2026-000001", dynamoseq.ErrInvalidArgument},
+		{"number zero", "orders", "ORD-2026-000000", dynamoseq.ErrInvalidArgument},
+		{"empty name", "", "ORD-2026-000001", dynamoseq.ErrInvalidArgument},
+	} {
+		assert.ErrorIs(t, m.Get(ctx, tt.seq, tt.id, nil), tt.want, tt.name)
+	}
+	for _, tt := range []struct {
+		name, seq string
+		item      any
+	}{
+		{"empty name", "", order{}},
+		{"an item that sets the sort key", "orders", map[string]any{"sk": 5}},
+	} {
+		_, err := m.Append(ctx, tt.seq, tt.item)
+		assert.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, tt.name)
+	}
+
+	// Every answer to a write lost: the outcome stays unknown, and the ID
+	// that may hold the item comes with the error. Here it does.
+	ft := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{LoseAnswers: 1})
+	lossy := newSortKeyMinter(t, lossyClient(t, ft), table, clock.Now)
+	id, err = lossy.Append(ctx, "orders", order{Writer: 2})
+	require.ErrorIs(t, err, dynamoseq.ErrUnknownOutcome)
+	require.Equal(t, "ORD-2026-000002", id, "the ID that may hold the item")
+	var o order
+	require.NoError(t, m.Get(ctx, "orders", id, &o))
+	assert.Equal(t, order{Writer: 2}, o)
 }

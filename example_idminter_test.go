@@ -7,13 +7,13 @@ import (
 	"time"
 
 	"github.com/dynamoseq/dynamoseq"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 )
 
 // Daily order numbers that restart at 1 every day, in the shop's time zone,
 // with counters that DynamoDB deletes a week after their day.
 func ExampleIDMinter() {
-	client, table := dbtest.ExampleTable("")
+	client, table := dynamoseqtest.SharedTable(dynamoseq.CounterTable("Sequences"))
 	ctx := context.Background()
 
 	counter, err := dynamoseq.NewCounter(client, table)
@@ -63,6 +63,51 @@ func ExampleIDMinter() {
 	// ORD-261123-000001
 	// 23 November 2026 order 1
 	// counter: orders#20261123
+}
+
+// Yearly order IDs, gap-free, each stored with its order: over a SortKey,
+// Append writes the order under the next number of the year and returns
+// its ID, and Get reads an order back by its ID.
+func ExampleIDMinter_Append() {
+	client, table := dynamoseqtest.SharedTable(dynamoseq.SortKeyTable("Orders"))
+	ctx := context.Background()
+
+	numbers, err := dynamoseq.NewSortKey(client, table)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// A clock on New Year's Eve; a service leaves Now alone.
+	now := time.Date(2026, 12, 31, 23, 59, 59, 0, time.UTC)
+	orders, err := dynamoseq.NewIDMinter(numbers,
+		dynamoseq.Format{Prefix: "ORD", DateLayout: "2006", Separator: "-", Width: 6},
+		dynamoseq.Yearly,
+		func(o *dynamoseq.IDMinterOptions) { o.Now = func() time.Time { return now } })
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	type Order struct {
+		Customer string `dynamodbav:"customer"`
+	}
+	for _, customer := range []string{"Ada", "Grace", "Edsger"} {
+		id, err := orders.Append(ctx, "orders", Order{Customer: customer})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(id, customer)
+		now = now.Add(time.Second / 2) // midnight after the second order
+	}
+
+	var o Order
+	if err := orders.Get(ctx, "orders", "ORD-2026-000002", &o); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("ORD-2026-000002 is for", o.Customer)
+	// Output:
+	// ORD-2026-000001 Ada
+	// ORD-2026-000002 Grace
+	// ORD-2027-000001 Edsger
+	// ORD-2026-000002 is for Grace
 }
 
 func ExampleFormat() {

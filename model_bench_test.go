@@ -1,0 +1,493 @@
+package dynamoseq_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq"
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
+)
+
+// The model set of make bench: every strategy on the service model of
+// dynamoseqtest (WithService), one hot name, beside the recipe it replaces,
+// in the same run. The model, not DynamoDB Local, sets the pace there: a
+// partition key value takes Scale x 1,000 write units a second, so each
+// benchmark also reports the ceiling of its write pattern (the partition's
+// write units a second divided by the write units the model charged per
+// number handed out) and the share of it that it reached.
+//
+// Each sub-benchmark starts a model of its own (fresh buckets), creates
+// its table, warms the connection on other names, drains the hot name's
+// bucket (drainPartition), and then runs its writers flat out for a ramp
+// and a window: only the calls that end inside the window count, and the
+// model's figures are taken at the window's two ends, so what is measured
+// is the steady state of a hot partition, without the one-off burst of a
+// full bucket. Calls that fail are counted, not fatal. The window does not
+// depend on b.N (run with -benchtime 1x); ns/op is set to 1/(ops/s).
+//
+// A partition's bucket holds a second of its capacity (Service.Burst), so
+// the units it held at the window's two ends may differ by up to a second
+// of capacity: a window of w seconds of the service's time may read up to
+// 1/w above or below the steady state (the share of the ceiling above
+// 100%). The rows of 16 writers, the figures the issues' goals are about,
+// run twice the window of the sweep's rows to halve that.
+//
+// DYNAMOSEQ_BENCH_SCALE sets the model's scale (default 0.3);
+// DYNAMOSEQ_BENCH_WINDOW the sweep's window (default 0.9s/scale, 3s at
+// 0.3; twice that with 16 writers and from processes);
+// DYNAMOSEQ_BENCH_LATENCY a factor on the model's published latencies
+// (default 1; 0.5 halves them). The ramp is 0.4s/scale.
+
+// modelAttrs is what each append stores beside its key: a title of about
+// forty bytes, as BenchmarkProcessesOneName stores.
+var modelAttrs = map[string]types.AttributeValue{"title": &types.AttributeValueMemberS{Value: "a ticket of about forty bytes of text"}}
+
+// mainWindowFactor is how much longer than the sweep's the window of the
+// 16-writer rows is.
+const mainWindowFactor = 2
+
+// modelWriters are the writer counts of the sweep; the last is the hot
+// name's main figure.
+var modelWriters = []int{1, 2, 4, 8, 16}
+
+// modelBench holds what the benchmarks on the model share.
+type modelBench struct {
+	scale        float64
+	latency      float64 // factor on the published latencies
+	ramp, window time.Duration
+}
+
+func newModelBench(b *testing.B) modelBench {
+	b.Helper()
+	mb := modelBench{scale: 0.3}
+	if s := os.Getenv("DYNAMOSEQ_BENCH_SCALE"); s != "" {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || v <= 0 {
+			b.Fatalf("DYNAMOSEQ_BENCH_SCALE=%q: want a positive number", s)
+		}
+		mb.scale = v
+	}
+	mb.window = time.Duration(float64(900*time.Millisecond) / mb.scale)
+	if s := os.Getenv("DYNAMOSEQ_BENCH_WINDOW"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			b.Fatalf("DYNAMOSEQ_BENCH_WINDOW=%q: want a positive duration", s)
+		}
+		mb.window = d
+	}
+	mb.ramp = time.Duration(float64(400*time.Millisecond) / mb.scale)
+	mb.latency = 1
+	if s := os.Getenv("DYNAMOSEQ_BENCH_LATENCY"); s != "" {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || v <= 0 {
+			b.Fatalf("DYNAMOSEQ_BENCH_LATENCY=%q: want a positive number", s)
+		}
+		mb.latency = v
+	}
+	return mb
+}
+
+// start starts a model of the service of the benchmark's own, at the
+// benchmark's scale, throttling in the given form.
+func (mb modelBench) start(b *testing.B, form dynamoseqtest.ThrottleForm) *dynamoseqtest.Server {
+	b.Helper()
+	svc := dynamoseqtest.Service{Scale: mb.scale, Throttle: form, Seed: 1}
+	if mb.latency != 1 { // the published figures (Latencies' defaults) times the factor
+		at := func(d time.Duration) time.Duration { return time.Duration(float64(d) * mb.latency) }
+		svc.Latency = dynamoseqtest.Latencies{
+			Write:           dynamoseqtest.Latency{P50: at(7500 * time.Microsecond), P99: at(16 * time.Millisecond)},
+			Transact:        dynamoseqtest.Latency{P50: at(25 * time.Millisecond), P99: at(95 * time.Millisecond)},
+			TransactPerItem: at(350 * time.Microsecond),
+		}
+	}
+	return dynamoseqtest.Start(b, dynamoseqtest.WithService(svc))
+}
+
+// capacity is the write units a second of one partition key value.
+func (mb modelBench) capacity() float64 { return dynamoseqtest.DefaultWriteUnits * mb.scale }
+
+// modelKinds are the strategies of the model set: the table each needs,
+// whether it has a sort key, and the throttle forms its 16-writer row is
+// run in (the sweep runs in the first).
+var modelKinds = []struct {
+	kind  string
+	table func(string) *dynamodb.CreateTableInput
+	forms []dynamoseqtest.ThrottleForm
+}{
+	{"counter", counterTableDef, []dynamoseqtest.ThrottleForm{dynamoseqtest.ThrottleOnDemand}},
+	{"block", counterTableDef, []dynamoseqtest.ThrottleForm{dynamoseqtest.ThrottleOnDemand}},
+	{"sortkey", sortKeyTableDef, []dynamoseqtest.ThrottleForm{dynamoseqtest.ThrottleOnDemand, dynamoseqtest.ThrottleProvisioned}},
+	{"latest", sortKeyTableDef, []dynamoseqtest.ThrottleForm{dynamoseqtest.ThrottleOnDemand, dynamoseqtest.ThrottleProvisioned}},
+}
+
+func counterTableDef(name string) *dynamodb.CreateTableInput { return dynamoseq.CounterTable(name) }
+func sortKeyTableDef(name string) *dynamodb.CreateTableInput { return dynamoseq.SortKeyTable(name) }
+
+// formName names a throttle form in a benchmark's name.
+func formName(f dynamoseqtest.ThrottleForm) string {
+	if f == dynamoseqtest.ThrottleProvisioned {
+		return "provisioned"
+	}
+	return "ondemand"
+}
+
+// BenchmarkModel runs each strategy (Counter, Block, SortKey, Latest) on
+// the service model from 1, 2, 4, 8 and 16 goroutines on one hot name,
+// beside its recipe: the raw UpdateItem ADD loop (rawCounterNext) for
+// Counter and Block, the naive Query + conditional Put loop (naiveAppend)
+// for SortKey, the hand-written transaction loop (rawLatest) for Latest.
+// Names: BenchmarkModel/<kind>/<form>/writers=<n>/{baseline,dynamoseq},
+// where form is the throttle form (ondemand: ThrottlingException and
+// ThrottlingError cancellations; provisioned: ProvisionedThroughputExceeded
+// in both shapes). SortKey and Latest run their 16-writer rows in both
+// forms.
+func BenchmarkModel(b *testing.B) {
+	mb := newModelBench(b)
+	for _, k := range modelKinds {
+		for i, form := range k.forms {
+			for _, writers := range modelWriters {
+				if i > 0 && writers != modelWriters[len(modelWriters)-1] {
+					continue // the sweep in the first form only
+				}
+				for _, mode := range []string{"baseline", "dynamoseq"} {
+					name := fmt.Sprintf("%s/%s/writers=%d/%s", k.kind, formName(form), writers, mode)
+					b.Run(name, func(b *testing.B) {
+						mb := mb
+						if writers == modelWriters[len(modelWriters)-1] {
+							mb.window *= mainWindowFactor
+						}
+						srv := mb.start(b, form)
+						table := srv.NewTable(b, k.table("bench"))
+						mb.runInProcess(b, srv, table, k.kind, mode, writers)
+					})
+				}
+			}
+		}
+	}
+}
+
+// runInProcess runs one sub-benchmark of BenchmarkModel: writers
+// goroutines of this process on the hot name "hot".
+func (mb modelBench) runInProcess(b *testing.B, srv *dynamoseqtest.Server, table, kind, mode string, writers int) {
+	client := srv.Client()
+	call := benchAppender(b, client, table, kind, mode, writers)
+	warmUp(b, writers, "warm-", call)
+	const hot = "hot"
+	drainPartition(b, client, table, hot, kind == "sortkey" || kind == "latest")
+	var before, after dynamoseqtest.ModelStats
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	b.ResetTimer()
+	t := mb.runWindow(writers, func(ctx context.Context, g int) error { return call(ctx, g, hot) },
+		func() { before = srv.ModelStats() }, func() { after = srv.ModelStats() })
+	b.StopTimer()
+	runtime.ReadMemStats(&m1)
+	if n := t.all; n > 0 {
+		b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(n), "allocs/op")
+		b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/float64(n), "B/op")
+	}
+	mb.report(b, t, delta(after, before, dynamoseqtest.Partition{Table: table, Key: "S:" + hot}))
+}
+
+// warmUp makes two calls from each of writers goroutines at once, each on
+// a name of its own (prefix and the goroutine), so that the window starts with as many connections
+// open as it uses, to the model and from it to DynamoDB Local.
+func warmUp(tb testing.TB, writers int, prefix string, call func(ctx context.Context, g int, name string) error) {
+	tb.Helper()
+	var wg sync.WaitGroup
+	errs := make([]error, writers)
+	for g := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 2 {
+				if err := call(context.Background(), g, prefix+strconv.Itoa(g)); err != nil {
+					errs[g] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			tb.Fatalf("warm-up: %v", err)
+		}
+	}
+}
+
+// benchAppender returns the call that hands out one number of kind in
+// mode (baseline: the recipe; dynamoseq: the library) on the name it is
+// given, for goroutine g of writers: the calls of the model benchmarks and
+// of BenchmarkProcessesOneName.
+func benchAppender(tb testing.TB, client dynamoseq.Client, table, kind, mode string, writers int) func(ctx context.Context, g int, name string) error {
+	tb.Helper()
+	must := func(err error) {
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
+	switch kind + "/" + mode {
+	case "counter/baseline", "block/baseline":
+		raw := rawCounterNext(client, table)
+		return func(ctx context.Context, _ int, name string) error { _, err := raw(ctx, name); return err }
+	case "counter/dynamoseq":
+		c, err := dynamoseq.NewCounter(client, table)
+		must(err)
+		return func(ctx context.Context, _ int, name string) error { _, err := c.Next(ctx, name); return err }
+	case "block/dynamoseq":
+		c, err := dynamoseq.NewCounter(client, table)
+		must(err)
+		blk, err := dynamoseq.NewBlock(c, 1000)
+		must(err)
+		tb.Cleanup(func() { _ = blk.Close() })
+		return func(ctx context.Context, _ int, name string) error { _, err := blk.Next(ctx, name); return err }
+	case "sortkey/baseline":
+		return func(ctx context.Context, _ int, name string) error {
+			_, err := naiveAppend(ctx, client, table, name, "a ticket of about forty bytes of text")
+			return err
+		}
+	case "sortkey/dynamoseq":
+		s, err := dynamoseq.NewSortKey(client, table)
+		must(err)
+		return func(ctx context.Context, _ int, name string) error {
+			_, err := s.Append(ctx, name, modelAttrs)
+			return err
+		}
+	case "latest/baseline":
+		raw := rawLatest{client: client, table: table}
+		known := make([]map[string]*int64, writers) // each writer's last version, per name
+		for g := range known {
+			known[g] = map[string]*int64{}
+		}
+		return func(ctx context.Context, g int, name string) error {
+			v := known[g][name]
+			if v == nil {
+				v = new(int64)
+				*v = -1
+				known[g][name] = v
+			}
+			_, err := raw.append(ctx, name, v, modelAttrs)
+			return err
+		}
+	case "latest/dynamoseq":
+		l, err := dynamoseq.NewLatest(client, table)
+		must(err)
+		return func(ctx context.Context, _ int, name string) error {
+			_, err := l.Append(ctx, name, modelAttrs)
+			return err
+		}
+	}
+	tb.Fatalf("unknown kind/mode %s/%s", kind, mode)
+	return nil
+}
+
+// drainPartition empties the write bucket of the partition key value
+// name, which starts full (a burst of Service.Burst's worth of units, 1,000
+// by default at any scale, that the partition gives once), and leaves it
+// about empty, not in debt: it puts an item of 300 units there, puts 350
+// over it and deletes it, 300 + 350 + 350 write units, each admitted since
+// the bucket still holds it (a Delete is admitted at 1 unit and charged
+// the item's size). The window then measures what the partition gives for
+// ever, not its first burst. withSortKey says that the table has a Number
+// sort key; the item is then at sort key -1, where no strategy writes.
+func drainPartition(tb testing.TB, client *dynamodb.Client, table, name string, withSortKey bool) {
+	tb.Helper()
+	key := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: name}}
+	if withSortKey {
+		key["sk"] = &types.AttributeValueMemberN{Value: "-1"}
+	}
+	ctx := context.Background()
+	for _, units := range []int{300, 350} {
+		// The key and the attribute names take less than 100 bytes.
+		item := map[string]types.AttributeValue{"pad": &types.AttributeValueMemberS{Value: strings.Repeat("x", units*1024-100)}}
+		for k, v := range key {
+			item[k] = v
+		}
+		if _, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
+			tb.Fatalf("draining the bucket of %s: %v", name, err)
+		}
+	}
+	if _, err := client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: key}); err != nil {
+		tb.Fatalf("draining the bucket of %s: %v", name, err)
+	}
+}
+
+// tally is what the calls that ended inside the window did.
+type tally struct {
+	ok, failed int64
+	lat        latencies        // of the calls that succeeded
+	errs       map[string]int64 // failed calls by the error's text (its middle cut out)
+	all        int64            // calls made in the whole run, window or not
+}
+
+func (t *tally) merge(o *tally) {
+	t.ok += o.ok
+	t.failed += o.failed
+	t.all += o.all
+	t.lat.merge(&o.lat)
+	for e, n := range o.errs {
+		if t.errs == nil {
+			t.errs = map[string]int64{}
+		}
+		t.errs[e] += n
+	}
+}
+
+// record counts a call that ended inside the window.
+func (t *tally) record(took time.Duration, err error) {
+	if err == nil {
+		t.ok++
+		t.lat.add(took)
+		return
+	}
+	t.failed++
+	if t.errs == nil {
+		t.errs = map[string]int64{}
+	}
+	msg := err.Error()
+	if len(msg) > 300 { // the start names the call, the end the cause
+		msg = msg[:120] + " ... " + msg[len(msg)-180:]
+	}
+	t.errs[msg]++
+}
+
+// runWindow runs call flat out from writers goroutines for the ramp and
+// the window, calls atWindow when the window opens and atEnd when it
+// closes, and returns the tally of the calls that ended inside it. When
+// the window closes the goroutines stop calling and the context of the
+// calls still running is cancelled (they end outside the window). The
+// calls' context has no deadline, as a caller without one.
+func (mb modelBench) runWindow(writers int, call func(ctx context.Context, g int) error, atWindow, atEnd func()) tally {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	start := time.Now()
+	open, shut := start.Add(mb.ramp), start.Add(mb.ramp+mb.window)
+	tallies := make([]tally, writers)
+	var wg sync.WaitGroup
+	for g := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := &tallies[g]
+			for ctx.Err() == nil {
+				t0 := time.Now()
+				err := call(ctx, g)
+				t1 := time.Now()
+				t.all++
+				if t1.After(open) && !t1.After(shut) {
+					t.record(t1.Sub(t0), err)
+				}
+			}
+		}()
+	}
+	time.Sleep(time.Until(open))
+	atWindow()
+	time.Sleep(time.Until(shut))
+	atEnd()
+	cancel()
+	wg.Wait()
+	var all tally
+	for i := range tallies {
+		all.merge(&tallies[i])
+	}
+	return all
+}
+
+// delta is what the model counted on partition p between two snapshots.
+func delta(after, before dynamoseqtest.ModelStats, p dynamoseqtest.Partition) dynamoseqtest.PartitionStats {
+	a, o := after.Partitions[p], before.Partitions[p]
+	return dynamoseqtest.PartitionStats{
+		Requests:   a.Requests - o.Requests,
+		WriteUnits: a.WriteUnits - o.WriteUnits,
+		ReadUnits:  a.ReadUnits - o.ReadUnits,
+		Throttled:  a.Throttled - o.Throttled,
+		Conflicts:  a.Conflicts - o.Conflicts,
+	}
+}
+
+// report reports the figures of a window: the numbers handed out a second
+// (ops/s, and ns/op as its inverse), the write units per number the model
+// charged on the hot partition (wu/number), the ceiling of that pattern
+// (the partition's units a second / wu/number) and the share of it reached
+// (ceiling-%), the p50 and p99 latency of the calls that succeeded, the
+// calls that failed (errors, errors-%), and the hot partition's requests,
+// throttled requests (either form) and conflicts per call. The window's
+// errors are logged, most frequent first.
+func (mb modelBench) report(b *testing.B, t tally, p dynamoseqtest.PartitionStats) {
+	calls := float64(t.ok + t.failed)
+	rate := float64(t.ok) / mb.window.Seconds()
+	ns := 0.0 // suppresses ns/op when nothing succeeded
+	if rate > 0 {
+		ns = 1e9 / rate
+	}
+	b.ReportMetric(ns, "ns/op")
+	b.ReportMetric(rate, "ops/s")
+	b.ReportMetric(mb.capacity(), "capacity-wu/s")
+	if t.ok > 0 && p.WriteUnits > 0 {
+		perNumber := p.WriteUnits / float64(t.ok)
+		ceiling := mb.capacity() / perNumber
+		b.ReportMetric(perNumber, "wu/number")
+		b.ReportMetric(ceiling, "ceiling-ops/s")
+		b.ReportMetric(100*rate/ceiling, "ceiling-%")
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	if t.ok > 0 {
+		b.ReportMetric(ms(t.lat.quantile(0.50)), "p50-ms")
+		b.ReportMetric(ms(t.lat.quantile(0.99)), "p99-ms")
+	}
+	b.ReportMetric(float64(t.failed), "errors")
+	if calls > 0 {
+		b.ReportMetric(100*float64(t.failed)/calls, "errors-%")
+		b.ReportMetric(float64(p.Requests)/calls, "requests/op")
+		b.ReportMetric(float64(p.Throttled)/calls, "throttled/op")
+		b.ReportMetric(float64(p.Conflicts)/calls, "conflicts/op")
+	}
+	logErrors(b, t.errs)
+}
+
+// logErrors logs the three most frequent errors of a window.
+func logErrors(b *testing.B, errs map[string]int64) {
+	type count struct {
+		msg string
+		n   int64
+	}
+	var cs []count
+	for m, n := range errs {
+		cs = append(cs, count{m, n})
+	}
+	for range min(3, len(cs)) {
+		best := 0
+		for i := range cs {
+			if cs[i].n > cs[best].n {
+				best = i
+			}
+		}
+		b.Logf("%d calls failed: %s", cs[best].n, cs[best].msg)
+		cs = append(cs[:best], cs[best+1:]...)
+	}
+}
+
+// The benchmarks' histogram of latencies gives each duration back within
+// 1.6%.
+func TestBenchLatencies(t *testing.T) {
+	for _, d := range []time.Duration{0, 5, 31, 32, 33, 63, 64, 100, 1000, 12345, 27 * time.Millisecond, 1476 * time.Millisecond, time.Hour} {
+		var h latencies
+		h.add(d)
+		got := h.quantile(0.5)
+		if diff := float64(got-d) / float64(max(d, 1)); diff > 0.016 || diff < -0.016 {
+			t.Errorf("histogram of %v: quantile(0.5) = %v, want within 1.6%%", d, got)
+		}
+	}
+}

@@ -1,0 +1,116 @@
+// Command benchplot draws the charts of docs/performance.md from the output
+// of `make bench` (go test -bench text, as bench.out holds it): for each
+// strategy on the service model, the numbers handed out a second against
+// the writers on one hot name, the library's beside its recipe's, each with
+// the ceiling of its write pattern; the latency percentiles (p50, p99) of
+// both against the writers; and the share of the ceiling each reached with
+// 16 writers (one process, and 4 processes x 4). With -count above 1 it
+// uses the median of the runs, as internal/benchratio does.
+//
+// It is a module of its own so that its plotting library never enters the
+// library's go.mod; it reads the text and imports nothing of dynamoseq.
+//
+//	go run . -in ../../bench.out -out ../../docs/performance
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+func main() {
+	in := flag.String("in", "bench.out", "the output of make bench (go test -bench text)")
+	out := flag.String("out", "docs/performance", "the folder the charts are written to")
+	ext := flag.String("ext", "svg", "the charts' format, by its extension: svg, png, pdf")
+	flag.Parse()
+	f, err := os.Open(*in)
+	if err != nil {
+		fail(err)
+	}
+	results, err := parse(f)
+	f.Close()
+	if err != nil {
+		fail(err)
+	}
+	if len(results) == 0 {
+		fail(fmt.Errorf("%s holds no BenchmarkModel results", *in))
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		fail(err)
+	}
+	files, err := drawAll(results, *out, "."+*ext)
+	if err != nil {
+		fail(err)
+	}
+	for _, f := range files {
+		fmt.Println(filepath.ToSlash(f))
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "benchplot:", err)
+	os.Exit(1)
+}
+
+// key names one sub-benchmark on the model:
+// BenchmarkModel[Processes]/<kind>/<form>/<shape>/<side>.
+type key struct {
+	kind, form, shape, side string
+}
+
+// result holds a sub-benchmark's metrics, every run's value of each.
+type result map[string][]float64
+
+// line matches a result line: name-GOMAXPROCS, iterations, value/unit pairs.
+var line = regexp.MustCompile(`^(BenchmarkModel\S*?)(?:-\d+)?\s+\d+\s+(.*)$`)
+
+// parse reads the model's results from go test -bench output.
+func parse(r io.Reader) (map[key]result, error) {
+	results := map[key]result{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		m := line.FindStringSubmatch(strings.TrimSpace(sc.Text()))
+		if m == nil {
+			continue
+		}
+		parts := strings.Split(m[1], "/")
+		if len(parts) != 5 {
+			continue
+		}
+		k := key{parts[1], parts[2], parts[3], parts[4]}
+		if results[k] == nil {
+			results[k] = result{}
+		}
+		fields := strings.Fields(m[2])
+		for i := 0; i+1 < len(fields); i += 2 {
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				continue
+			}
+			results[k][fields[i+1]] = append(results[k][fields[i+1]], v)
+		}
+	}
+	return results, sc.Err()
+}
+
+// median of a metric's runs, and whether it was reported at all.
+func (r result) median(unit string) (float64, bool) {
+	vs := slices.Clone(r[unit])
+	if len(vs) == 0 {
+		return 0, false
+	}
+	slices.Sort(vs)
+	if len(vs)%2 == 1 {
+		return vs[len(vs)/2], true
+	}
+	return (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2, true
+}

@@ -85,7 +85,9 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			calls, races = calls[1:], 0
 			if merr := l.catchUp(ctx, base, hint); capacityRefused(merr) {
 				hint.Won(start, tn) // the turn's bookkeeping; capacity is still short
-				l.pace.waitForCapacity(&hint.nameWriter, calls, merr)
+				if len(calls) > 0 { // else the next run moves 'latest' first
+					l.pace.waitForCapacity(&hint.nameWriter, calls, merr)
+				}
 				return
 			}
 			l.pace.won(&hint.nameWriter, start, tn) // both writes: the turn's round trip

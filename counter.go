@@ -30,18 +30,24 @@ import (
 // by a caller that then fails to use it is lost, and so is one taken by a
 // request whose response was lost and that the SDK or the Counter sent
 // again: when the SDK gives up on an update that may have been applied, the
-// Counter sends it again, for up to ResolveTimeout and while the
-// caller's context lasts. If DynamoDB stays unreachable, the call returns
-// ErrUnknownOutcome (with Number 0); if the context ends, its error. Either
-// way retrying is safe: the number may be lost, never handed out twice.
+// Counter sends it again, at most twice (while the caller's context lasts;
+// with Retry.ResolveTimeout set, for up to that instead). If that settles
+// nothing, the call returns ErrUnknownOutcome (with Number 0); if the
+// context ends, its error. Either way retrying is safe: the number may be
+// lost, never handed out twice. An update that DynamoDB throttles is sent
+// again after a jittered wait (from one round trip up to a second) while
+// the caller's context lasts, for at most Retry.MaxWait; then the call
+// returns ErrThrottled with the context's error.
 //
 // Cost: one UpdateItem round trip and one write unit (the item is far below
-// 1 KB) per call, whatever the count reserved. DynamoDB serves about 1,000
-// writes a second to one item; use a Block above that.
+// 1 KB) per call, whatever the count reserved; a throttled request costs no
+// capacity. DynamoDB serves about 1,000 writes a second to one item; use a
+// Block above that.
 //
 // A Counter is safe for concurrent use by any number of goroutines.
 type Counter struct {
-	client   Client
+	client   Client // every request; the updates wait out throttles (see capacity.go)
+	reads    Client // the reads, which wait out throttles
 	table    string
 	opts     CounterOptions       // resolved: defaults applied
 	update   string               // the update expression; see NewCounter
@@ -52,7 +58,18 @@ type Counter struct {
 	slice    *regionSlice         // this Region's numbers with GlobalTableMREC; nil otherwise
 	stats    counterStats
 	resolver settle.Resender // sends again an update the SDK gave up on
+	patience patience        // the waits for capacity
+	rtt      roundTrip       // the updates' round trips, across names
 }
+
+// counterMaxResends is how many times a Counter sends again an update
+// whose outcome is unknown, beyond the attempts of the SDK's retryer
+// (with ResolveTimeout 0). A lost answer is most often a single broken
+// connection, which one resend settles; a second covers a second one.
+// Beyond that DynamoDB is most likely out of reach, and each resend that
+// lands burns one more number and one more write unit for an answer the
+// caller can get by calling again.
+const counterMaxResends = 2
 
 // NewCounter returns a Counter over table, with the options optFns set.
 //
@@ -87,8 +104,13 @@ func NewCounter(client Client, table string, optFns ...func(*CounterOptions)) (*
 	c := &Counter{table: table, opts: o, names: map[string]string{"#v": o.ValueAttribute},
 		first: o.Start, stride: o.Step, slice: slice}
 	c.client = countingClient{Client: client, n: &c.stats.roundTrips}
-	c.resolver = o.resender(nil)
+	c.patience = patience{maxWait: o.MaxWait, rtt: &c.rtt, waits: &c.stats.waits}
+	c.reads = patientClient{Client: c.client, p: c.patience}
+	c.resolver = o.resender(&c.stats.resends)
 	c.resolver.Attached = true // a caller that gave up need not wait: an unknown outcome only loses a number
+	if o.ResolveTimeout == 0 {
+		c.resolver.MaxResends = counterMaxResends
+	}
 	if slice != nil {
 		c.first, c.stride = slice.first, slice.stride
 	}
@@ -166,11 +188,13 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 
 	in := c.reserveInput(pk, int64(span), limit, exp)
 	var out *dynamodb.UpdateItemOutput
-	err = c.resendConflicts(ctx, func() error {
-		return c.resolver.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
-			var err error
-			out, err = c.client.UpdateItem(ctx, in, optFn)
-			return err
+	err = c.patience.do(ctx, func() error {
+		return c.resendConflicts(ctx, func() error {
+			return c.resolver.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+				var err error
+				out, err = c.client.UpdateItem(ctx, in, optFn)
+				return err
+			})
 		})
 	})
 	if errors.Is(err, ErrUnknownOutcome) {
@@ -187,13 +211,16 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 }
 
 // updateItem issues the counter's UpdateItem, resending it after a
-// replicated write conflict (see resendConflicts).
+// throttle (see patience) and after a replicated write conflict (see
+// resendConflicts).
 func (c *Counter) updateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
 	var out *dynamodb.UpdateItemOutput
-	err := c.resendConflicts(ctx, func() error {
-		var err error
-		out, err = c.client.UpdateItem(ctx, in, optFns...)
-		return err
+	err := c.patience.do(ctx, func() error {
+		return c.resendConflicts(ctx, func() error {
+			var err error
+			out, err = c.client.UpdateItem(ctx, in, optFns...)
+			return err
+		})
 	})
 	return out, err
 }
@@ -338,7 +365,7 @@ func (c *Counter) updateError(ctx context.Context, key map[string]types.Attribut
 		// that is not a Number (ADD refuses it), or another key schema.
 		// Read the item to say which; this costs nothing on success.
 		if key != nil {
-			out, gerr := c.client.GetItem(ctx, &dynamodb.GetItemInput{
+			out, gerr := c.reads.GetItem(ctx, &dynamodb.GetItemInput{
 				TableName: aws.String(c.table), Key: key, ConsistentRead: aws.Bool(true),
 			})
 			if gerr == nil {
@@ -428,7 +455,7 @@ func (c *Counter) Current(ctx context.Context, name string) (_ int64, err error)
 // read returns the value of the counter item whose partition key value is
 // pk, with one strongly consistent GetItem.
 func (c *Counter) read(ctx context.Context, pk string) (int64, error) {
-	out, err := c.client.GetItem(ctx, &dynamodb.GetItemInput{
+	out, err := c.reads.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:                aws.String(c.table),
 		Key:                      c.itemKey(pk),
 		ConsistentRead:           aws.Bool(true),
@@ -503,5 +530,8 @@ func (c *Counter) Stats() CounterStats {
 		Numbers:    c.stats.numbers.Load(),
 		RoundTrips: c.stats.roundTrips.total(),
 		Errors:     c.stats.errors.stats(),
+		Resends:    c.stats.resends.Load(),
+
+		CapacityStats: capacityStats(&c.stats.roundTrips, &c.stats.waits),
 	}
 }

@@ -99,15 +99,39 @@
 // units of a Latest).
 // See docs/global-tables.md.
 //
+// # Throttling and deadlines
+//
+// On the service one partition key value (a hot name) serves at most
+// 1,000 write units a second; over that DynamoDB throttles, and a write to
+// an item another transaction holds is refused as a conflict. Every
+// strategy waits these out itself (the SDK is told not to retry them),
+// with jittered waits from about one round trip up to a second, while the
+// caller's context has time (or Retry.MaxWait, for a context without a
+// deadline), and a SortKey's or a Latest's waiting calls join the next
+// write. A caller sees ErrThrottled only once its context has ended, with
+// nothing stored. The caller's deadline bounds every call: a write whose
+// outcome is unknown when it passes returns ErrUnknownOutcome within about
+// one round trip (Retry.ResolveTimeout settles it past the deadline
+// instead, opt-in).
+//
 // # Errors
 //
 // Every error is an *Error that names the operation, the table and the
-// sequence (the document, for Latest). Match the cause with errors.Is: ErrNotFound, ErrContention,
-// ErrExhausted, ErrInvalidArgument (with an *OptionError for an option), ErrTableNotFound, ErrTableMismatch,
-// ErrClosed, ErrUnknownOutcome (a write that could not be settled: its
-// *Error's Number may hold the item), context.Canceled,
-// context.DeadlineExceeded; the SDK's typed
-// errors are reachable with errors.As.
+// sequence (the document, for Latest). Match the cause with errors.Is:
+// ErrNotFound, ErrContention, ErrThrottled, ErrExhausted,
+// ErrInvalidArgument (with an *OptionError for an option),
+// ErrTableNotFound, ErrTableMismatch, ErrClosed, ErrUnknownOutcome (a write
+// whose outcome is unknown: its *Error's Number may hold the item),
+// context.Canceled, context.DeadlineExceeded; the SDK's typed errors are
+// reachable with errors.As.
+//
+// A request handler tells three cases apart, one way each: RetryAfter
+// reports that nothing was stored and the same call may succeed later
+// (HTTP 503 with its wait in Retry-After); errors.Is(err,
+// ErrUnknownOutcome) that the write may be stored at the *Error's Number
+// (500, and read it back); ErrInvalidArgument, ErrNotFound, ErrExhausted,
+// ErrTableNotFound and ErrTableMismatch that the request, or the setup, is
+// wrong (400, 404, 409, 500). ExampleRetryAfter shows the mapping.
 //
 // # Concurrency
 //

@@ -1,11 +1,16 @@
 package dynamoseq
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq/internal/backoff"
 )
 
 // Errors that callers branch on with errors.Is. Every error returned by this
@@ -16,9 +21,22 @@ var (
 	ErrNotFound = errors.New("dynamoseq: not found")
 
 	// ErrContention: a write kept losing races to other writers of the same
-	// sequence and the retries allowed by the MaxAttempts option ran out.
-	// Nothing was written by the call that returned it.
+	// sequence and the retries allowed by the MaxAttempts option ran out;
+	// or, with the context's error, the call was waiting to write again
+	// because another process's transaction held its items (a conflict)
+	// when its context ended (see ErrThrottled). Nothing was written by
+	// the call that returned it; the same call may succeed later (see
+	// RetryAfter).
 	ErrContention = errors.New("dynamoseq: contention: retries exhausted")
+
+	// ErrThrottled: DynamoDB refused the call's requests for want of
+	// capacity (ThrottlingException, ProvisionedThroughputExceededException,
+	// or a transaction cancelled for it), and the call was waiting to send
+	// again when its context ended (the error also matches the context's
+	// error) or when it had waited Retry.MaxWait. Nothing was stored; the
+	// same call may succeed later (see RetryAfter). As long as a call's
+	// context has time left, throttles are waited out, never returned.
+	ErrThrottled = errors.New("dynamoseq: throttled")
 
 	// ErrExhausted: the sequence reached its MaxValue option. The stored value
 	// was not changed.
@@ -42,12 +60,14 @@ var (
 	// ErrClosed: the value was used after its Close method was called.
 	ErrClosed = errors.New("dynamoseq: closed")
 
-	// ErrUnknownOutcome: a write was sent and DynamoDB could not be reached
-	// to find out whether it was applied (within the ResolveTimeout option).
-	// The *Error's Number is the number that may hold the item (0 when
-	// there is none to check, as for a Counter, where an unknown outcome can
-	// only leave a gap: retrying is safe, the number may be lost). Read it
-	// back before writing the same content again.
+	// ErrUnknownOutcome: a write was sent and its outcome could not be
+	// found out before the caller's context ended (also matched then), or,
+	// with the ResolveTimeout option, before that passed; or DynamoDB
+	// could not be reached to find out. The *Error's Number is the number
+	// that may hold the item (0 when there is none to check, as for a
+	// Counter, where an unknown outcome can only leave a gap: retrying is
+	// safe, the number may be lost). Read it back before writing the same
+	// content again.
 	ErrUnknownOutcome = errors.New("dynamoseq: outcome unknown")
 )
 
@@ -175,3 +195,73 @@ func classify(err error) error {
 	}
 	return err
 }
+
+// defaultRetryAfter is what RetryAfter suggests when nothing says better:
+// the longest wait for capacity (backoff.MaxCapacityWait), after which a
+// partition's budget of a second has come back whole.
+const defaultRetryAfter = backoff.MaxCapacityWait
+
+// RetryAfter reports whether the call that returned err stored nothing and
+// the same call may succeed if made again later, and suggests how long to
+// wait first, for example for an HTTP Retry-After header. That holds for
+// ErrThrottled and ErrContention (capacity or other writers were in the
+// way), for DynamoDB unreachable before anything was sent, and for the
+// caller's context ending before the write was sent. It does not hold for
+// ErrUnknownOutcome (the write may be stored: read back the *Error's
+// Number), nor for the errors of a request or a setup that is wrong
+// (ErrInvalidArgument, ErrTableMismatch, ErrTableNotFound, ErrExhausted,
+// ErrNotFound, ErrClosed), which waiting does not change.
+//
+// The wait suggested is the library's own next wait for capacity when
+// there is one, else a second.
+func RetryAfter(err error) (time.Duration, bool) {
+	var capacity *capacityError
+	var op *net.OpError
+	switch {
+	case err == nil, errors.Is(err, ErrUnknownOutcome):
+		return 0, false
+	case errors.As(err, &capacity):
+		return capacity.wait, true
+	case errors.Is(err, ErrThrottled), errors.Is(err, ErrContention):
+		return defaultRetryAfter, true
+	case errors.Is(err, ErrInvalidArgument), errors.Is(err, ErrTableMismatch), errors.Is(err, ErrTableNotFound),
+		errors.Is(err, ErrExhausted), errors.Is(err, ErrNotFound), errors.Is(err, ErrClosed):
+		return 0, false
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
+		errors.As(err, &op) && op.Op == "dial", errors.As(err, new(*unsentError)):
+		return defaultRetryAfter, true
+	}
+	return 0, false
+}
+
+// capacityError is why a call is waiting to write again, or stopped
+// waiting: DynamoDB throttled it (kind ErrThrottled) or another
+// transaction held its items (kind ErrContention), err says how, and wait
+// is the library's next wait for capacity. Nothing was stored.
+type capacityError struct {
+	kind error
+	wait time.Duration
+	err  error
+}
+
+func (e *capacityError) Error() string {
+	what := "throttled by DynamoDB"
+	if e.kind == ErrContention {
+		what = "another transaction held the items (a conflict)"
+	}
+	return fmt.Sprintf("%s: nothing stored (retry in %v): %v", what, e.wait.Round(time.Millisecond), e.err)
+}
+
+// Unwrap returns the kind, ErrThrottled or ErrContention, and DynamoDB's
+// error.
+func (e *capacityError) Unwrap() []error { return []error{e.kind, e.err} }
+
+// unsentError is why a call's write was not sent, when the same call may
+// succeed later: a read before the write failed (a network error, a
+// server error), or the write of a number before it has an unknown
+// outcome. Nothing of the call was stored.
+type unsentError struct{ err error }
+
+func (e *unsentError) Error() string { return "not sent: " + e.err.Error() }
+
+func (e *unsentError) Unwrap() error { return e.err }

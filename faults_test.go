@@ -60,6 +60,13 @@ type appender func(ctx context.Context, name string, item any) (int64, error)
 // call with its own deadline, and returns what every caller was told.
 func appendUnique(t *testing.T, appendFn appender, name string, goroutines, each int) []appendResult {
 	t.Helper()
+	return appendBodies(appendFn, name, name, goroutines, each, callDeadline)
+}
+
+// appendBodies makes goroutines x each appends of unique bodies (prefix,
+// the goroutine and the call) to name, each call with the deadline given
+// (none for 0), and returns what every caller was told.
+func appendBodies(appendFn appender, name, prefix string, goroutines, each int, deadline time.Duration) []appendResult {
 	var mu sync.Mutex
 	var results []appendResult
 	var wg sync.WaitGroup
@@ -68,8 +75,11 @@ func appendUnique(t *testing.T, appendFn appender, name string, goroutines, each
 		go func() {
 			defer wg.Done()
 			for i := range each {
-				body := fmt.Sprintf("%s/g%d/i%d", name, g, i)
-				ctx, cancel := context.WithTimeout(context.Background(), callDeadline)
+				body := fmt.Sprintf("%s/g%d/i%d", prefix, g, i)
+				ctx, cancel := context.Background(), context.CancelFunc(func() {})
+				if deadline > 0 {
+					ctx, cancel = context.WithTimeout(ctx, deadline)
+				}
 				n, err := appendFn(ctx, name, map[string]types.AttributeValue{"body": &types.AttributeValueMemberS{Value: body}})
 				cancel()
 				mu.Lock()
@@ -117,7 +127,7 @@ func checkAppends(t *testing.T, client *dynamodb.Client, table, name string, res
 			require.Equal(t, []int64{r.n}, got, "caller of %s told %d", r.body, r.n)
 		case errors.Is(r.err, dynamoseq.ErrUnknownOutcome):
 			kinds["unknown outcome"]++
-			require.True(t, unknownOK, "ErrUnknownOutcome while DynamoDB was reachable: %v", r.err)
+			require.True(t, unknownOK, "ErrUnknownOutcome while DynamoDB was reachable, with ResolveTimeout: %v", r.err)
 			require.True(t, errors.As(r.err, &e) && e.Number > 0, "ErrUnknownOutcome without a number: %v", r.err)
 			if len(got) == 1 {
 				require.Equal(t, e.Number, got[0], "caller of %s told the item may be at %d", r.body, e.Number)
@@ -165,26 +175,38 @@ func newAppender(t *testing.T, strategy string, client dynamoseq.Client, table s
 }
 
 // TestFaultsAppend: SortKey and Latest under lost and stalled answers, with
-// 1 writer (SortKey's lone PutItem path) and 16 goroutines (batches).
+// 1 writer (SortKey's lone PutItem path) and 16 goroutines (batches). With
+// ResolveTimeout set, every write is settled, past the callers' deadlines
+// if need be, and no caller is told an unknown outcome; by default (the
+// caller's deadline bounds the call), a caller whose answer is held past
+// its deadline is told ErrUnknownOutcome with its number, and is not
+// misled either.
 func TestFaultsAppend(t *testing.T) {
 	t.Parallel()
+	defaultRetry := func(r *dynamoseq.Retry) { r.MaxDelay = 20 * time.Millisecond }
 	for _, strategy := range []string{"SortKey", "Latest"} {
 		for _, tt := range []struct {
 			name             string
 			goroutines, each int
+			resolve          bool // ResolveTimeout set
 		}{
-			{"writers=1", 1, 40},
-			{"goroutines=16", 16, 8},
+			{"writers=1", 1, 40, true},
+			{"goroutines=16", 16, 8, true},
+			{"goroutines=16/deadline", 16, 8, false},
 		} {
 			t.Run(strategy+"/"+tt.name, func(t *testing.T) {
 				t.Parallel()
 				ft := dynamoseqtest.NewFaultTransport(lossy)
 				table := dbtest.SortKeyTable(t, dbtest.Client(t), types.ScalarAttributeTypeN)
-				appendFn := newAppender(t, strategy, lossyClient(t, ft), table, fastResolve, false)
+				retry := fastResolve
+				if !tt.resolve {
+					retry = defaultRetry
+				}
+				appendFn := newAppender(t, strategy, lossyClient(t, ft), table, retry, false)
 				results := appendUnique(t, appendFn, "s", tt.goroutines, tt.each)
 				logCounts(t, ft)
 				require.Positive(t, ft.Counts().LostAnswers, "no answer was lost: the test proves nothing")
-				checkAppends(t, dbtest.Client(t), table, "s", results, false)
+				checkAppends(t, dbtest.Client(t), table, "s", results, !tt.resolve)
 			})
 		}
 	}

@@ -66,13 +66,16 @@ const latestMaxIdle = 4096
 // goroutine it starts outlives the call that started it (only Versions
 // starts any), so it needs no Close.
 type Latest struct {
-	client   Client
+	client   Client // the writes and the reads of 'latest', in runs (see capacity.go)
+	reads    Client // the read methods' reads, which wait out throttles
 	table    string
 	opts     LatestOptions // resolved: defaults applied
 	policy   backoff.Policy
 	resolver settle.Resender
 	layout   docLayout
 	group    *combine.Group[string, latestHint, appendReq, int64]
+	rtt      roundTrip // the writes' round trips, across documents
+	pace     pacing
 	stats    appendStats
 
 	// overhead is the size of what the library adds to an item apart from
@@ -87,9 +90,10 @@ type Latest struct {
 
 // latestHint is what a Latest remembers about one document between batches.
 type latestHint struct {
-	known       bool  // version is what the last transaction of this process left
-	version     int64 // the version 'latest' holds; 0 for none
-	turns.State       // with writers of other processes
+	known   bool    // version is what the last transaction of this process left
+	version int64   // the version 'latest' holds; 0 for none
+	behind  *behind // without transactions: 'latest' to move before the next version
+	nameWriter
 }
 
 // NewLatest returns a Latest over table, with the options optFns set; the
@@ -120,15 +124,17 @@ func NewLatest(client Client, table string, optFns ...func(*LatestOptions)) (*La
 		opts:       o,
 		layout:     layout,
 		policy:     o.policy(),
-		group:      combine.New[string, latestHint, appendReq, int64](latestMaxBatch, latestMaxIdle),
 		maxVersion: layout.maxVersion(),
 		// 'latest' carries a write token in a turn (see turns), and so
 		// do the version items without transactions (see putVersion).
 		reserved: append(layout.keyAttrs(), o.VersionAttribute, o.TokenAttribute),
 		overhead: layout.extraKeyBytes() + len(o.VersionAttribute) + maxNumberBytes + len(o.TokenAttribute) + turns.TokenBytes,
 	}
+	l.group = combine.New[string, latestHint, appendReq, int64](latestMaxBatch, latestMaxIdle, graceOf(o.Retry, &l.rtt))
 	l.client = countingClient{Client: client, n: &l.stats.requests}
+	l.reads = patientClient{Client: l.client, p: patience{maxWait: o.MaxWait, rtt: &l.rtt, waits: &l.stats.waits}}
 	l.resolver = o.resender(&l.stats.resends)
+	l.pace = pacing{maxWait: o.MaxWait, rtt: &l.rtt, stats: &l.stats}
 	return l, nil
 }
 
@@ -171,16 +177,25 @@ func (l *Latest) Next(ctx context.Context, name string) (int64, error) {
 // token on 'latest' (TokenAttribute), in the order of the turns
 // they last held (see turns); a process alone on a document never waits.
 //
+// A transaction that DynamoDB throttles (a cancellation reason
+// ThrottlingError or ProvisionedThroughputExceeded), or cancels because
+// another transaction holds an item (TransactionConflict), stored nothing:
+// it is sent again after a jittered wait, with the appends that arrived
+// meanwhile, while ctx lasts and for at most Retry.MaxWait; then Append
+// returns ErrThrottled (or ErrContention, for conflicts) with the
+// context's error. These waits do not count toward MaxAttempts.
+//
 // When the outcome of the transaction is unknown (a timeout, a connection
 // reset, a server error), Append sends the same transaction again with the
 // same ClientRequestToken, which DynamoDB treats as the same request for 10
-// minutes, until DynamoDB settles it or ResolveTimeout passes, even
-// when ctx has ended meanwhile: the item is never stored under two
-// versions, and a caller whose context ends while its transaction is in
-// flight gets its version if it was stored, its context's error if nothing
-// was. Only when DynamoDB cannot be reached to find out does Append return
-// ErrUnknownOutcome, whose *Error holds in Number the version that may hold
-// the item: read it before appending the same content again.
+// minutes, while ctx lasts: the item is never stored under two versions. A
+// caller whose context ends while its transaction is in flight waits about
+// one round trip more, and then gets its version, or ErrUnknownOutcome
+// joined with its context's error, whose *Error holds in Number the
+// version that may hold the item: read it before appending the same
+// content again. With Retry.ResolveTimeout set, the transaction is instead
+// sent again past ctx's end, for up to ResolveTimeout, and ErrUnknownOutcome
+// is returned only if DynamoDB could not be reached to settle it.
 func (l *Latest) Append(ctx context.Context, name string, item any) (int64, error) {
 	return l.append(ctx, "Latest.Append", name, item)
 }

@@ -3,6 +3,7 @@ package dynamoseq
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -29,29 +30,42 @@ func TestLatestNotSentNotResent(t *testing.T) {
 }
 
 // TestLatestOwnDeadline: a lone Append whose deadline passes while its
-// transaction is in flight, and which DynamoDB then answers was not
-// stored, returns context.DeadlineExceeded, not context.Canceled.
+// transaction is in flight returns ErrUnknownOutcome with its version and
+// context.DeadlineExceeded (by default, the caller's deadline bounds the
+// call); with ResolveTimeout, the transaction is sent again past the
+// deadline, DynamoDB answers that it was not stored, and the Append
+// returns context.DeadlineExceeded, not context.Canceled.
 func TestLatestOwnDeadline(t *testing.T) {
-	var sends atomic.Int32
-	rt := &answer.Transport{Answer: func(req *http.Request) (*http.Response, error) {
-		if !strings.HasSuffix(req.Header.Get("X-Amz-Target"), ".TransactWriteItems") {
-			return answer.Status(200, "")(req) // GetItem of 'latest': an empty answer, no item
-		}
-		if sends.Add(1) == 1 {
-			<-req.Context().Done() // the first send's answer never comes
-			return nil, req.Context().Err()
-		}
-		return answer.JSON(400, `{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","message":"cancelled",`+
-			`"CancellationReasons":[{"Code":"ConditionalCheckFailed"},{"Code":"None"}]}`)(req)
-	}}
-	l, err := NewLatest(answer.Client(rt, 1), "docs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	_, err = l.Append(ctx, "d", nil)
-	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrUnknownOutcome) {
-		t.Errorf("Append = %v, want context.DeadlineExceeded (nothing stored)", err)
+	for _, resolve := range []time.Duration{0, 5 * time.Second} {
+		t.Run(fmt.Sprintf("ResolveTimeout=%v", resolve), func(t *testing.T) {
+			var sends atomic.Int32
+			rt := &answer.Transport{Answer: func(req *http.Request) (*http.Response, error) {
+				if !strings.HasSuffix(req.Header.Get("X-Amz-Target"), ".TransactWriteItems") {
+					return answer.Status(200, "")(req) // GetItem of 'latest': an empty answer, no item
+				}
+				if sends.Add(1) == 1 {
+					<-req.Context().Done() // the first send's answer never comes
+					return nil, req.Context().Err()
+				}
+				return answer.JSON(400, `{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","message":"cancelled",`+
+					`"CancellationReasons":[{"Code":"ConditionalCheckFailed"},{"Code":"None"}]}`)(req)
+			}}
+			l, err := NewLatest(answer.Client(rt, 1), "docs", func(o *LatestOptions) { o.ResolveTimeout = resolve })
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancel()
+			_, err = l.Append(ctx, "d", nil)
+			var e *Error
+			switch {
+			case !errors.Is(err, context.DeadlineExceeded):
+				t.Errorf("Append = %v, want context.DeadlineExceeded", err)
+			case resolve > 0 && errors.Is(err, ErrUnknownOutcome):
+				t.Errorf("Append = %v, want nothing stored, settled past the deadline", err)
+			case resolve == 0 && (!errors.As(err, &e) || !errors.Is(err, ErrUnknownOutcome) || e.Number != 1):
+				t.Errorf("Append = %v, want ErrUnknownOutcome with version 1", err)
+			}
+		})
 	}
 }

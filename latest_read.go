@@ -19,14 +19,15 @@ import (
 // readVersion returns the version the 'latest' item of base holds, 0 when
 // there is none, with one strongly consistent GetItem.
 func (l *Latest) readVersion(ctx context.Context, base string) (int64, error) {
-	v, _, err := l.readHead(ctx, base)
+	v, _, err := l.readHead(ctx, l.reads, base)
 	return v, err
 }
 
 // readHead is readVersion, which also returns the end of the turn of the
-// write that moved 'latest' there, if any (see turns).
-func (l *Latest) readHead(ctx context.Context, base string) (int64, turns.Turn, error) {
-	out, err := l.client.GetItem(ctx, &dynamodb.GetItemInput{
+// write that moved 'latest' there, if any (see turns), read with client
+// (l.client in a run, l.reads otherwise).
+func (l *Latest) readHead(ctx context.Context, client Client, base string) (int64, turns.Turn, error) {
+	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:                aws.String(l.table),
 		Key:                      l.layout.latestKey(base),
 		ConsistentRead:           aws.Bool(true),
@@ -147,9 +148,10 @@ func (l *Latest) Get(ctx context.Context, name string, version int64, out any) e
 	return nil
 }
 
-// getItem reads one item, strongly consistent; ErrNotFound when absent.
+// getItem reads one item, strongly consistent, waiting out throttles;
+// ErrNotFound when absent.
 func (l *Latest) getItem(ctx context.Context, key map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
-	out, err := l.client.GetItem(ctx, &dynamodb.GetItemInput{
+	out, err := l.reads.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(l.table),
 		Key:            key,
 		ConsistentRead: aws.Bool(true),
@@ -290,7 +292,7 @@ func (l *Latest) versions(ctx context.Context, op, name string, cursor int64, li
 
 // queryVersions is a page of versions lo to hi with LayoutSortKey.
 func (l *Latest) queryVersions(ctx context.Context, d sortKeyLayout, base string, lo, hi int64, limit int, order Order) ([]Version, int64, error) {
-	out, err := l.client.Query(ctx, &dynamodb.QueryInput{
+	out, err := l.reads.Query(ctx, &dynamodb.QueryInput{
 		TableName:                aws.String(l.table),
 		KeyConditionExpression:   aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
 		ExpressionAttributeNames: map[string]string{"#pk": d.pk, "#sk": d.sk},

@@ -40,8 +40,9 @@ import (
 // version after the one 'latest' holds.
 
 // appendEach appends the versions of calls one after the other, two
-// PutItems each, and sets every call's outcome. Each call may lose up to
-// MaxAttempts races before ErrContention.
+// PutItems each, and sets every call's outcome, or puts the calls not yet
+// written back in the queue to wait for capacity (see waitForCapacity).
+// Each call may lose up to MaxAttempts races before ErrContention.
 func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, calls []*combine.Call[appendReq, int64]) {
 	races := 0
 	for len(calls) > 0 {
@@ -52,9 +53,13 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 		if races == 0 {
 			l.stats.batch(1) // each call is written alone
 		}
+		if err := l.catchUp(ctx, base, hint); capacityRefused(err) {
+			l.pace.waitForCapacity(&hint.nameWriter, calls, err)
+			return
+		}
 		tn, err := l.place(ctx, base, hint)
 		if err != nil {
-			failCalls(calls, err)
+			l.pace.headFailed(&hint.nameWriter, calls, err)
 			return
 		}
 		v := hint.version + 1
@@ -62,31 +67,44 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			failCalls(calls, fmt.Errorf("%w: version %d is the highest the sort key holds", ErrExhausted, l.maxVersion))
 			return
 		}
+		if !calls[0].Publish(v) { // its caller left: nothing to write
+			calls[0].Err, calls = errCallerLeft, calls[1:]
+			continue
+		}
 		start := time.Now()
 		tok := &types.AttributeValueMemberS{Value: turns.Token(settle.RequestToken(), v, tn)}
 		err = l.putVersion(ctx, base, v, calls[0].Req.attrs, tok)
 		var ccf *types.ConditionalCheckFailedException
 		switch {
 		case err == nil:
-			attrs := calls[0].Req.attrs
+			// The item is stored under v: the call has its version
+			// whatever happens to 'latest', which the next write moves
+			// first if it did not move now (see catchUp).
+			hint.version, hint.behind = v, &behind{v: v, attrs: calls[0].Req.attrs, tok: tok}
 			calls[0].Res = v
 			calls, races = calls[1:], 0
-			// The item is stored under v: the call has its version
-			// whatever happens to 'latest'. If 'latest' did not move,
-			// read it before writing v+1.
-			hint.version = v
-			hint.known = l.moveLatest(ctx, base, v, attrs, tok) == nil
-			if hint.Won(start, tn) { // both writes: the turn's round trip
-				l.stats.turns.Add(1)
+			if merr := l.catchUp(ctx, base, hint); capacityRefused(merr) {
+				hint.Won(start, tn) // the turn's bookkeeping; capacity is still short
+				if len(calls) > 0 { // else the next run moves 'latest' first
+					l.pace.waitForCapacity(&hint.nameWriter, calls, merr)
+				}
+				return
 			}
+			l.pace.won(&hint.nameWriter, start, tn) // both writes: the turn's round trip
 		case errors.Is(err, ErrUnknownOutcome):
 			hint.known = false
 			calls[0].Res, calls[0].Err = v, err // the version that may hold the item
-			failCalls(calls[1:], fmt.Errorf("not sent: the write of version %d, queued before it, has an unknown outcome, and no later version may be written before it is settled", v))
+			failCalls(calls[1:], &unsentError{fmt.Errorf("the write of version %d, queued before it, has an unknown outcome, and no later version may be written before it is settled", v)})
+			return
+		case capacityRefused(err):
+			l.pace.waitForCapacity(&hint.nameWriter, calls, err)
 			return
 		case errors.As(err, &ccf) || settle.ReplicatedConflict(err):
 			races++
-			if err := l.lostVersion(ctx, base, hint, v, start, ccf, races, err); err != nil {
+			if err := l.lostVersion(ctx, base, hint, v, start, ccf, races, err); capacityRefused(err) {
+				l.pace.waitForCapacity(&hint.nameWriter, calls, err)
+				return
+			} else if err != nil {
 				failCalls(calls, err)
 				return
 			}
@@ -104,13 +122,48 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 	}
 }
 
+// behind is a version item that a writer stored, or found stored, and
+// that 'latest' may not hold yet: its version, the caller's attributes and
+// its write token, to copy to 'latest'.
+type behind struct {
+	v     int64
+	attrs map[string]types.AttributeValue
+	tok   types.AttributeValue
+}
+
+// catchUp moves 'latest' to the version hint.behind names, which must hold
+// it before the next version is written (so that 'latest' is never more
+// than one version behind). It returns nil when 'latest' holds that version
+// or a later one, and then hint knows it; a throttle or a conflict leaves
+// hint.behind for the next try (a run that waits for capacity first);
+// another error leaves 'latest' to the next read of it (hint.known false:
+// a write of the version after it fails its condition and repairs it).
+func (l *Latest) catchUp(ctx context.Context, base string, hint *latestHint) error {
+	b := hint.behind
+	if b == nil {
+		return nil
+	}
+	err := l.moveLatest(ctx, base, b.v, b.attrs, b.tok)
+	switch {
+	case err == nil:
+		hint.behind, hint.known, hint.version = nil, true, b.v
+	case capacityRefused(err):
+		// appendEach calls catchUp again before it writes.
+	default:
+		hint.behind, hint.known = nil, false
+	}
+	return err
+}
+
 // lostVersion handles the write of version v, started at start, that lost
 // race number races, err: a failed condition ccf (another writer stored v;
 // make sure 'latest' holds it before writing v+1), or, with ccf nil, a
 // replicated write conflict (another Region is writing v at this moment and
 // nothing was written; try v again after the backoff). It returns
 // ErrContention after MaxAttempts races, ctx's error if ctx ends during the
-// backoff, and nil when the next attempt may go.
+// backoff, the error of moving 'latest' to v when DynamoDB refused it for
+// capacity (hint.behind then holds v, to move first), and nil when the next
+// attempt may go.
 func (l *Latest) lostVersion(ctx context.Context, base string, hint *latestHint, v int64, start time.Time, ccf *types.ConditionalCheckFailedException, races int, err error) error {
 	took := time.Since(start)
 	l.stats.lostRaces.Add(1)
@@ -122,16 +175,22 @@ func (l *Latest) lostVersion(ctx context.Context, base string, hint *latestHint,
 		return fmt.Errorf("%w: %d attempts: %w", ErrContention, races, err)
 	}
 	wait := l.policy.Delay(races)
-	if ccf != nil {
+	switch {
+	case ccf != nil && ccf.Item != nil:
 		// The winner stored v and is now moving 'latest' to it; a write
 		// of v+1 sent at once has its chance before the winner's next
 		// one. During a wait longer than a write the winner has likely
 		// moved on: read 'latest' again then.
-		repaired := l.repairLatest(ctx, base, v, ccf.Item) == nil
-		hint.version, hint.known = v, repaired && wait <= took
+		hint.behind = &behind{v: v, attrs: l.attributes(ccf.Item), tok: ccf.Item[l.opts.TokenAttribute]}
+		if rerr := l.catchUp(ctx, base, hint); capacityRefused(rerr) {
+			return rerr
+		}
+		hint.known = hint.known && wait <= took
 		if hint.known {
 			wait = 0
 		}
+	case ccf != nil: // no item returned: read 'latest', and the next write at v tells more
+		hint.known = false
 	}
 	if err := backoff.Sleep(ctx, wait); err != nil {
 		return err
@@ -189,16 +248,9 @@ func (l *Latest) moveLatest(ctx context.Context, base string, v int64, attrs map
 	return err
 }
 
-// repairLatest moves 'latest' to version v, which another writer stored:
-// item is the version item, as a failed condition returned it, or nil to
-// read it (one strongly consistent GetItem).
+// repairLatest moves 'latest' to version v, which a writer stored but did
+// not (yet) copy to 'latest': item is the version item.
 func (l *Latest) repairLatest(ctx context.Context, base string, v int64, item map[string]types.AttributeValue) error {
-	if item == nil {
-		var err error
-		if item, err = l.getItem(ctx, l.layout.versionKey(base, v)); err != nil {
-			return err
-		}
-	}
 	return l.moveLatest(ctx, base, v, l.attributes(item), item[l.opts.TokenAttribute])
 }
 

@@ -27,69 +27,78 @@ func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch [
 }
 
 // write appends the versions of calls in one transaction and sets the
-// outcome of every call, or, when it lost a race, puts the calls back in the
-// queue (see raceLost).
+// outcome of every call, or puts the calls back in the queue: after a lost
+// race (see raceLost), or to wait for capacity (see waitForCapacity).
 func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls []*combine.Call[appendReq, int64]) {
-	failAll := func(err error) { failCalls(calls, err) }
-	races := calls[0].Req.races // the oldest call has lost the most
 	tn, err := l.place(ctx, base, hint)
 	if err != nil {
-		failAll(err)
+		l.pace.headFailed(&hint.nameWriter, calls, err)
 		return
 	}
 	prev := hint.version
 	if int64(len(calls)) > l.maxVersion-prev {
-		failAll(fmt.Errorf("%w: version %d is the highest the sort key holds", ErrExhausted, l.maxVersion))
+		failCalls(calls, fmt.Errorf("%w: version %d is the highest the sort key holds", ErrExhausted, l.maxVersion))
+		return
+	}
+	if calls = publish(calls, prev+1); len(calls) == 0 {
 		return
 	}
 	in := l.transaction(base, prev, calls, tn)
 	start := time.Now()
 	err = l.commit(ctx, in)
-	if err == nil {
-		if hint.Won(start, tn) {
-			l.stats.turns.Add(1)
-		}
+	switch {
+	case err == nil:
+		l.pace.won(&hint.nameWriter, start, tn)
 		for i, c := range calls {
 			c.Res = prev + 1 + int64(i)
 		}
 		hint.version = prev + int64(len(calls))
-		return
-	}
-	// Whatever happened, the version this process knew may be stale.
-	hint.known = false
-	reasons, cancelled := settle.Reasons(err)
-	switch {
 	case errors.Is(err, ErrUnknownOutcome):
+		hint.known = false // the version this process knew may be stale
 		for i, c := range calls {
 			c.Res, c.Err = prev+1+int64(i), err // the version that may hold the item
 		}
-		return
-	case cancelled && len(reasons) == len(in.TransactItems) && settle.LostRace(reasons):
-		l.stats.lostRaces.Add(1)
-		hint.Lost(start)
-		// 'latest' is the first action; its failed condition returns
-		// the item, which tells the version to write after, at once
-		// and without another read. Only a conflict with a
-		// transaction in flight returns no item: then wait, and read.
-		if v, ok := l.versionOf(reasons[0].Item); ok {
-			hint.known, hint.version = true, v
-			hint.Saw(turns.OfItem(reasons[0].Item, l.opts.TokenAttribute), l.opts.MaxDelay)
-		} else if werr := l.policy.Wait(ctx, races+1); werr != nil {
-			failAll(werr)
-			return
-		}
-		if raceLost(calls, l.opts.MaxAttempts, err) {
-			l.stats.retries.Add(1)
-		}
-		return
+	case capacityRefused(err):
+		// Nothing was written: the hint still holds.
+		l.pace.waitForCapacity(&hint.nameWriter, calls, err)
+	case settle.Classify(err) == settle.ConditionFailed:
+		hint.known = false
+		l.lostRace(ctx, hint, calls, start, err)
 	case len(calls) > 1 && settle.IsValidation(err):
 		// One item DynamoDB refuses must not fail the others of the
 		// batch: find it by writing them one at a time.
+		hint.known = false
 		oneByOne(calls, func(one []*combine.Call[appendReq, int64]) { l.write(ctx, base, hint, one) })
-		return
 	default:
-		failAll(l.writeError(err))
-		return
+		hint.known = false
+		failCalls(calls, l.writeError(err))
+	}
+}
+
+// lostRace handles a transaction of calls, started at start, that lost a
+// race to another writer (err): 'latest' is the first action, and its
+// failed condition returns the item, which tells the version to write
+// after, at once and without another read; a failed condition that
+// returned no item waits, and reads. The calls go back in the queue (see
+// raceLost).
+func (l *Latest) lostRace(ctx context.Context, hint *latestHint, calls []*combine.Call[appendReq, int64], start time.Time, err error) {
+	l.stats.lostRaces.Add(1)
+	hint.Lost(start)
+	reasons, _ := settle.Reasons(err)
+	if len(reasons) > 0 {
+		if v, ok := l.versionOf(reasons[0].Item); ok {
+			hint.known, hint.version = true, v
+			hint.Saw(turns.OfItem(reasons[0].Item, l.opts.TokenAttribute), l.opts.MaxDelay)
+		}
+	}
+	if !hint.known {
+		if werr := l.policy.Wait(ctx, calls[0].Req.races+1); werr != nil {
+			failCalls(calls, werr)
+			return
+		}
+	}
+	if raceLost(calls, l.opts.MaxAttempts, err) {
+		l.stats.retries.Add(1)
 	}
 }
 
@@ -99,7 +108,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 // next write belongs to (see turns.State.Take).
 func (l *Latest) place(ctx context.Context, base string, hint *latestHint) (turns.Turn, error) {
 	return hint.Take(ctx, &hint.known, l.opts.MaxDelay, l.stats.waited, func() (turns.Turn, error) {
-		v, tn, err := l.readHead(ctx, base)
+		v, tn, err := l.readHead(ctx, l.client, base)
 		if err == nil {
 			hint.version = v
 		}

@@ -36,11 +36,11 @@ const (
 	DefaultStep     = 1             // CounterOptions.Step
 	DefaultMaxValue = math.MaxInt64 // the largest value of a sequence
 
-	DefaultMaxAttempts    = 25                     // Retry.MaxAttempts
-	DefaultBaseDelay      = 2 * time.Millisecond   // Retry.BaseDelay
-	DefaultMaxDelay       = 200 * time.Millisecond // Retry.MaxDelay
-	DefaultResolveTimeout = 10 * time.Second       // Retry.ResolveTimeout
-	MaxResolveTimeout     = 5 * time.Minute        // the largest Retry.ResolveTimeout
+	DefaultMaxAttempts = 25                     // Retry.MaxAttempts
+	DefaultBaseDelay   = 2 * time.Millisecond   // Retry.BaseDelay
+	DefaultMaxDelay    = 200 * time.Millisecond // Retry.MaxDelay
+	DefaultMaxWait     = time.Minute            // Retry.MaxWait
+	MaxResolveTimeout  = 5 * time.Minute        // the largest Retry.ResolveTimeout
 
 	DefaultRefillThreshold = 0.5              // BlockOptions.RefillThreshold
 	DefaultBlockGrowth     = 64               // BlockOptions.MaxSize, in times the size given to NewBlock
@@ -74,13 +74,15 @@ func (k *Keys) resolve() error {
 }
 
 // Retry bounds how writes are sent again: after a lost race to another
-// writer, and when their outcome is unknown.
+// writer, after a throttle or a conflict, and when their outcome is
+// unknown.
 type Retry struct {
 	// MaxAttempts bounds how many times a write that lost a race to another
 	// writer (or, on a multi-Region strongly consistent table, was refused
 	// with ReplicatedWriteConflictException) is tried before
-	// ErrContention. Default DefaultMaxAttempts (25; docs/sortkey.md says
-	// how it was chosen).
+	// ErrContention. Throttles and transaction conflicts do not count:
+	// they are waited out (see MaxWait). Default DefaultMaxAttempts (25;
+	// docs/sortkey.md says how it was chosen).
 	MaxAttempts int
 
 	// BaseDelay and MaxDelay bound the exponential backoff, with full
@@ -91,14 +93,29 @@ type Retry struct {
 	BaseDelay time.Duration
 	MaxDelay  time.Duration
 
-	// ResolveTimeout bounds how long a write whose outcome is unknown (its
-	// answer was lost, it timed out, DynamoDB answered with a server
-	// error) is sent again, identical, to find out whether it was stored.
-	// It applies even after the caller's context has ended; when it runs
-	// out the call returns ErrUnknownOutcome. Default
-	// DefaultResolveTimeout (10s); at most MaxResolveTimeout (5 minutes),
-	// well inside the 10 minutes for which DynamoDB recognises a
-	// transaction's ClientRequestToken.
+	// MaxWait bounds how long a call keeps waiting, when its context
+	// allows longer (a context without a deadline): for capacity, from
+	// its first throttle or conflict to its last send, after which it
+	// returns ErrThrottled (or ErrContention for conflicts) with nothing
+	// stored; and for the outcome of a write left unknown (with
+	// ResolveTimeout 0), after which it returns ErrUnknownOutcome. The
+	// waits for capacity themselves grow from one round trip to a second
+	// (docs/sortkey.md, "Throttling is backpressure"). Default
+	// DefaultMaxWait (1 minute).
+	MaxWait time.Duration
+
+	// ResolveTimeout, when above 0, makes a write whose outcome is unknown
+	// (its answer was lost, it timed out, DynamoDB answered with a server
+	// error) be sent again, identical, for up to ResolveTimeout, even
+	// after the caller's context has ended, so that the caller learns
+	// whether it was stored; when it runs out the call returns
+	// ErrUnknownOutcome. At most MaxResolveTimeout (5 minutes), well
+	// inside the 10 minutes for which DynamoDB recognises a transaction's
+	// ClientRequestToken. Default 0: the caller's deadline bounds the
+	// call; the write is sent again only while the caller's context lasts
+	// (and MaxWait), and a caller whose context ends first returns, within
+	// about one round trip, ErrUnknownOutcome with the number that may
+	// hold its item.
 	ResolveTimeout time.Duration
 }
 
@@ -106,7 +123,7 @@ func (r *Retry) resolve() error {
 	setDefault(&r.MaxAttempts, DefaultMaxAttempts)
 	setDefault(&r.BaseDelay, DefaultBaseDelay)
 	setDefault(&r.MaxDelay, DefaultMaxDelay)
-	setDefault(&r.ResolveTimeout, DefaultResolveTimeout)
+	setDefault(&r.MaxWait, DefaultMaxWait)
 	switch {
 	case r.MaxAttempts < 1:
 		return optionErrorf("MaxAttempts", r.MaxAttempts, "want at least 1")
@@ -114,6 +131,8 @@ func (r *Retry) resolve() error {
 		return optionErrorf("BaseDelay", r.BaseDelay, "want at least 0")
 	case r.MaxDelay < r.BaseDelay:
 		return optionErrorf("MaxDelay", r.MaxDelay, "below the first delay").with("BaseDelay", r.BaseDelay)
+	case r.MaxWait < 0:
+		return optionErrorf("MaxWait", r.MaxWait, "want at least 0 (0 means the default)")
 	case r.ResolveTimeout < 0 || r.ResolveTimeout > MaxResolveTimeout:
 		return optionErrorf("ResolveTimeout", r.ResolveTimeout, "want 0 (the default) up to %v", MaxResolveTimeout)
 	}
@@ -126,10 +145,12 @@ func (r Retry) policy() backoff.Policy {
 }
 
 // resender is the settle.Resender that sends again, identical, a write
-// whose outcome is unknown, for up to r.ResolveTimeout with r's backoff,
-// counting the requests sent again in resent (nil counts nothing).
+// whose outcome is unknown, with r's backoff: while the caller's context
+// lasts and for at most r.MaxWait, or, with r.ResolveTimeout set, for up
+// to that past the caller's deadline; it counts the requests sent again in
+// resent (nil counts nothing).
 func (r Retry) resender(resent *atomic.Int64) settle.Resender {
-	return settle.Resender{Timeout: r.ResolveTimeout, Policy: r.policy(), Resent: resent, Unknown: ErrUnknownOutcome}
+	return settle.Resender{Timeout: r.ResolveTimeout, Bound: r.MaxWait, Policy: r.policy(), Resent: resent, Unknown: ErrUnknownOutcome}
 }
 
 // CounterOptions are NewCounter's options, and CounterTable's.

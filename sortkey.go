@@ -35,6 +35,8 @@ import (
 // (SortKeyOptions.TokenAttribute), fails only if another writer took that number
 // first; so a resend of a Put that was applied succeeds instead of storing
 // the item twice.
+// A write that DynamoDB throttles, or that meets a transaction in flight on
+// its items, stored nothing: it is sent again after a wait (see Append).
 // In one process, calls for the same name queue behind each other instead of
 // racing: while one write is in flight the calls that arrive wait, and the
 // next write stores all of them (up to 100) in one TransactWriteItems, each
@@ -70,7 +72,8 @@ import (
 // several SortKeys, in one process or many, may share a table and a name.
 // It keeps a hint per recently used name and starts no goroutine.
 type SortKey struct {
-	client    Client
+	client    Client // the writes and the reads of the head, in runs (see capacity.go)
+	reads     Client // the read methods' reads, which wait out throttles
 	table     string
 	opts      SortKeyOptions // resolved: defaults applied
 	codec     numberCodec
@@ -82,6 +85,8 @@ type SortKey struct {
 	headNames map[string]string // expression attribute names of the Query of the last number
 	putNames  map[string]string // expression attribute names of the Puts
 	calls     *combine.Group[string, hint, appendReq, int64]
+	rtt       roundTrip // the writes' round trips, across names
+	pace      pacing
 	stats     sortKeyStats
 }
 
@@ -89,9 +94,9 @@ type SortKey struct {
 // written to it, when known. Only the run in progress for the name touches
 // it (see combine.Group).
 type hint struct {
-	last        int64
-	known       bool
-	turns.State // with writers of other processes
+	last  int64
+	known bool
+	nameWriter
 }
 
 // sortKeyHints is the number of idle names whose hint is kept. A name whose
@@ -130,10 +135,12 @@ func NewSortKey(client Client, table string, optFns ...func(*SortKeyOptions)) (*
 		qNames:    map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey},
 		headNames: map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey, "#tok": o.TokenAttribute},
 		putNames:  map[string]string{"#pk": o.PartitionKey, "#tok": o.TokenAttribute},
-		calls:     combine.New[string, hint, appendReq, int64](maxTransactItems, sortKeyHints),
 	}
+	s.calls = combine.New[string, hint, appendReq, int64](maxTransactItems, sortKeyHints, graceOf(o.Retry, &s.rtt))
 	s.client = countingClient{Client: client, n: &s.stats.requests}
+	s.reads = patientClient{Client: s.client, p: patience{maxWait: o.MaxWait, rtt: &s.rtt, waits: &s.stats.waits}}
 	s.resolver = o.resender(&s.stats.resends)
+	s.pace = pacing{maxWait: o.MaxWait, rtt: &s.rtt, stats: &s.stats.appendStats}
 	s.max = min(s.codec.max(), o.MaxValue)
 	s.lo, s.hi = s.codec.key(1), s.codec.key(s.max)
 	return s, nil
@@ -152,20 +159,29 @@ func (s *SortKey) Next(ctx context.Context, name string) (int64, error) {
 //
 // When Append returns a number, the item is stored under it, once. When it
 // returns an error, nothing was stored, with one exception: ErrUnknownOutcome
-// means the write was sent and DynamoDB could not be reached, within
-// ResolveTimeout, to find out whether it was applied; the *Error's
-// Number is the number that may hold the item. A write whose outcome is
-// unknown (a lost answer, a timeout, a server error) is sent again,
-// identical, until DynamoDB settles it, even when ctx has ended meanwhile:
-// a caller whose context ends while its write is in flight gets its number
-// if the item was stored, and its context's error if nothing was.
+// means the write was sent and its outcome could not be found out before
+// ctx ended (or, with Retry.ResolveTimeout set, before that passed); the
+// *Error's Number is the number that may hold the item. A write whose
+// outcome is unknown (a lost answer, a timeout, a server error) is sent
+// again, identical, while ctx lasts; a caller whose context ends while its
+// write is in flight waits about one round trip more, and then gets its
+// number or ErrUnknownOutcome joined with its context's error.
+//
+// A write (or a read of the last number) that DynamoDB throttles, or
+// refuses because a transaction holds its item, is sent again after a
+// jittered wait, with the calls that arrived meanwhile, while ctx lasts
+// and for at most Retry.MaxWait; then Append returns ErrThrottled (or
+// ErrContention, for conflicts) with the context's error, nothing stored.
+// These waits do not count toward Retry.MaxAttempts.
 //
 // Errors: ErrInvalidArgument for a bad name or item, including an item
 // larger than DynamoDB's 400 KB (checked before any write) or one DynamoDB
-// refuses; ErrContention when the write lost MaxAttempts races to
-// other processes; ErrExhausted when a String sort key has no wider number
-// left; ErrTableMismatch for a table without the sort key the options
-// describe; ErrTableNotFound; ErrUnknownOutcome; the context's error.
+// refuses; ErrContention when the write lost MaxAttempts races to other
+// processes; ErrThrottled; ErrExhausted when a String sort key has no
+// wider number left; ErrTableMismatch for a table without the sort key the
+// options describe; ErrTableNotFound; ErrUnknownOutcome; the context's
+// error. RetryAfter tells the errors after which the same call may succeed
+// later.
 func (s *SortKey) Append(ctx context.Context, name string, item any) (int64, error) {
 	return s.append(ctx, "SortKey.Append", name, item)
 }
@@ -209,7 +225,7 @@ func (s *SortKey) Last(ctx context.Context, name string) (int64, error) {
 	if err != nil {
 		return fail(err)
 	}
-	last, err := s.queryLast(ctx, pk)
+	last, _, err := s.queryHead(ctx, s.reads, pk)
 	if err != nil {
 		return fail(err)
 	}
@@ -230,15 +246,16 @@ func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyC
 }
 
 // write stores the items of calls at the numbers that follow the last one
-// and sets every call's outcome, or, when it lost a race, puts the calls
-// back in the queue (see raceLost).
+// and sets every call's outcome, or puts the calls back in the queue: after
+// a lost race (see raceLost), or to wait for capacity (see
+// waitForCapacity).
 func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKeyCall) {
 	races := calls[0].Req.races // the oldest call has lost the most
 	for len(calls) > 0 {
 		warm := h.known && races == 0 // the hint is from this writer's own last win
 		first, tn, err := s.place(ctx, pk, h)
 		if err != nil {
-			failCalls(calls, err)
+			s.pace.headFailed(&h.nameWriter, calls, err)
 			return
 		}
 		if room := s.max - (first - 1); int64(len(calls)) > room {
@@ -246,52 +263,63 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			calls = calls[:max(room, 0)]
 			continue
 		}
+		if calls = publish(calls, first); len(calls) == 0 {
+			return
+		}
 		start := time.Now()
 		err = s.put(ctx, pk, first, calls, tn)
-		if err == nil {
-			if h.Won(start, tn) {
-				s.stats.turns.Add(1)
-			}
+		switch {
+		case err == nil:
+			s.pace.won(&h.nameWriter, start, tn)
 			for i, c := range calls {
 				c.Res = first + int64(i)
 			}
 			h.last = first - 1 + int64(len(calls))
 			return
-		}
-		// Whatever happened, the last number may have moved.
-		h.known = false
-		switch {
 		case errors.Is(err, ErrUnknownOutcome):
+			h.known = false // the last number may have moved
 			for i, c := range calls {
 				c.Res, c.Err = first+int64(i), err // the number that may hold the item
 			}
 			return
-		case writeLostRace(err):
-			s.stats.lostRaces.Add(1)
-			h.Lost(start)
-			switch {
-			case warm || races%3 == 2:
-				// Query instead of learning: a hint of this writer's own
-				// may be old (other processes may have written many
-				// times since, and learning would step through their
-				// writes one round trip at a time), and a third lost race
-				// in a row may be such a walk (through items written
-				// before tokens told where a write ended).
-			case !s.learn(h, err):
-				// A conflict with a transaction in flight: nothing to
-				// learn but that the name is busy.
-				if err := s.policy.Wait(ctx, races+1); err != nil {
-					failCalls(calls, err)
-					return
-				}
-			}
-			if raceLost(calls, s.opts.MaxAttempts, err) {
-				s.stats.retries.Add(1)
-			}
+		case capacityRefused(err):
+			// Nothing was written: the hint still holds.
+			s.pace.waitForCapacity(&h.nameWriter, calls, err)
+			return
+		case settle.Classify(err) == settle.ConditionFailed:
+			h.known = false
+			s.lostRace(ctx, h, calls, start, warm, races, err)
 			return
 		default:
+			h.known = false
 			calls = s.settleRefused(ctx, pk, h, calls, first, err)
 		}
+	}
+}
+
+// lostRace handles a write of calls, started at start, that lost race
+// number races+1 to another writer (err): it learns the last number from
+// the items returned, and puts the calls back in the queue (see raceLost).
+func (s *SortKey) lostRace(ctx context.Context, h *hint, calls []*sortKeyCall, start time.Time, warm bool, races int, err error) {
+	s.stats.lostRaces.Add(1)
+	h.Lost(start)
+	switch {
+	case warm || races%3 == 2:
+		// Query instead of learning: a hint of this writer's own may be
+		// old (other processes may have written many times since, and
+		// learning would step through their writes one round trip at a
+		// time), and a third lost race in a row may be such a walk
+		// (through items written before tokens told where a write ended).
+	case !s.learn(h, err):
+		// A failed condition that returned no item: nothing to learn but
+		// that the name is busy.
+		if err := s.policy.Wait(ctx, races+1); err != nil {
+			failCalls(calls, err)
+			return
+		}
+	}
+	if raceLost(calls, s.opts.MaxAttempts, err) {
+		s.stats.retries.Add(1)
 	}
 }
 
@@ -301,7 +329,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 // number (and the turn of its write) unless the hint knows it.
 func (s *SortKey) place(ctx context.Context, pk string, h *hint) (first int64, tn turns.Turn, err error) {
 	tn, err = h.Take(ctx, &h.known, s.opts.MaxDelay, s.stats.waited, func() (turns.Turn, error) {
-		last, end, err := s.queryHead(ctx, pk)
+		last, end, err := s.queryHead(ctx, s.client, pk)
 		if errors.Is(err, ErrNotFound) {
 			last, err = s.opts.Start-1, nil // an empty sequence starts at Start
 		}
@@ -334,9 +362,9 @@ func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls [
 	// DynamoDB named the items it would not store. A ValidationException
 	// concerns that item alone: its caller gets the error, the others are
 	// written again without it, which costs one more round trip and cannot
-	// loop (the batch shrinks). Any other reason, such as throttling or a
-	// full item collection, fails the whole batch at once, each caller's
-	// error naming the item DynamoDB gave.
+	// loop (the batch shrinks). Any other reason, such as a full item
+	// collection, fails the whole batch at once, each caller's error
+	// naming the item DynamoDB gave.
 	var kept []*sortKeyCall
 	for i, c := range calls {
 		rerr, bad := refused[i]
@@ -353,24 +381,10 @@ func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls [
 	return kept
 }
 
-// writeLostRace reports whether a write failed only because another writer
-// got there first: a ConditionalCheckFailedException or
-// TransactionConflictException of a PutItem, or a cancelled transaction
-// whose reasons are all None, ConditionalCheckFailed or TransactionConflict.
-// Such a write changed nothing and is worth retrying after a fresh Query.
-func writeLostRace(err error) bool {
-	var ccf *types.ConditionalCheckFailedException
-	var tc *types.TransactionConflictException
-	if errors.As(err, &ccf) || errors.As(err, &tc) {
-		return true
-	}
-	reasons, ok := settle.Reasons(err)
-	return ok && settle.LostRace(reasons)
-}
-
 // refusedItems returns the actions of a cancelled transaction that DynamoDB
-// refused for a reason other than a race (None, ConditionalCheckFailed,
-// TransactionConflict), by index, each with an error that says why:
+// refused for a reason other than a race or a want of capacity (None,
+// ConditionalCheckFailed, TransactionConflict, ThrottlingError,
+// ProvisionedThroughputExceeded), by index, each with an error that says why:
 // ErrInvalidArgument for a ValidationException (the item is too large, nests
 // too deep, holds an empty set...), the bare reason otherwise. err is
 // wrapped so that the SDK's TransactionCanceledException stays reachable.
@@ -379,7 +393,8 @@ func refusedItems(err error, describe func(i int) string) map[int]error {
 	refused := map[int]error{}
 	for i, r := range reasons {
 		switch code := settle.Code(r); code {
-		case settle.ReasonNone, settle.ReasonConditionalCheckFailed, settle.ReasonTransactionConflict:
+		case settle.ReasonNone, settle.ReasonConditionalCheckFailed, settle.ReasonTransactionConflict,
+			settle.ReasonThrottlingError, settle.ReasonProvisionedThroughputExceeded:
 		case settle.ReasonValidationException, settle.ReasonValidationError:
 			refused[i] = fmt.Errorf("%w: DynamoDB refused %s: %s: %s: %w",
 				ErrInvalidArgument, describe(i), code, aws.ToString(r.Message), err)
@@ -456,24 +471,19 @@ func (s *SortKey) writeError(err error) error {
 	return classify(err)
 }
 
-// queryLast returns the largest number stored under pk, or ErrNotFound. The
-// key condition keeps to the range of numbers (1 to max), so that other
-// items of a single-table design that share the partition (a String sort
-// key such as "META", or a Number 0) are not mistaken for numbers, and so
-// that a table without the sort key the options describe is refused by
+// queryHead returns the largest number stored under pk, or ErrNotFound,
+// and the end of the turn of the write that stored it, if any (see turns),
+// read with client (s.client in a run, s.reads otherwise). The key
+// condition keeps to the range of numbers (1 to max), so that other items
+// of a single-table design that share the partition (a String sort key
+// such as "META", or a Number 0) are not mistaken for numbers, and so that
+// a table without the sort key the options describe is refused by
 // DynamoDB instead of being used wrongly.
-func (s *SortKey) queryLast(ctx context.Context, pk string) (int64, error) {
-	last, _, err := s.queryHead(ctx, pk)
-	return last, err
-}
-
-// queryHead is queryLast, which also returns the end of the turn of the
-// write that stored the last number, if any (see turns).
-func (s *SortKey) queryHead(ctx context.Context, pk string) (int64, turns.Turn, error) {
+func (s *SortKey) queryHead(ctx context.Context, client Client, pk string) (int64, turns.Turn, error) {
 	in := s.rangeQuery(pk, s.lo, s.hi, NewestFirst, 1)
 	in.ProjectionExpression = aws.String("#sk, #tok")
 	in.ExpressionAttributeNames = s.headNames
-	out, err := s.client.Query(ctx, in)
+	out, err := client.Query(ctx, in)
 	if err != nil {
 		return 0, turns.Turn{}, s.readError(err)
 	}

@@ -35,7 +35,7 @@ func (s *SortKey) Get(ctx context.Context, name string, n int64, out any) error 
 	case n > s.max:
 		return fail(fmt.Errorf("%w: number %d is above %d, the largest the sort key holds", ErrNotFound, n, s.max))
 	}
-	got, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
+	got, err := s.reads.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(s.table),
 		Key:            map[string]types.AttributeValue{s.opts.PartitionKey: &types.AttributeValueMemberS{Value: pk}, s.opts.SortKey: s.codec.key(n)},
 		ConsistentRead: aws.Bool(true),
@@ -153,7 +153,7 @@ func (s *SortKey) items(ctx context.Context, op, name string, cursor int64, limi
 	if lo > hi {
 		return nil, 0, nil
 	}
-	out, err := s.client.Query(ctx, s.rangeQuery(pk, s.codec.key(lo), s.codec.key(hi), order, int32(limit)))
+	out, err := s.reads.Query(ctx, s.rangeQuery(pk, s.codec.key(lo), s.codec.key(hi), order, int32(limit)))
 	if err != nil {
 		return fail(s.readError(err))
 	}

@@ -25,8 +25,9 @@ import (
 // lost a race also backs off before it writes again.
 
 // writeEach stores the items of calls at consecutive numbers, one PutItem
-// per call, and sets every call's outcome. Each call may lose up to
-// MaxAttempts races before ErrContention.
+// per call, and sets every call's outcome, or puts the calls not yet
+// written back in the queue to wait for capacity (see waitForCapacity).
+// Each call may lose up to MaxAttempts races before ErrContention.
 func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*sortKeyCall) {
 	races := 0
 	for len(calls) > 0 {
@@ -39,48 +40,38 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 		}
 		n, tn, err := s.place(ctx, pk, h)
 		if err != nil {
-			failCalls(calls, err)
+			s.pace.headFailed(&h.nameWriter, calls, err)
 			return
 		}
 		if n > s.max {
 			failCalls(calls, fmt.Errorf("%w: the sequence holds numbers up to %d (MaxValue, or the widest String sort key)", ErrExhausted, s.max))
 			return
 		}
+		if !calls[0].Publish(n) { // its caller left: nothing to write
+			calls[0].Err, calls = errCallerLeft, calls[1:]
+			continue
+		}
 		start := time.Now()
 		err = s.put(ctx, pk, n, calls[:1], tn)
 		switch {
 		case err == nil:
-			if h.Won(start, tn) {
-				s.stats.turns.Add(1)
-			}
+			s.pace.won(&h.nameWriter, start, tn)
 			calls[0].Res, h.last = n, n
 			calls, races = calls[1:], 0
 		case errors.Is(err, ErrUnknownOutcome):
 			h.known = false
 			calls[0].Res, calls[0].Err = n, err // the number that may hold the item
-			failCalls(calls[1:], fmt.Errorf("not sent: the write of number %d, queued before it, has an unknown outcome, and gap-free numbering lets no later number be written before it is settled", n))
+			failCalls(calls[1:], &unsentError{fmt.Errorf("the write of number %d, queued before it, has an unknown outcome, and gap-free numbering lets no later number be written before it is settled", n)})
 			return
-		case writeLostRace(err) || settle.ReplicatedConflict(err):
-			// A failed condition: another writer took n, query again. A
-			// replicated write conflict: another Region is writing n at
-			// this moment and nothing was written; try n again after the
-			// backoff, and the condition will tell who got it.
-			s.stats.lostRaces.Add(1)
-			h.known = h.known && settle.ReplicatedConflict(err)
-			h.Lost(start)
-			if _, tn, ok := s.headOf(err); ok {
-				h.Saw(tn, s.opts.MaxDelay) // another writer's turn: wait for its end
-			}
+		case capacityRefused(err):
+			s.pace.waitForCapacity(&h.nameWriter, calls, err)
+			return
+		case settle.Classify(err) == settle.ConditionFailed || settle.ReplicatedConflict(err):
 			races++
-			if races >= s.opts.MaxAttempts {
-				failCalls(calls, fmt.Errorf("%w: lost %d races to other writers: %w", ErrContention, races, err))
-				return
-			}
-			if err := s.policy.Wait(ctx, races); err != nil {
+			if err := s.lostEach(ctx, h, start, races, err); err != nil {
 				failCalls(calls, err)
 				return
 			}
-			s.stats.retries.Add(1)
 		default:
 			werr := s.writeError(err)
 			if !errors.Is(werr, ErrInvalidArgument) {
@@ -95,4 +86,28 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 			races = 0 // the next call has all its attempts
 		}
 	}
+}
+
+// lostEach handles a PutItem, started at start, that lost race number
+// races (err): a failed condition (another writer took the number: query
+// again) or a replicated write conflict (another Region is writing the
+// number at this moment and nothing was written: try it again after the
+// backoff, and the condition will tell who got it). It returns
+// ErrContention after MaxAttempts races, ctx's error if ctx ends during
+// the backoff, and nil when the next attempt may go.
+func (s *SortKey) lostEach(ctx context.Context, h *hint, start time.Time, races int, err error) error {
+	s.stats.lostRaces.Add(1)
+	h.known = h.known && settle.ReplicatedConflict(err)
+	h.Lost(start)
+	if _, tn, ok := s.headOf(err); ok {
+		h.Saw(tn, s.opts.MaxDelay) // another writer's turn: wait for its end
+	}
+	if races >= s.opts.MaxAttempts {
+		return fmt.Errorf("%w: lost %d races to other writers: %w", ErrContention, races, err)
+	}
+	if err := s.policy.Wait(ctx, races); err != nil {
+		return err
+	}
+	s.stats.retries.Add(1)
+	return nil
 }

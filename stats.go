@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync/atomic"
 	"time"
+
+	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
 // CounterStats are cumulative figures of a Counter since it was made,
@@ -15,6 +17,21 @@ type CounterStats struct {
 	Numbers    int64      // numbers handed out: 1 per Next, n per NextN
 	RoundTrips int64      // requests sent to DynamoDB; the SDK's own retries of one request count once
 	Errors     ErrorStats // failed calls, by kind
+	Resends    int64      // updates sent again because their outcome was unknown (each one applied twice burns a number)
+
+	CapacityStats // throttles, conflicts, and the waits for capacity
+}
+
+// CapacityStats are the figures of a strategy's requests that DynamoDB
+// refused for want of capacity or because another transaction held their
+// items, and of the waits before sending them again (see docs/metrics.md).
+// The requests counted are also in RoundTrips.
+type CapacityStats struct {
+	Throttled             int64         // requests answered ThrottlingException, ProvisionedThroughputExceededException or RequestLimitExceeded
+	ThrottledTransactions int64         // transactions cancelled for want of capacity: a reason ThrottlingError or ProvisionedThroughputExceeded
+	Conflicts             int64         // requests refused with TransactionConflictException, or transactions cancelled with reason TransactionConflict: another transaction held an item
+	CapacityWaits         int64         // waits before sending again after one of those
+	CapacityWait          time.Duration // the time of those waits, in all
 }
 
 // BlockStats are cumulative figures of a Block since it was made, returned
@@ -68,9 +85,11 @@ type AppendStats struct {
 	BatchedCalls int64 // calls in those batches: BatchedCalls/Batches is the mean batch size
 	MaxBatch     int64 // the most calls in one batch
 
-	LostRaces int64 // writes refused because another writer had written first (a failed condition or a transaction conflict), or at the same moment from another Region (a replicated write conflict)
+	LostRaces int64 // writes refused because another writer had written first (a failed condition), or at the same moment from another Region (a replicated write conflict); conflicts with a transaction in flight are counted in Conflicts
 	Retries   int64 // writes sent again after a lost race; the other lost races ended their batch with ErrContention, or their callers gave up
 	Resends   int64 // identical requests sent again to settle an unknown outcome (a lost answer, a timeout, a server error)
+
+	CapacityStats // throttles, conflicts, and the waits for capacity
 
 	Turns     int64         // turns taken at names that other processes write too: runs of writes back to back while the others wait (see docs/sortkey.md, "Many processes, one name")
 	TurnWaits int64         // waits for the turns of other processes to end, and pauses after this writer's own to let them go
@@ -82,6 +101,7 @@ type AppendStats struct {
 type ErrorStats struct {
 	Exhausted       int64 // ErrExhausted
 	UnknownOutcome  int64 // ErrUnknownOutcome: the write may or may not have been applied
+	Throttled       int64 // ErrThrottled: still throttled when the caller's context ended, or after MaxWait
 	Contention      int64 // ErrContention
 	NotFound        int64 // ErrNotFound
 	TableNotFound   int64 // ErrTableNotFound
@@ -89,19 +109,19 @@ type ErrorStats struct {
 	InvalidArgument int64 // ErrInvalidArgument
 	Closed          int64 // ErrClosed
 	Canceled        int64 // the caller's context ended: context.Canceled or context.DeadlineExceeded
-	Other           int64 // anything else, such as the SDK's error after its retries (throttling, network)
+	Other           int64 // anything else, such as the SDK's error after its retries (a network error)
 }
 
 // Total returns the number of failed calls.
 func (e ErrorStats) Total() int64 {
-	return e.Exhausted + e.UnknownOutcome + e.Contention + e.NotFound + e.TableNotFound + e.TableMismatch +
+	return e.Exhausted + e.UnknownOutcome + e.Throttled + e.Contention + e.NotFound + e.TableNotFound + e.TableMismatch +
 		e.InvalidArgument + e.Closed + e.Canceled + e.Other
 }
 
 // errorCounts is the live form of ErrorStats, updated with atomics; every
 // strategy counts its failed calls with it.
 type errorCounts struct {
-	exhausted, unknownOutcome, contention, notFound, tableNotFound, tableMismatch,
+	exhausted, unknownOutcome, throttled, contention, notFound, tableNotFound, tableMismatch,
 	invalidArgument, closed, canceled, other atomic.Int64
 }
 
@@ -116,6 +136,8 @@ func (c *errorCounts) count(err error) {
 		n = &c.exhausted
 	case errors.Is(err, ErrUnknownOutcome): // before Canceled: it may carry the caller's context error too
 		n = &c.unknownOutcome
+	case errors.Is(err, ErrThrottled): // before Canceled, as above
+		n = &c.throttled
 	case errors.Is(err, ErrContention):
 		n = &c.contention
 	case errors.Is(err, ErrNotFound):
@@ -140,6 +162,7 @@ func (c *errorCounts) stats() ErrorStats {
 	return ErrorStats{
 		Exhausted:       c.exhausted.Load(),
 		UnknownOutcome:  c.unknownOutcome.Load(),
+		Throttled:       c.throttled.Load(),
 		Contention:      c.contention.Load(),
 		NotFound:        c.notFound.Load(),
 		TableNotFound:   c.tableNotFound.Load(),
@@ -171,6 +194,8 @@ func (s *callCounts) record(n int64, err error) {
 type counterStats struct {
 	callCounts
 	roundTrips requestCounts
+	resends    atomic.Int64
+	waits      capacityWaits
 }
 
 // blockStats is the live form of BlockStats, but for the figures Stats
@@ -217,13 +242,72 @@ func (m *int64Max) add(v int64) {
 func (m *int64Max) load() int64 { return m.v.Load() }
 
 // requestCounts counts the requests sent to DynamoDB, by operation, for
-// the RoundTrips figures.
+// the RoundTrips figures, and those refused for want of capacity or for a
+// conflict, by form.
 type requestCounts struct {
 	get, put, update, query, transact atomic.Int64
+	throttled, throttledTx, conflicts atomic.Int64
 }
 
 func (r *requestCounts) total() int64 {
 	return r.get.Load() + r.put.Load() + r.update.Load() + r.query.Load() + r.transact.Load()
+}
+
+// refused counts err, the error of one request, if DynamoDB refused it for
+// want of capacity or for a conflict.
+func (r *requestCounts) refused(err error) {
+	if err == nil {
+		return
+	}
+	if reasons, ok := settle.Reasons(err); ok {
+		var throttled, conflict bool
+		for _, reason := range reasons {
+			switch settle.Code(reason) {
+			case settle.ReasonThrottlingError, settle.ReasonProvisionedThroughputExceeded:
+				throttled = true
+			case settle.ReasonTransactionConflict:
+				conflict = true
+			}
+		}
+		if throttled {
+			r.throttledTx.Add(1)
+		}
+		if conflict {
+			r.conflicts.Add(1)
+		}
+		return
+	}
+	switch settle.Classify(err) {
+	case settle.Throttled:
+		r.throttled.Add(1)
+	case settle.Conflict:
+		if !settle.ReplicatedConflict(err) { // a lost race, counted as such
+			r.conflicts.Add(1)
+		}
+	}
+}
+
+// capacityWaits is the live form of the waits of CapacityStats.
+type capacityWaits struct {
+	n, nanos atomic.Int64
+}
+
+// add counts a wait of d for capacity.
+func (w *capacityWaits) add(d time.Duration) {
+	w.n.Add(1)
+	w.nanos.Add(int64(d))
+}
+
+// capacityStats is the CapacityStats of the requests r counted and the
+// waits w.
+func capacityStats(r *requestCounts, w *capacityWaits) CapacityStats {
+	return CapacityStats{
+		Throttled:             r.throttled.Load(),
+		ThrottledTransactions: r.throttledTx.Load(),
+		Conflicts:             r.conflicts.Load(),
+		CapacityWaits:         w.n.Load(),
+		CapacityWait:          time.Duration(w.nanos.Load()),
+	}
 }
 
 // appendStats is the live form of AppendStats.
@@ -234,6 +318,7 @@ type appendStats struct {
 	maxBatch                    int64Max
 	lostRaces, retries, resends atomic.Int64
 	turns, turnWaits, turnWait  atomic.Int64
+	waits                       capacityWaits
 }
 
 // waited counts a wait for the turns of other processes that lasted d.
@@ -268,6 +353,8 @@ func (s *appendStats) stats() AppendStats {
 		Turns:        s.turns.Load(),
 		TurnWaits:    s.turnWaits.Load(),
 		TurnWait:     time.Duration(s.turnWait.Load()),
+
+		CapacityStats: capacityStats(r, &s.waits),
 	}
 }
 

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // Limits of one TransactWriteItems call.
@@ -26,6 +29,10 @@ type appendReq struct {
 	attrs map[string]types.AttributeValue // the item without its keys; the run adds them
 	size  int                             // the item's size in bytes, keys included
 	races int                             // races lost so far (see raceLost)
+	// waitingSince is when DynamoDB first refused the call's write for
+	// want of capacity or for a conflict (see waitForCapacity); zero if
+	// it never did.
+	waitingSince time.Time
 }
 
 func (r *appendReq) lose() int {
@@ -86,19 +93,52 @@ func oneByOne[Req any](calls []*combine.Call[Req, int64], write func([]*combine.
 }
 
 // putBack reports whether a call of written, which a run has just written,
-// was put back in the queue (combine.Call.Again) after a lost race, and if
-// so puts back rest too, unwritten: the calls of one process to one name
-// are written in the order they arrived.
+// was put back in the queue (combine.Call.Again) after a lost race or to
+// wait for capacity, and if so puts back rest too, unwritten, with the
+// same cause: the calls of one process to one name are written in the
+// order they arrived.
 func putBack[Req any](written, rest []*combine.Call[Req, int64]) bool {
 	for _, c := range written {
 		if c.Again {
 			for _, r := range rest {
-				r.Again = true
+				r.Again, r.Cause = true, c.Cause
 			}
 			return true
 		}
 	}
 	return false
+}
+
+// errCallerLeft is the outcome of a call whose caller left before its
+// write was sent (combine.Call.Publish reported false); nobody reads it.
+var errCallerLeft = errors.New("the caller left before its write was sent")
+
+// publish tells the callers of calls, just before their write is sent,
+// the numbers their items are about to be written at, first, first+1...
+// (combine.Call.Publish: what a caller whose context ends while the write
+// is in flight is told, with ErrUnknownOutcome). A caller that has left
+// already is not written: publish returns the calls to write, in order,
+// and calls itself when every caller is still there.
+func publish(calls []*combine.Call[appendReq, int64], first int64) []*combine.Call[appendReq, int64] {
+	next := first
+	var kept []*combine.Call[appendReq, int64] // nil while every caller is there
+	for i, c := range calls {
+		if !c.Publish(next) {
+			if kept == nil {
+				kept = append(make([]*combine.Call[appendReq, int64], 0, len(calls)), calls[:i]...)
+			}
+			c.Err = errCallerLeft
+			continue
+		}
+		next++
+		if kept != nil {
+			kept = append(kept, c)
+		}
+	}
+	if kept == nil {
+		return calls
+	}
+	return kept
 }
 
 // racer is a write call's request, which counts the races its call lost
@@ -137,6 +177,11 @@ func failCalls[Req any](calls []*combine.Call[Req, int64], err error) {
 // have stored. When the caller's context has ended too, an unknown outcome
 // carries the context's error as well.
 func callError(ctx context.Context, op, table, name string, n int64, err error) error {
+	if errors.Is(err, combine.ErrUnknownOutcome) && !errors.Is(err, ErrUnknownOutcome) {
+		// The caller left after the grace, with the number its run
+		// published (see publish).
+		err = fmt.Errorf("%w: the caller's context ended while its write was in flight: %w", ErrUnknownOutcome, ctx.Err())
+	}
 	e := &Error{Op: op, Table: table, Sequence: name, Err: err}
 	if errors.Is(err, ErrUnknownOutcome) {
 		e.Number = n
@@ -145,4 +190,63 @@ func callError(ctx context.Context, op, table, name string, n int64, err error) 
 		}
 	}
 	return e
+}
+
+// graceOf is the option of a SortKey's or a Latest's combine.Group: with
+// ResolveTimeout 0 (the caller's deadline bounds the call), a caller whose
+// context ends while its write is in flight waits about one round trip
+// (rtt's grace) for the outcome, and then returns ErrUnknownOutcome with
+// the number published for it (see publish). With ResolveTimeout set, it
+// waits for the outcome, which the resends settle, detached.
+func graceOf(r Retry, rtt *roundTrip) func(*combine.Options) {
+	return func(o *combine.Options) {
+		if r.ResolveTimeout == 0 {
+			o.Grace = rtt.grace
+		}
+	}
+}
+
+// nameWriter is what a SortKey or a Latest knows of the writes of one
+// name, beside its last number: the waits for capacity and the turns with
+// other processes (see turns). Only the run in progress for the name
+// touches it (see combine.Group).
+type nameWriter struct {
+	capacity    backoff.Capacity // the waits after throttles and conflicts
+	turns.State                  // with writers of other processes
+}
+
+// pacing is what a SortKey's or a Latest's runs need to pace the writes of
+// a name: Retry.MaxWait, the strategy's round trips and its figures.
+type pacing struct {
+	maxWait time.Duration
+	rtt     *roundTrip
+	stats   *appendStats
+}
+
+// won records a write of w's name that started at start, in turn tn, and
+// succeeded (both writes, without transactions).
+func (p pacing) won(w *nameWriter, start time.Time, tn turns.Turn) {
+	p.rtt.add(time.Since(start))
+	w.capacity.Reset()
+	if w.Won(start, tn) {
+		p.stats.turns.Add(1)
+	}
+}
+
+// headFailed handles calls whose write could not be placed: the read of
+// the name's head failed with err (or a wait for turns ended with the
+// context).
+func (p pacing) headFailed(w *nameWriter, calls []*combine.Call[appendReq, int64], err error) {
+	if capacityRefused(err) {
+		p.waitForCapacity(w, calls, err)
+		return
+	}
+	failCalls(calls, unsent(err))
+}
+
+// waitForCapacity puts calls back in the queue after DynamoDB refused
+// their write (or a read before it) with err, a throttle or a conflict
+// (see waitForCapacity).
+func (p pacing) waitForCapacity(w *nameWriter, calls []*combine.Call[appendReq, int64], err error) {
+	waitForCapacity(calls, &w.capacity, w.RoundTrip(), p.maxWait, &p.stats.waits, err)
 }

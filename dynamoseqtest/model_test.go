@@ -272,6 +272,10 @@ func TestModelUnitsCharged(t *testing.T) {
 	t.Parallel()
 	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{Latency: dynamoseqtest.Latencies{Off: true}}))
 	tab := srv.NewTable(t, table())
+	skDef := table()
+	skDef.AttributeDefinitions = append(skDef.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeN})
+	skDef.KeySchema = append(skDef.KeySchema, types.KeySchemaElement{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange})
+	skTab := aws.String(srv.NewTable(t, skDef))
 	c := srv.Client(noRetries)
 	ctx := context.Background()
 	tn := aws.String(tab)
@@ -343,6 +347,16 @@ func TestModelUnitsCharged(t *testing.T) {
 				TransactItems: []types.TransactWriteItem{tput(p, 500), tput(p+"b", 1500)}})
 			return sum(out.ConsumedCapacity), err
 		}, 6, false, false},
+		{"transaction of 10 items of 100B under one partition key", "TransactWriteItems", nil, func(p string) (float64, error) {
+			var items []types.TransactWriteItem
+			for i := range 10 {
+				items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: skTab, Item: map[string]types.AttributeValue{
+					"pk": &types.AttributeValueMemberS{Value: p}, "sk": &types.AttributeValueMemberN{Value: strconv.Itoa(i + 1)},
+					"v": &types.AttributeValueMemberS{Value: strings.Repeat("x", 90)}}}})
+			}
+			out, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal, TransactItems: items})
+			return sum(out.ConsumedCapacity), err
+		}, 20, false, false},
 		{"transaction with a ConditionCheck", "TransactWriteItems", map[string]int{"": 100}, func(p string) (float64, error) {
 			out, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 				TransactItems: []types.TransactWriteItem{tput(p+"b", 500),

@@ -125,6 +125,8 @@ var imports = map[string]string{
 	"errors":         "errors",
 	"fmt":            "fmt",
 	"http":           "net/http",
+	"math":           "math",
+	"strconv":        "strconv",
 	"testing":        "testing",
 	"time":           "time",
 	"types":          "github.com/aws/aws-sdk-go-v2/service/dynamodb/types",

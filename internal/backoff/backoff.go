@@ -1,5 +1,6 @@
 // Package backoff computes the waits between attempts of a write that lost a
-// race to another writer.
+// race to another writer (Policy), and of one that DynamoDB throttled or
+// found in conflict with a transaction (Capacity).
 package backoff
 
 import (

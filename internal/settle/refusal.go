@@ -58,9 +58,11 @@ func (r Refusal) String() string {
 // SDK's typed errors and error codes (see
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.Errors.html).
 // A cancelled transaction is classified by its reasons: Invalid when one of
-// them is neither None nor one of the reasons above (or there is none),
-// else ConditionFailed when a condition failed (the item returned with it
-// tells the writer what to do next), else Conflict, else Throttled.
+// them is neither None nor one of the reasons above (or there is none);
+// else ConditionFailed when a failed condition returned its item (which
+// tells the writer where to write next: worth more than a wait); else
+// Conflict, else Throttled, else ConditionFailed (a failed condition
+// without its item).
 func Classify(err error) Refusal {
 	var (
 		ccf        *types.ConditionalCheckFailedException
@@ -109,12 +111,12 @@ func clientFault(err error) bool {
 
 // classifyReasons is Classify for the reasons of a cancelled transaction.
 func classifyReasons(reasons []types.CancellationReason) Refusal {
-	var failed, conflict, throttled bool
+	var failed, learned, conflict, throttled bool
 	for _, r := range reasons {
 		switch Code(r) {
 		case ReasonNone:
 		case ReasonConditionalCheckFailed:
-			failed = true
+			failed, learned = true, learned || r.Item != nil
 		case ReasonTransactionConflict:
 			conflict = true
 		case ReasonThrottlingError, ReasonProvisionedThroughputExceeded:
@@ -124,12 +126,14 @@ func classifyReasons(reasons []types.CancellationReason) Refusal {
 		}
 	}
 	switch {
-	case failed:
+	case learned:
 		return ConditionFailed
 	case conflict:
 		return Conflict
 	case throttled:
 		return Throttled
+	case failed:
+		return ConditionFailed
 	}
 	return Invalid
 }

@@ -14,15 +14,19 @@ import (
 )
 
 // cancelled answers a TransactWriteItems with a TransactionCanceledException
-// whose reasons have the codes given ("" for a reason without a code).
+// whose reasons have the codes given ("" for a reason without a code; a
+// code followed by "+item" comes with the item that failed the condition).
 func cancelled(codes ...string) answer.Func {
 	var reasons []string
 	for _, c := range codes {
-		if c == "" {
+		switch code, withItem := strings.CutSuffix(c, "+item"); {
+		case c == "":
 			reasons = append(reasons, `{}`)
-			continue
+		case withItem:
+			reasons = append(reasons, `{"Code":"`+code+`","Item":{"pk":{"S":"a"}}}`)
+		default:
+			reasons = append(reasons, `{"Code":"`+c+`"}`)
 		}
-		reasons = append(reasons, `{"Code":"`+c+`"}`)
 	}
 	return answer.JSON(400, `{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","message":"cancelled",`+
 		`"CancellationReasons":[`+strings.Join(reasons, ",")+`]}`)
@@ -73,9 +77,11 @@ func TestClassify(t *testing.T) {
 		{"cancelled: conflict", cancelled("TransactionConflict", "None"), settle.Conflict},
 		{"cancelled: throttled, on-demand", cancelled("None", "ThrottlingError"), settle.Throttled},
 		{"cancelled: throttled, provisioned", cancelled("ProvisionedThroughputExceeded", ""), settle.Throttled},
-		{"cancelled: condition before conflict", cancelled("TransactionConflict", "ConditionalCheckFailed"), settle.ConditionFailed},
+		{"cancelled: condition with its item before conflict", cancelled("TransactionConflict", "ConditionalCheckFailed+item"), settle.ConditionFailed},
+		{"cancelled: conflict before condition without item", cancelled("TransactionConflict", "ConditionalCheckFailed"), settle.Conflict},
 		{"cancelled: conflict before throttled", cancelled("ThrottlingError", "TransactionConflict"), settle.Conflict},
-		{"cancelled: condition before throttled", cancelled("ThrottlingError", "ConditionalCheckFailed"), settle.ConditionFailed},
+		{"cancelled: condition with its item before throttled", cancelled("ThrottlingError", "ConditionalCheckFailed+item"), settle.ConditionFailed},
+		{"cancelled: throttled before condition without item", cancelled("ThrottlingError", "ConditionalCheckFailed"), settle.Throttled},
 		{"cancelled: validation", cancelled("None", "ValidationError"), settle.Invalid},
 		{"cancelled: validation wins", cancelled("ConditionalCheckFailed", "ValidationError"), settle.Invalid},
 		{"cancelled: item collection full", cancelled("ItemCollectionSizeLimitExceeded"), settle.Invalid},

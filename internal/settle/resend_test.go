@@ -64,8 +64,12 @@ func TestResenderLoop(t *testing.T) {
 		answers  []answer.Func
 		attached bool
 		giveUp   bool // the caller's context ends while the first send is in flight
-		want     string
-		requests int32
+		// bounded resends under the caller's context (Timeout 0), at
+		// most maxResends that may have been applied
+		bounded    bool
+		maxResends int
+		want       string
+		requests   int32
 	}{
 		{name: "applied at once", answers: []answer.Func{ok}, want: "nil", requests: 1},
 		{name: "refused at once", answers: []answer.Func{answer.Status(400, "ValidationException")}, want: "ValidationException", requests: 1},
@@ -77,6 +81,12 @@ func TestResenderLoop(t *testing.T) {
 		{name: "detached: settled after the caller gave up", answers: []answer.Func{answer.Reset, ok}, giveUp: true, want: "nil", requests: 2},
 		{name: "attached, lost, then applied", answers: []answer.Func{answer.Reset, ok}, attached: true, want: "nil", requests: 2},
 		{name: "attached: not resent once the caller gave up", answers: []answer.Func{answer.Reset}, attached: true, giveUp: true, want: "canceled", requests: 1},
+		{name: "bounded, lost, then applied", answers: []answer.Func{answer.Reset, ok}, bounded: true, want: "nil", requests: 2},
+		{name: "bounded: unknown once the caller gave up", answers: []answer.Func{answer.Reset}, bounded: true, giveUp: true, want: "unknown", requests: 1},
+		{name: "bounded: never settled", answers: []answer.Func{answer.Reset}, bounded: true, want: "unknown"},
+		{name: "at most 2 resends", answers: []answer.Func{answer.Reset}, attached: true, maxResends: 2, want: "unknown", requests: 3},
+		{name: "a throttled resend is not counted", answers: []answer.Func{answer.Reset, answer.Status(400, "ThrottlingException"), answer.Reset},
+			attached: true, maxResends: 2, want: "unknown", requests: 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,7 +102,10 @@ func TestResenderLoop(t *testing.T) {
 			}}
 			client := answer.Client(rt, 1)
 			var resent atomic.Int64
-			r := settle.Resender{Timeout: 50 * time.Millisecond, Attached: tt.attached, Resent: &resent, Unknown: errUnknown}
+			r := settle.Resender{Timeout: 50 * time.Millisecond, Attached: tt.attached, MaxResends: tt.maxResends, Resent: &resent, Unknown: errUnknown}
+			if tt.bounded {
+				r.Timeout, r.Bound = 0, 50*time.Millisecond
+			}
 			err := r.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
 				_, err := client.PutItem(ctx, put, optFn)
 				return err

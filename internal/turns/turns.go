@@ -218,6 +218,10 @@ func (t *State) Saw(tn Turn, maxDelay time.Duration) {
 	t.mine = Turn{}
 }
 
+// RoundTrip is the moving average of the writer's round trips at the name
+// (its won writes and its reads of the head); 0 before it measured any.
+func (t *State) RoundTrip() time.Duration { return t.rtt }
+
 // sample adds the time a write or a read took to the moving average of
 // round trips.
 func (t *State) sample(took time.Duration) {

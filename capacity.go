@@ -1,0 +1,197 @@
+package dynamoseq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go"
+
+	"github.com/dynamoseq/dynamoseq/internal/backoff"
+	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/settle"
+)
+
+// Throttling is backpressure. DynamoDB refuses a request over its
+// partition's capacity (throttled), or one that touches an item another
+// transaction holds at that moment (a conflict), having written nothing.
+// The SDK does not retry these for the library (settle.OwnBackpressure,
+// installed by countingClient): the strategies wait them out themselves,
+// with the waits of backoff.Capacity (from about one round trip, doubling,
+// at most a second), while the caller's context lasts and for at most
+// Retry.MaxWait, and then return ErrThrottled (ErrContention for a
+// conflict) with the context's error: nothing stored. Throttles and
+// conflicts do not count as lost races (Retry.MaxAttempts).
+//
+// SortKey and Latest put the calls of a refused write (or of a refused
+// read of the head before it) back in their name's queue and have the
+// name's next run start after the wait (combine.Call.NotBefore), so that
+// the calls arriving meanwhile join the next write instead of queueing
+// behind a sleeping one (waitForCapacity). Requests made outside a run,
+// the Counter's updates and the read methods', wait in line (patience).
+
+// capacityRefused reports whether DynamoDB refused the request of err for
+// want of capacity, or because another transaction held an item of it
+// (not a replicated write conflict, which is a race lost to another
+// Region): nothing was written, and the same request may succeed after a
+// wait.
+func capacityRefused(err error) bool {
+	switch settle.Classify(err) {
+	case settle.Throttled:
+		return true
+	case settle.Conflict:
+		return !settle.ReplicatedConflict(err)
+	}
+	return false
+}
+
+// capacityCause is the cause of a wait of wait for capacity after err.
+func capacityCause(err error, wait time.Duration) *capacityError {
+	kind := ErrThrottled
+	if settle.Classify(err) == settle.Conflict {
+		kind = ErrContention
+	}
+	return &capacityError{kind: kind, wait: wait, err: err}
+}
+
+// waitedTooLong is the error of a call that stops waiting for capacity
+// after maxWait (Retry.MaxWait), its last refusal being cause.
+func waitedTooLong(cause *capacityError, waited, maxWait time.Duration) error {
+	return &capacityError{kind: cause.kind, wait: cause.wait,
+		err: fmt.Errorf("waited %v for capacity, and Retry.MaxWait is %v: %w", waited.Round(time.Millisecond), maxWait, cause.err)}
+}
+
+// waitForCapacity puts calls back in their name's queue after DynamoDB
+// refused their write (or a read before it) with err, a throttle or a
+// conflict: the name's next run starts after the wait c draws from the
+// round trip rtt, with the calls that arrived meanwhile, and a caller whose
+// context ends first gets an error matching ErrThrottled (or ErrContention)
+// as well. A call that has waited maxWait since its first refusal fails
+// with that error instead.
+func waitForCapacity(calls []*combine.Call[appendReq, int64], c *backoff.Capacity, rtt, maxWait time.Duration, waits *capacityWaits, err error) {
+	wait := c.Next(rtt)
+	waits.add(wait)
+	now := time.Now()
+	cause := capacityCause(err, wait)
+	for _, call := range calls {
+		if call.Req.waitingSince.IsZero() {
+			call.Req.waitingSince = now
+		}
+		if waited := now.Sub(call.Req.waitingSince); waited+wait > maxWait {
+			call.Err = waitedTooLong(cause, waited, maxWait)
+			continue
+		}
+		call.Again, call.Cause, call.NotBefore = true, cause, now.Add(wait)
+	}
+}
+
+// patience waits out the throttles and conflicts of requests sent outside
+// a run (a Counter's updates, the read methods' reads): the same waits as
+// waitForCapacity's, taken in line.
+type patience struct {
+	maxWait time.Duration  // Retry.MaxWait
+	rtt     *roundTrip     // the strategy's round trips
+	waits   *capacityWaits // the strategy's figures
+}
+
+// do calls send, and again after a wait each time DynamoDB refuses its
+// request for want of capacity or for a conflict, until it is not refused
+// so, ctx ends (the error then matches ctx's and ErrThrottled, or
+// ErrContention), or maxWait has passed since the first refusal. send must
+// make the same request each time, one that is not applied when refused.
+func (p patience) do(ctx context.Context, send func() error) error {
+	var c backoff.Capacity
+	var first time.Time
+	for {
+		start := time.Now()
+		err := send()
+		if !capacityRefused(err) {
+			if err == nil {
+				p.rtt.add(time.Since(start))
+			}
+			return err
+		}
+		if first.IsZero() {
+			first = start
+		}
+		wait := c.Next(p.rtt.load())
+		cause := capacityCause(err, wait)
+		if waited := time.Since(first); waited+wait > p.maxWait {
+			return waitedTooLong(cause, waited, p.maxWait)
+		}
+		p.waits.add(wait)
+		if werr := backoff.Sleep(ctx, wait); werr != nil {
+			return fmt.Errorf("%w (waiting to send again after: %w)", werr, cause)
+		}
+	}
+}
+
+// patientClient is a strategy's client for its read methods: its GetItem
+// and Query wait out throttles (see patience); its other methods are the
+// client's.
+type patientClient struct {
+	Client
+	p patience
+}
+
+func (c patientClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (out *dynamodb.GetItemOutput, err error) {
+	err = c.p.do(ctx, func() error {
+		out, err = c.Client.GetItem(ctx, in, optFns...)
+		return err
+	})
+	return out, err
+}
+
+func (c patientClient) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (out *dynamodb.QueryOutput, err error) {
+	err = c.p.do(ctx, func() error {
+		out, err = c.Client.Query(ctx, in, optFns...)
+		return err
+	})
+	return out, err
+}
+
+// roundTrip is a moving average of a strategy's round trips, across its
+// names: the first wait for capacity of a request made outside a run, and
+// the grace of a caller whose context ends while its write is in flight.
+// It is safe for concurrent use.
+type roundTrip struct{ ns atomic.Int64 }
+
+// add adds a round trip that took d. Concurrent adds may lose one of
+// them: an estimate needs no more.
+func (r *roundTrip) add(d time.Duration) {
+	old := time.Duration(r.ns.Load())
+	if old == 0 {
+		old = d
+	}
+	r.ns.Store(int64((3*old + d) / 4))
+}
+
+// load returns the average; 0 before any round trip was added.
+func (r *roundTrip) load() time.Duration { return time.Duration(r.ns.Load()) }
+
+// minGrace is the shortest grace of a caller whose context ends while its
+// write is in flight: about DynamoDB's median PutItem round trip, for a
+// strategy that has measured none yet.
+const minGrace = 10 * time.Millisecond
+
+// grace is how long a caller whose context has ended waits for the outcome
+// of its write in flight (combine.Options.Grace): one round trip, at least
+// minGrace.
+func (r *roundTrip) grace() time.Duration { return max(r.load(), minGrace) }
+
+// unsent marks err, the error of a request made before a write was sent
+// (a read of the head), as leaving nothing stored when the same call may
+// succeed later: a network error, or an answer that refused nothing (a
+// server error). Other errors are returned as they are.
+func unsent(err error) error {
+	var api smithy.APIError
+	var op *net.OpError
+	if settle.Classify(err) == settle.NotRefused && (errors.As(err, &api) || errors.As(err, &op)) {
+		return &unsentError{err: fmt.Errorf("the read before the write failed: %w", err)}
+	}
+	return err
+}

@@ -1,0 +1,279 @@
+package dynamoseq_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dynamoseq/dynamoseq"
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
+)
+
+// The tests of this file check that the caller's deadline bounds every
+// call (Retry.ResolveTimeout left at 0), on the service model: a write
+// whose answer is held past the deadline, a name throttled past it, and
+// the errors a request handler maps (RetryAfter).
+
+// shortDeadline is the deadline of the callers of these tests.
+const shortDeadline = 200 * time.Millisecond
+
+// deadlineSlack is what a loaded machine may add to a call's deadline and
+// one round trip (a grace of 10ms to a few tens of milliseconds here).
+const deadlineSlack = 250 * time.Millisecond
+
+// TestModelDeadlineStalledAnswer: callers with a 200ms deadline whose
+// writes are applied but whose answers are held past it return within
+// about 200ms plus one round trip: with ErrUnknownOutcome, the number that
+// may hold their item and context.DeadlineExceeded when their write was
+// in flight, or context.DeadlineExceeded alone when it was not sent; and
+// none is misled (the item is at the number told, or nowhere).
+func TestModelDeadlineStalledAnswer(t *testing.T) {
+	t.Parallel()
+	for _, strategy := range []string{"SortKey", "Latest", "SortKey/NoTransactions", "Latest/NoTransactions"} {
+		for _, callers := range []int{1, 8} {
+			t.Run(strategy+"/callers="+string(rune('0'+callers)), func(t *testing.T) {
+				t.Parallel()
+				srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{}))
+				ft := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{StallAnswers: 1, StallFor: 10 * time.Second})
+				table := srv.NewTable(t, dynamoseq.SortKeyTable("stall"))
+				noTx := strings.HasSuffix(strategy, "/NoTransactions")
+				appendFn, _, _ := modelAppender(t, strings.TrimSuffix(strategy, "/NoTransactions"), srv.Client(dynamoseqtest.WithTransport(ft), dynamoseqtest.FastRetries()), table, noTx)
+				results, took := appendByDeadline(appendFn, "s", callers)
+				var unknown int
+				for i, r := range results {
+					require.Less(t, took[i], shortDeadline+deadlineSlack, "caller %d returned after %v: %v", i, took[i], r.err)
+					require.ErrorIs(t, r.err, context.DeadlineExceeded, "caller %d", i)
+					if errors.Is(r.err, dynamoseq.ErrUnknownOutcome) {
+						unknown++
+						var e *dynamoseq.Error
+						require.ErrorAs(t, r.err, &e)
+						require.Positive(t, e.Number, "caller %d: ErrUnknownOutcome without a number: %v", i, r.err)
+						_, retry := dynamoseq.RetryAfter(r.err)
+						require.False(t, retry, "RetryAfter of an unknown outcome")
+					}
+				}
+				// A write in flight at the deadline: its answer held, or, on a
+				// loaded machine, not back from the server yet.
+				require.Positive(t, unknown, "no caller's write was in flight: the test proves nothing")
+				t.Logf("the callers returned after %v at most; %d answers held", slices.Max(took), ft.Counts().Stalled)
+				checkAppends(t, srv.Client(), table, "s", results, true)
+			})
+		}
+	}
+}
+
+// appendByDeadline makes callers appends of unique bodies to name at
+// once, each with the deadline shortDeadline, and returns what each was
+// told and how long each call took.
+func appendByDeadline(appendFn appender, name string, callers int) ([]appendResult, []time.Duration) {
+	results := make([]appendResult, callers)
+	took := make([]time.Duration, callers)
+	var wg sync.WaitGroup
+	for i := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body := name + "/" + string(rune('a'+i))
+			ctx, cancel := context.WithTimeout(context.Background(), shortDeadline)
+			defer cancel()
+			start := time.Now()
+			n, err := appendFn(ctx, name, map[string]types.AttributeValue{"body": &types.AttributeValueMemberS{Value: body}})
+			took[i] = time.Since(start)
+			results[i] = appendResult{body: body, n: n, err: err}
+		}()
+	}
+	wg.Wait()
+	return results, took
+}
+
+// TestModelDeadlineStalledCounter: a Counter's update whose answer is held
+// past the caller's deadline returns at the deadline with its error
+// (a number may be lost, none is handed out twice); retrying is safe.
+func TestModelDeadlineStalledCounter(t *testing.T) {
+	t.Parallel()
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{}))
+	ft := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{StallAnswers: 1, StallFor: 10 * time.Second})
+	c, err := dynamoseq.NewCounter(srv.Client(dynamoseqtest.WithTransport(ft), dynamoseqtest.FastRetries()), srv.NewTable(t, dynamoseq.CounterTable("stall")))
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), shortDeadline)
+	defer cancel()
+	start := time.Now()
+	_, err = c.Next(ctx, "n")
+	require.Less(t, time.Since(start), shortDeadline+deadlineSlack)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	_, retry := dynamoseq.RetryAfter(err)
+	require.True(t, retry, "RetryAfter(%v)", err)
+}
+
+// starved is a model whose partitions admit one write and then, for about
+// a hundred seconds, none: every later write to a name is throttled. It
+// answers at once (no latency), so that a deadline rarely passes while a
+// request is in flight.
+func starved(t *testing.T, form dynamoseqtest.ThrottleForm) *dynamoseqtest.Server {
+	return dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{WriteUnits: 0.01, Throttle: form, Latency: dynamoseqtest.Latencies{Off: true}}))
+}
+
+// untilNotInFlight calls call up to 3 times while its error is
+// ErrUnknownOutcome: the deadline passed while a (throttled) request was
+// in flight, which a loaded machine makes more likely than the test means
+// to look at. It returns how long the last call took, and its error.
+func untilNotInFlight(t *testing.T, call func() error) (time.Duration, error) {
+	t.Helper()
+	for i := 1; ; i++ {
+		start := time.Now()
+		err := call()
+		if !errors.Is(err, dynamoseq.ErrUnknownOutcome) || i == 3 {
+			return time.Since(start), err
+		}
+		t.Logf("call %d: the deadline passed with a request in flight: %v", i, err)
+	}
+}
+
+// TestModelDeadlineThrottled: a call to a name that DynamoDB keeps
+// throttling returns at its deadline with an error that matches both
+// ErrThrottled and context.DeadlineExceeded, and nothing stored; with a
+// context without deadline it returns after Retry.MaxWait, with
+// ErrThrottled. RetryAfter says to retry later, and suggests a wait.
+func TestModelDeadlineThrottled(t *testing.T) {
+	t.Parallel()
+	for _, form := range throttleForms {
+		t.Run(form.name, func(t *testing.T) {
+			t.Parallel()
+			srv := starved(t, form.form)
+			sortKeyTable := srv.NewTable(t, dynamoseq.SortKeyTable("starved"))
+			counterTable := srv.NewTable(t, dynamoseq.CounterTable("starved"))
+			for _, strategy := range []string{"SortKey", "Latest", "SortKey/NoTransactions", "Latest/NoTransactions", "Counter"} {
+				t.Run(strategy, func(t *testing.T) {
+					t.Parallel()
+					next := starvedNext(t, srv, strategy, sortKeyTable, counterTable)
+					_, err := next(context.Background(), 0)
+					require.NoError(t, err, "the first write (the bucket is full)")
+
+					took, err := untilNotInFlight(t, func() error {
+						ctx, cancel := context.WithTimeout(context.Background(), shortDeadline)
+						defer cancel()
+						_, err := next(ctx, 0)
+						return err
+					})
+					require.Less(t, took, shortDeadline+deadlineSlack)
+					require.ErrorIs(t, err, dynamoseq.ErrThrottled)
+					require.ErrorIs(t, err, context.DeadlineExceeded)
+					wait, retry := dynamoseq.RetryAfter(err)
+					require.True(t, retry, "RetryAfter(%v)", err)
+					require.Positive(t, wait)
+
+					start := time.Now()
+					_, err = next(context.Background(), 300*time.Millisecond)
+					require.Less(t, time.Since(start), 300*time.Millisecond+deadlineSlack)
+					require.ErrorIs(t, err, dynamoseq.ErrThrottled)
+					require.NotErrorIs(t, err, context.DeadlineExceeded)
+					_, retry = dynamoseq.RetryAfter(err)
+					require.True(t, retry, "RetryAfter(%v)", err)
+					t.Logf("at the deadline: %v", err)
+				})
+			}
+		})
+	}
+}
+
+// starvedNext returns a call that appends to (or takes the next number of)
+// a name of its own in the strategy's table, with maxWait as its
+// Retry.MaxWait (0 for the default); the call returns the number.
+func starvedNext(t *testing.T, srv *dynamoseqtest.Server, strategy, sortKeyTable, counterTable string) func(ctx context.Context, maxWait time.Duration) (int64, error) {
+	t.Helper()
+	noTx := strings.HasSuffix(strategy, "/NoTransactions")
+	name := strings.ReplaceAll(strategy, "/", "-")
+	return func(ctx context.Context, maxWait time.Duration) (int64, error) {
+		retry := func(r *dynamoseq.Retry) { r.MaxWait = maxWait }
+		switch strings.TrimSuffix(strategy, "/NoTransactions") {
+		case "SortKey":
+			s, err := dynamoseq.NewSortKey(srv.Client(), sortKeyTable, func(o *dynamoseq.SortKeyOptions) { retry(&o.Retry); o.NoTransactions = noTx })
+			require.NoError(t, err)
+			return s.Next(ctx, name)
+		case "Latest":
+			l, err := dynamoseq.NewLatest(srv.Client(), sortKeyTable, func(o *dynamoseq.LatestOptions) { retry(&o.Retry); o.NoTransactions = noTx })
+			require.NoError(t, err)
+			return l.Next(ctx, name)
+		}
+		c, err := dynamoseq.NewCounter(srv.Client(), counterTable, func(o *dynamoseq.CounterOptions) { retry(&o.Retry) })
+		require.NoError(t, err)
+		return c.Next(ctx, name)
+	}
+}
+
+// TestModelReadsThrottled: reads that DynamoDB keeps throttling (the
+// partition admits one read and then none for about a hundred seconds)
+// are waited out until the caller's deadline: SortKey.Last and an Append
+// whose writer must read the last number first return ErrThrottled with
+// context.DeadlineExceeded, and nothing is stored.
+func TestModelReadsThrottled(t *testing.T) {
+	t.Parallel()
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{ReadUnits: 0.01, Latency: dynamoseqtest.Latencies{Off: true}}))
+	table := srv.NewTable(t, dynamoseq.SortKeyTable("starved"))
+	s, err := dynamoseq.NewSortKey(srv.Client(), table)
+	require.NoError(t, err)
+	_, err = s.Next(context.Background(), "r")
+	require.NoError(t, err)
+	// The reads of the empty collection may have cost nothing; a read of
+	// the item takes what the bucket holds, and the next ones wait. A
+	// deadline that passes while a read is in flight (a loaded machine)
+	// is the context's error alone: then try again.
+	withDeadline := func(call func(ctx context.Context) error) (err error) {
+		for range 5 {
+			ctx, cancel := context.WithTimeout(context.Background(), shortDeadline)
+			err = call(ctx)
+			cancel()
+			if errors.Is(err, dynamoseq.ErrThrottled) {
+				break
+			}
+		}
+		return err
+	}
+	err = withDeadline(func(ctx context.Context) error { _, err := s.Last(ctx, "r"); return err })
+	require.ErrorIs(t, err, dynamoseq.ErrThrottled)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+
+	cold, err := dynamoseq.NewSortKey(srv.Client(), table) // knows nothing of "r": must Query
+	require.NoError(t, err)
+	err = withDeadline(func(ctx context.Context) error { _, err := cold.Next(ctx, "r"); return err })
+	require.ErrorIs(t, err, dynamoseq.ErrThrottled)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Len(t, collection(t, dynamoseqtest.Start(t).Client(), table, "r"), 1, "nothing stored by the throttled call (read past the model)")
+	require.Positive(t, cold.Stats().Throttled, "the cold writer's throttled Query")
+}
+
+// TestRetryAfter: the errors a request handler maps to "retry later",
+// and those it must not.
+func TestRetryAfter(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		err   error
+		retry bool
+	}{
+		{nil, false},
+		{&dynamoseq.Error{Err: dynamoseq.ErrThrottled}, true},
+		{&dynamoseq.Error{Err: dynamoseq.ErrContention}, true},
+		{&dynamoseq.Error{Err: context.DeadlineExceeded}, true},
+		{&dynamoseq.Error{Err: errors.Join(dynamoseq.ErrUnknownOutcome, context.DeadlineExceeded), Number: 3}, false},
+		{&dynamoseq.Error{Err: dynamoseq.ErrInvalidArgument}, false},
+		{&dynamoseq.Error{Err: dynamoseq.ErrTableNotFound}, false},
+		{&dynamoseq.Error{Err: dynamoseq.ErrExhausted}, false},
+		{&dynamoseq.Error{Err: errors.New("something else")}, false},
+		{&dynamoseq.Error{Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}}, true},
+		{&dynamoseq.Error{Err: &net.OpError{Op: "read", Net: "tcp", Err: errors.New("connection reset")}}, false},
+	}
+	for _, tt := range tests {
+		wait, retry := dynamoseq.RetryAfter(tt.err)
+		if retry != tt.retry || (retry && wait <= 0) {
+			t.Errorf("RetryAfter(%v) = %v, %v; want %v and a wait", tt.err, wait, retry, tt.retry)
+		}
+	}
+}

@@ -1,0 +1,125 @@
+package dynamoseq_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dynamoseq/dynamoseq"
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
+)
+
+// firstGetFails is an http.RoundTripper that fails the first attempt of
+// every GetItem as a broken connection, so that the SDK's retryer must
+// spend a token of its retry quota on the second.
+type firstGetFails struct{ base http.RoundTripper }
+
+func (f firstGetFails) RoundTrip(req *http.Request) (*http.Response, error) {
+	if strings.HasSuffix(req.Header.Get("X-Amz-Target"), ".GetItem") && strings.HasPrefix(req.Header.Get("Amz-Sdk-Request"), "attempt=1;") {
+		return nil, &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}
+	}
+	return f.base.RoundTrip(req)
+}
+
+// TestModelRetryQuota: while the library floods a throttled name, an
+// unrelated GetItem on the same client, which needs one retry, still gets
+// it: the library's throttles do not spend the client's retry quota (the
+// SDK's standard retryer, in its legacy mode and with
+// AWS_NEW_RETRIES_2026). The same flood of raw PutItems, which the SDK
+// retries, exhausts the quota, and the GetItem fails: the check can fail.
+//
+// It does not run in parallel: AWS_NEW_RETRIES_2026 is read from the
+// process's environment, when the retryer is made and at each retry.
+func TestModelRetryQuota(t *testing.T) {
+	for _, mode := range []string{"legacy", "AWS_NEW_RETRIES_2026"} {
+		t.Run(mode, func(t *testing.T) {
+			if mode != "legacy" {
+				t.Setenv("AWS_NEW_RETRIES_2026", "true")
+			}
+			srv := starved(t, dynamoseqtest.ThrottleOnDemand)
+			table := srv.NewTable(t, dynamoseq.SortKeyTable("quota"))
+			other := srv.NewTable(t, dynamoseq.CounterTable("other"))
+			newClient := func() *dynamodb.Client {
+				// The standard retryer, with its quota, without its
+				// backoff, so that a flood spends the quota in a moment.
+				return srv.Client(dynamoseqtest.WithTransport(firstGetFails{http.DefaultTransport}), func(o *dynamodb.Options) {
+					o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
+						so.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return 0, nil })
+					})
+				})
+			}
+			get := func(client *dynamodb.Client) error {
+				_, err := client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(other),
+					Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "x"}}})
+				return err
+			}
+
+			// A Counter: each caller waits out its own throttles, so that
+			// many throttled requests are sent (a SortKey's callers queue
+			// behind one wait, and send few).
+			client := newClient()
+			c, err := dynamoseq.NewCounter(client, other)
+			require.NoError(t, err)
+			flood(t, func(ctx context.Context, g int) error {
+				_, err := c.Next(ctx, "hot")
+				return err
+			}, func() error { return get(client) })
+			require.Greater(t, c.Stats().Throttled, int64(50), "the library was hardly throttled: the test proves little")
+			t.Logf("through the library: %d throttled requests; every GetItem got its retry", c.Stats().Throttled)
+
+			raw := newClient()
+			exceeded := false
+			flood(t, func(ctx context.Context, g int) error {
+				_, err := raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+					"pk": &types.AttributeValueMemberS{Value: "raw"}, "sk": &types.AttributeValueMemberN{Value: "1"}}})
+				return err
+			}, func() error {
+				err := get(raw)
+				exceeded = exceeded || (err != nil && strings.Contains(err.Error(), "retry quota exceeded"))
+				return nil
+			})
+			require.True(t, exceeded, "a raw flood left the retry quota to GetItem: the check could not fail")
+		})
+	}
+}
+
+// flood calls call from 16 goroutines for a second, with a short deadline
+// each (their errors are expected), and meanwhile calls check every 50ms,
+// which fails t on an error.
+func flood(t *testing.T, call func(ctx context.Context, g int) error, check func() error) {
+	t.Helper()
+	stop := time.Now().Add(time.Second)
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(stop) {
+				ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+				_ = call(ctx, g)
+				cancel()
+			}
+		}()
+	}
+	time.Sleep(300 * time.Millisecond) // the flood is under way
+	for time.Now().Before(stop) {
+		if err := check(); err != nil {
+			t.Errorf("GetItem during the flood: %v", err)
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	wg.Wait()
+}

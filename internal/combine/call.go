@@ -22,6 +22,12 @@ type Call[Req, Res any] struct {
 	// next run start no earlier than then (the latest of the batch counts;
 	// the zero time asks nothing). See the package comment.
 	NotBefore time.Time
+	// Fill, set by run with NotBefore, lets the key's next run start
+	// before NotBefore as soon as Fill calls wait in the key's queue (the
+	// leader's among them): a run that waits for the callers it has just
+	// answered to call again stops waiting once they are back. The
+	// largest of the batch counts; 0 (the default) waits for NotBefore.
+	Fill int
 	// Cause, set by run with Again, says why the call was put back (for
 	// example a throttled write): if the caller's context ends before the
 	// call is written again, Do's error matches Cause as well as the
@@ -72,7 +78,7 @@ func (c *Call[Req, Res]) Publish(pending Res) bool {
 // caller holds the Group's mutex.
 func (c *Call[Req, Res]) reset() {
 	var zero Res
-	c.Res, c.Err, c.Again, c.NotBefore, c.Cause = zero, nil, false, time.Time{}, nil
+	c.Res, c.Err, c.Again, c.NotBefore, c.Fill, c.Cause = zero, nil, false, time.Time{}, 0, nil
 	c.published, c.pending = false, zero
 }
 

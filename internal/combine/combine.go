@@ -15,7 +15,10 @@
 // the run.)
 //
 // Delay. A run can ask that its key's next run start no earlier than a
-// point in time (Call.NotBefore; for example after a throttled write). The
+// point in time (Call.NotBefore; for example after a throttled write), or
+// than that point or the moment a number of calls wait, whichever comes
+// first (Call.Fill; for example to let callers just answered call again
+// and join one batch). The
 // caller who leads that run waits for it holding no lock, so that the calls
 // arriving meanwhile join its batch (up to maxBatch); if its context ends
 // first (or as the wait ends), its call leaves with the context's error and
@@ -61,6 +64,7 @@ import (
 type Group[K comparable, S, Req, Res any] struct {
 	maxBatch, maxIdle int
 	grace             func() time.Duration // Options.Grace
+	aloneHere         bool                 // Options.AloneHere
 	// wait sleeps until the given time, or until ctx ends and then returns
 	// its error; tests replace it to hold a leader in its wait.
 	wait func(ctx context.Context, until time.Time) error
@@ -85,7 +89,12 @@ type queue[S, Req, Res any] struct {
 	// notBefore is when the next run may start, as the last run asked
 	// (Call.NotBefore); zero for at once.
 	notBefore time.Time
-	state     S // read and written only by the lead's run
+	// fill is the largest Call.Fill of the last run: the next run may
+	// start before notBefore once fill calls are waiting. filled, while
+	// a leader waits for that, ends its wait.
+	fill   int
+	filled context.CancelFunc
+	state  S // read and written only by the lead's run
 }
 
 type status int
@@ -116,6 +125,13 @@ type Options struct {
 	// caller had given up (Publish reports false). nil (the default) means
 	// until the outcome is known, however long the run takes.
 	Grace func() time.Duration
+	// AloneHere, with a grace, runs a batch of one call on its caller's
+	// goroutine, as without a grace, saving the hand-offs to and from a
+	// run's goroutine: that caller then waits for the run, whose context
+	// ends with the caller's, so run must end promptly once its context
+	// ends (a request to DynamoDB does). Batches of more calls still go on
+	// a goroutine of their own.
+	AloneHere bool
 }
 
 // New returns a Group that passes at most maxBatch calls to one run and keeps
@@ -134,7 +150,7 @@ func New[K comparable, S, Req, Res any](maxBatch, maxIdle int, optFns ...func(*O
 	for _, fn := range optFns {
 		fn(&o)
 	}
-	return &Group[K, S, Req, Res]{maxBatch: maxBatch, maxIdle: maxIdle, grace: o.Grace, wait: waitUntil, keys: make(map[K]*queue[S, Req, Res])}
+	return &Group[K, S, Req, Res]{maxBatch: maxBatch, maxIdle: maxIdle, grace: o.Grace, aloneHere: o.AloneHere, wait: waitUntil, keys: make(map[K]*queue[S, Req, Res])}
 }
 
 func waitUntil(ctx context.Context, until time.Time) error {
@@ -283,6 +299,10 @@ func (g *Group[K, S, Req, Res]) enqueue(key K, w *waiter[Req, Res]) *queue[S, Re
 		g.keys[key] = q
 	}
 	q.waiting = append(q.waiting, w)
+	if q.filled != nil && len(q.waiting) >= q.fill {
+		q.filled()
+		q.filled = nil
+	}
 	if !q.leading {
 		if q.idle {
 			q.idle = false

@@ -238,3 +238,64 @@ func TestGracePanicWithNobodyLeft(t *testing.T) {
 		}
 	}
 }
+
+// TestAloneHere: with Options.AloneHere, a batch of one call runs on its
+// caller's goroutine: a caller whose context ends waits for the run (which
+// a run that honours its context ends at once); in a batch of two, a
+// caller still leaves after the grace.
+func TestAloneHere(t *testing.T) {
+	const grace = 20 * time.Millisecond
+	g := New[string, int, int, int](10, 10, func(o *Options) {
+		o.Grace = func() time.Duration { return grace }
+		o.AloneHere = true
+	})
+	started, release := make(chan struct{}, 2), make(chan struct{})
+	run := func(_ context.Context, _ string, _ *int, batch []*Call[int, int]) {
+		for _, c := range batch {
+			c.Publish(c.Req)
+		}
+		started <- struct{}{}
+		<-release
+		for _, c := range batch {
+			c.Res = c.Req
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	out := doAsync(g, ctx, "k", 1, run)
+	<-started
+	cancel()
+	select {
+	case got := <-out:
+		t.Fatalf("a lone caller left its run, on its own goroutine: %v", got)
+	case <-time.After(5 * grace):
+	}
+	release <- struct{}{}
+	if got := <-out; got.err != nil || got.res != 1 {
+		t.Fatalf("Do = %+v, want the run's outcome", got)
+	}
+
+	// A batch of two: held open by a first run, then run apart.
+	hold := doAsync(g, context.Background(), "k", 0, run)
+	<-started
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	quitter := doAsync(g, ctx, "k", 1, run)
+	other := doAsync(g, context.Background(), "k", 2, run)
+	waitFor(t, waitingLen(g, "k", 2))
+	release <- struct{}{}
+	<-hold
+	<-started
+	cancel()
+	select {
+	case got := <-quitter:
+		if !errors.Is(got.err, ErrUnknownOutcome) {
+			t.Errorf("the quitter of a batch of two: %v, want ErrUnknownOutcome", got.err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the quitter of a batch of two did not leave after the grace")
+	}
+	release <- struct{}{}
+	if got := <-other; got.err != nil || got.res != 2 {
+		t.Fatalf("the other caller: %+v", got)
+	}
+}

@@ -19,26 +19,50 @@ import (
 // on.
 func (g *Group[K, S, Req, Res]) lead(key K, q *queue[S, Req, Res], w *waiter[Req, Res],
 	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) error {
-	g.mu.Lock()
-	notBefore := q.notBefore // only a run's end changes it, and none is in progress
-	g.mu.Unlock()
-	if time.Until(notBefore) > 0 {
-		if err := g.wait(w.ctx, notBefore); err != nil {
-			g.mu.Lock()
-			defer g.mu.Unlock()
-			return g.resign(q, w, err)
-		}
+	if err := g.delay(q, w); err != nil {
+		return err
 	}
 	batch, err := g.take(q, w)
 	if err != nil {
 		return err
 	}
-	if g.grace == nil {
+	if g.grace == nil || g.aloneHere && len(batch) == 1 {
 		g.runHere(key, q, batch, run)
 	} else {
 		go g.runApart(key, q, batch, run)
 	}
 	return nil
+}
+
+// delay waits, on the goroutine of w, which holds the lead of q, until the
+// next run of q may start: q.notBefore, or once q.fill calls wait. If w's
+// context ends first, w resigns (see resign) and delay returns its error.
+func (g *Group[K, S, Req, Res]) delay(q *queue[S, Req, Res], w *waiter[Req, Res]) error {
+	g.mu.Lock()
+	notBefore := q.notBefore // only a run's end changes it, and none is in progress
+	if time.Until(notBefore) <= 0 || q.fill > 0 && len(q.waiting) >= q.fill {
+		g.mu.Unlock()
+		return nil
+	}
+	ctx := w.ctx
+	if q.fill > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(w.ctx)
+		q.filled = cancel // enqueue calls it once q.fill calls wait
+		defer func() {
+			g.mu.Lock()
+			q.filled = nil
+			g.mu.Unlock()
+			cancel()
+		}()
+	}
+	g.mu.Unlock()
+	if err := g.wait(ctx, notBefore); err != nil && w.ctx.Err() != nil {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.resign(q, w, w.ctx.Err())
+	}
+	return nil // the time has come, or the calls
 }
 
 // resign takes w, which holds the lead and whose context has ended with
@@ -144,7 +168,7 @@ func (g *Group[K, S, Req, Res]) take(q *queue[S, Req, Res], leader *waiter[Req, 
 func (g *Group[K, S, Req, Res]) finish(q *queue[S, Req, Res], batch []*waiter[Req, Res], failed error, p any) (passed bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	q.notBefore = time.Time{}
+	q.notBefore, q.fill = time.Time{}, 0
 	if failed != nil {
 		var zero S
 		q.state = zero
@@ -154,8 +178,11 @@ func (g *Group[K, S, Req, Res]) finish(q *queue[S, Req, Res], batch []*waiter[Re
 		c := &w.call
 		if failed != nil {
 			c.Err, c.Again = failed, false
-		} else if c.NotBefore.After(q.notBefore) {
-			q.notBefore = c.NotBefore
+		} else {
+			if c.NotBefore.After(q.notBefore) {
+				q.notBefore = c.NotBefore
+			}
+			q.fill = max(q.fill, c.Fill)
 		}
 		if c.Again && !c.gone {
 			// Back in the queue as it came, but for Req (run may have

@@ -405,3 +405,74 @@ func TestNotBeforeLeaderGivesUpAsWaitEnds(t *testing.T) {
 		})
 	}
 }
+
+// TestFillEndsDelay: a run that sets NotBefore with Fill delays the key's
+// next run until Fill calls wait, not until NotBefore: the leader's wait
+// ends as the last of them arrives, and they run in one batch. Without
+// enough calls, the wait lasts until NotBefore.
+func TestFillEndsDelay(t *testing.T) {
+	g := New[string, int, int, int](8, 10)
+	var mu sync.Mutex
+	var batches [][]int
+	run := func(_ context.Context, _ string, _ *int, batch []*Call[int, int]) {
+		mu.Lock()
+		defer mu.Unlock()
+		var reqs []int
+		for _, c := range batch {
+			reqs = append(reqs, c.Req)
+			c.Res = c.Req
+		}
+		batches = append(batches, reqs)
+		batch[0].NotBefore, batch[0].Fill = time.Now().Add(time.Hour), 3
+	}
+	if _, err := g.Do(context.Background(), "k", 0, run); err != nil {
+		t.Fatal(err)
+	}
+	var results []<-chan result
+	for i := 1; i <= 3; i++ {
+		results = append(results, doAsync(g, context.Background(), "k", i, run))
+		if i < 3 {
+			waitFor(t, waitingLen(g, "k", i))
+		}
+	}
+	for _, out := range results {
+		select {
+		case got := <-out:
+			if got.err != nil {
+				t.Fatal(got.err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the third call did not end the wait")
+		}
+	}
+	mu.Lock()
+	got := slices.Clone(batches)
+	mu.Unlock()
+	if want := [][]int{{0}, {1, 2, 3}}; !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("batches %v, want %v", got, want)
+	}
+
+	// Fewer calls than Fill: the wait lasts until NotBefore.
+	g = New[string, int, int, int](8, 10)
+	gt := holdWaits(g)
+	short := func(_ context.Context, _ string, _ *int, batch []*Call[int, int]) {
+		for _, c := range batch {
+			c.Res = c.Req
+		}
+		batch[0].NotBefore, batch[0].Fill = time.Now().Add(time.Hour), 3
+	}
+	if _, err := g.Do(context.Background(), "k", 0, short); err != nil {
+		t.Fatal(err)
+	}
+	out := doAsync(g, context.Background(), "k", 1, short)
+	<-gt.waits
+	select {
+	case got := <-out:
+		t.Fatalf("Do returned %v before NotBefore with 1 call of 3", got)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(gt.release)
+	if got := <-out; got.err != nil || got.res != 1 {
+		t.Fatalf("Do = %v, want 1", got)
+	}
+}

@@ -72,21 +72,30 @@ func waitedTooLong(cause *capacityError, waited, maxWait time.Duration) error {
 // context ends first gets an error matching ErrThrottled (or ErrContention)
 // as well. A call that has waited maxWait since its first refusal fails
 // with that error instead.
-func waitForCapacity(calls []*combine.Call[appendReq, int64], c *backoff.Capacity, rtt, maxWait time.Duration, waits *capacityWaits, err error) {
+func waitForCapacity[Req any, R refusable[Req]](calls []*combine.Call[Req, int64], c *backoff.Capacity, rtt, maxWait time.Duration, waits *capacityWaits, err error) {
 	wait := c.Next(rtt)
 	waits.add(wait)
 	now := time.Now()
 	cause := capacityCause(err, wait)
 	for _, call := range calls {
-		if call.Req.waitingSince.IsZero() {
-			call.Req.waitingSince = now
+		since := R(&call.Req).refusedSince()
+		if since.IsZero() {
+			*since = now
 		}
-		if waited := now.Sub(call.Req.waitingSince); waited+wait > maxWait {
+		if waited := now.Sub(*since); waited+wait > maxWait {
 			call.Err = waitedTooLong(cause, waited, maxWait)
 			continue
 		}
 		call.Again, call.Cause, call.NotBefore = true, cause, now.Add(wait)
 	}
+}
+
+// refusable is a write call's request that remembers when DynamoDB first
+// refused its write for want of capacity or for a conflict (a pointer to
+// it, so that waitForCapacity can set it).
+type refusable[Req any] interface {
+	*Req
+	refusedSince() *time.Time // the zero time if it never was
 }
 
 // patience waits out the throttles and conflicts of requests sent outside

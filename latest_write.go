@@ -19,6 +19,7 @@ import (
 // run writes one batch of appends to the document base, in as many
 // transactions as DynamoDB's limits on actions and bytes require.
 func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch []*combine.Call[appendReq, int64]) {
+	defer linger(batch, l.rtt.load())
 	if singleItemWrites(l.opts.NoTransactions, l.opts.GlobalTable) {
 		l.appendEach(ctx, base, hint, batch)
 		return

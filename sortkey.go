@@ -238,6 +238,7 @@ type sortKeyCall = combine.Call[appendReq, int64]
 // transactions as DynamoDB's limits allow. It is called by combine.Group,
 // one run per key at a time.
 func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyCall) {
+	defer linger(batch, s.rtt.load())
 	if singleItemWrites(s.opts.NoTransactions, s.opts.GlobalTable) {
 		s.writeEach(ctx, pk, h, batch)
 		return

@@ -35,6 +35,8 @@ type appendReq struct {
 	waitingSince time.Time
 }
 
+func (r *appendReq) refusedSince() *time.Time { return &r.waitingSince }
+
 func (r *appendReq) lose() int {
 	r.races++
 	return r.races
@@ -107,6 +109,31 @@ func putBack[Req any](written, rest []*combine.Call[Req, int64]) bool {
 		}
 	}
 	return false
+}
+
+// lingerShare is the share of a round trip that the next run of a hot name
+// waits at most for its callers (see linger): usually they are all back
+// long before, and the wait ends then; a caller that stopped calling costs
+// the whole wait once.
+const lingerShare = 5
+
+// linger asks, after a run of batch, that the name's next run wait for the
+// callers the run has just answered if the batch held more than one call
+// (the name is hot): until as many calls wait as the batch held, for at
+// most lingerShare of rtt. They call again at once, and so join one batch,
+// instead of a leader sending its own call alone the moment the run ends
+// and the others waiting a round trip for the next. A lone caller never
+// waits, and neither does a batch put back (its wait for capacity stands).
+func linger[Req any](batch []*combine.Call[Req, int64], rtt time.Duration) {
+	if len(batch) < 2 {
+		return
+	}
+	for _, c := range batch {
+		if c.Again {
+			return
+		}
+	}
+	batch[0].NotBefore, batch[0].Fill = time.Now().Add(rtt/lingerShare), len(batch)
 }
 
 // errCallerLeft is the outcome of a call whose caller left before its

@@ -7,8 +7,9 @@
 // takes a Client, which *dynamodb.Client satisfies:
 //
 //   - Counter: one atomic counter item per sequence, one UpdateItem per
-//     number. Order numbers, user ids, anything that must be unique and
-//     roughly increasing, up to about 1,000 numbers a second per sequence.
+//     number, shared by the calls that wait for each other (group commit).
+//     Order numbers, user ids, anything that must be unique and roughly
+//     increasing, thousands of numbers a second per sequence.
 //   - Block: numbers leased from a Counter in ranges and handed out from
 //     memory. Event ids, log lines, order lines: millions a second, no
 //     network call on the request path, gaps when a process stops without
@@ -32,8 +33,8 @@
 //	order                increasing per   increasing within    increasing       increasing
 //	                     sequence         a process
 //	round trips/number   1                1 per block          2, 1 warm        2, 1 warm
-//	write units/number   1                1 per block          1 (2 batched)    4 (2(k+1) for k
-//	                                                                                batched)
+//	write units/number   1 (1/k for k     1 per block          1 (2 batched)    4 (2(k+1) for k
+//	                     batched)                                                 batched)
 //
 // "Unique" holds across every process that shares the table. "Gap-free"
 // means a number exists only if its item was written: Counter and Block lose

@@ -167,9 +167,9 @@ func TestModelHotNameCounters(t *testing.T) {
 		writeUnits float64
 		each       int
 	}{
-		{"Counter", 100, 20},
-		{"Block", 60, 20},
-		{"IDMinter", 100, 20},
+		{"Counter", 15, 20}, // group commit: about 10 numbers a write unit
+		{"Block", 10, 20},
+		{"IDMinter", 15, 20},
 	}
 	for _, form := range throttleForms {
 		for _, c := range cases {
@@ -183,10 +183,10 @@ func TestModelHotNameCounters(t *testing.T) {
 				var mu sync.Mutex
 				seen := map[string]bool{}
 				start := time.Now()
-				fanOut(t, 16, c.each, func(g, i int) (struct{}, error) {
+				got := fanOut(t, 16, c.each, func(g, i int) (string, error) {
 					v, err := next(g)
 					if err != nil {
-						return struct{}{}, err
+						return "", err
 					}
 					mu.Lock()
 					defer mu.Unlock()
@@ -194,14 +194,28 @@ func TestModelHotNameCounters(t *testing.T) {
 						t.Errorf("%s handed out twice", v)
 					}
 					seen[v] = true
-					return struct{}{}, nil
+					return v, nil
 				})
 				took := time.Since(start)
 				require.Len(t, seen, 16*c.each, "values handed out")
+				requireIncreasingIDs(t, got)
 				st := counter.Stats()
 				require.Zero(t, st.Errors.Total(), "the counter's failed calls: %+v", st.Errors)
 				modelFigures(t, srv, c.writeUnits, len(seen), took, st.CapacityStats)
 			})
+		}
+	}
+}
+
+// requireIncreasingIDs requires each goroutine's values, numbers or
+// readable IDs of one width, to increase (compared as strings, the
+// shorter first).
+func requireIncreasingIDs(t *testing.T, got [][]string) {
+	t.Helper()
+	less := func(a, b string) bool { return len(a) < len(b) || len(a) == len(b) && a < b }
+	for g, values := range got {
+		for i := 1; i < len(values); i++ {
+			require.True(t, less(values[i-1], values[i]), "goroutine %d: %s then %s, want a larger value", g, values[i-1], values[i])
 		}
 	}
 }
@@ -294,6 +308,58 @@ func TestModelHotNameProcesses(t *testing.T) {
 					checkLatestPointer(t, srv, l, table, "hot", len(results), false)
 				}
 				modelFigures(t, srv, writeUnits, len(results), took, dynamoseq.CapacityStats{})
+			})
+		}
+	}
+}
+
+func init() {
+	helpers["model-counter"] = func(t *testing.T) {
+		// Goroutines of one process taking numbers of one name on the
+		// model (whose endpoint the parent passed as the server's), without
+		// deadlines: each goroutine's values on a line, in order.
+		counter, err := dynamoseq.NewCounter(dbtest.Client(t), os.Getenv("TABLE"))
+		require.NoError(t, err)
+		next := counterNext(t, os.Getenv("STRATEGY"), counter)
+		goroutines, _ := strconv.Atoi(os.Getenv("GOROUTINES"))
+		each, _ := strconv.Atoi(os.Getenv("EACH"))
+		for _, values := range fanOut(t, goroutines, each, func(g, _ int) (string, error) { return next(g) }) {
+			fmt.Printf("minted %s\n", strings.Join(values, " "))
+		}
+	}
+}
+
+// TestModelHotNameCounterProcesses: Counter, Block and IDMinter from 4 OS
+// processes x 4 goroutines on one name over its partition's capacity, in
+// either form of throttling: no caller gets an error (a helper process
+// fails on one), no value is handed out twice, and each goroutine's values
+// increase.
+func TestModelHotNameCounterProcesses(t *testing.T) {
+	t.Parallel()
+	const processes, goroutines, each, writeUnits = 4, 4, 15, 25
+	for _, form := range throttleForms {
+		for _, strategy := range []string{"Counter", "Block", "IDMinter"} {
+			t.Run(form.name+"/"+strategy, func(t *testing.T) {
+				t.Parallel()
+				srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(hotService(form.form, writeUnits)))
+				table := srv.NewTable(t, dynamoseq.CounterTable("hot"))
+				start := time.Now()
+				outs := dbtest.RunProcesses(t, processes, "model-counter", "STRATEGY="+strategy, "TABLE="+table,
+					"GOROUTINES="+strconv.Itoa(goroutines), "EACH="+strconv.Itoa(each), dbtest.EndpointEnv+"="+srv.Endpoint())
+				took := time.Since(start)
+				var got [][]string
+				seen := map[string]bool{}
+				for _, l := range outputLines(outs, "minted ") {
+					values := strings.Fields(l)
+					for _, v := range values {
+						require.False(t, seen[v], "%s handed out twice", v)
+						seen[v] = true
+					}
+					got = append(got, values)
+				}
+				require.Len(t, seen, processes*goroutines*each, "values handed out")
+				requireIncreasingIDs(t, got)
+				modelFigures(t, srv, writeUnits, len(seen), took, dynamoseq.CapacityStats{})
 			})
 		}
 	}

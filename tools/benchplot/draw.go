@@ -17,9 +17,9 @@ import (
 // The strategies charted, with the recipe each replaces.
 var kinds = []struct {
 	kind, title string
-	logY        bool // Block's numbers a second are many orders above the recipe's
+	logY        bool // a ceiling (the Counter's, with group commit) or numbers a second (Block's) orders above the recipe's
 }{
-	{"counter", "Counter.Next vs the raw UpdateItem ADD loop", false},
+	{"counter", "Counter.Next vs the raw UpdateItem ADD loop", true},
 	{"block", "Block.Next vs the raw UpdateItem ADD loop", true},
 	{"sortkey", "SortKey.Append vs Query + conditional Put", false},
 	{"latest", "Latest.Append vs the hand-written transaction loop", false},

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
@@ -281,12 +282,8 @@ func TestModelHotNameProcesses(t *testing.T) {
 		for strategy, each := range map[string]int{"SortKey": 12, "Latest": 8} {
 			t.Run(form.name+"/"+strategy, func(t *testing.T) {
 				t.Parallel()
-				srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(hotService(form.form, writeUnits)))
-				table := srv.NewTable(t, dynamoseq.SortKeyTable("hot"))
-				start := time.Now()
-				outs := dbtest.RunProcesses(t, processes, "model-append", "STRATEGY="+strategy, "TABLE="+table,
-					"GOROUTINES="+strconv.Itoa(goroutines), "EACH="+strconv.Itoa(each), dbtest.EndpointEnv+"="+srv.Endpoint())
-				took := time.Since(start)
+				srv, table, outs, took := hotProcesses(t, form.form, writeUnits, dynamoseq.SortKeyTable("hot"),
+					"model-append", strategy, processes, goroutines, each)
 				var results []appendResult
 				for _, l := range outputLines(outs, "appended ") {
 					fields := strings.SplitN(l, " ", 3)
@@ -341,12 +338,8 @@ func TestModelHotNameCounterProcesses(t *testing.T) {
 		for _, strategy := range []string{"Counter", "Block", "IDMinter"} {
 			t.Run(form.name+"/"+strategy, func(t *testing.T) {
 				t.Parallel()
-				srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(hotService(form.form, writeUnits)))
-				table := srv.NewTable(t, dynamoseq.CounterTable("hot"))
-				start := time.Now()
-				outs := dbtest.RunProcesses(t, processes, "model-counter", "STRATEGY="+strategy, "TABLE="+table,
-					"GOROUTINES="+strconv.Itoa(goroutines), "EACH="+strconv.Itoa(each), dbtest.EndpointEnv+"="+srv.Endpoint())
-				took := time.Since(start)
+				srv, _, outs, took := hotProcesses(t, form.form, writeUnits, dynamoseq.CounterTable("hot"),
+					"model-counter", strategy, processes, goroutines, each)
 				var got [][]string
 				seen := map[string]bool{}
 				for _, l := range outputLines(outs, "minted ") {
@@ -363,4 +356,19 @@ func TestModelHotNameCounterProcesses(t *testing.T) {
 			})
 		}
 	}
+}
+
+// hotProcesses runs helper (with STRATEGY, GOROUTINES and EACH) in
+// processes OS processes against a new table made by def on a model whose
+// partitions take writeUnits a second, throttled in form. It returns the
+// model, the table, the processes' outputs and how long they took.
+func hotProcesses(t *testing.T, form dynamoseqtest.ThrottleForm, writeUnits float64, def *dynamodb.CreateTableInput,
+	helper, strategy string, processes, goroutines, each int) (*dynamoseqtest.Server, string, [][]byte, time.Duration) {
+	t.Helper()
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(hotService(form, writeUnits)))
+	table := srv.NewTable(t, def)
+	start := time.Now()
+	outs := dbtest.RunProcesses(t, processes, helper, "STRATEGY="+strategy, "TABLE="+table,
+		"GOROUTINES="+strconv.Itoa(goroutines), "EACH="+strconv.Itoa(each), dbtest.EndpointEnv+"="+srv.Endpoint())
+	return srv, table, outs, time.Since(start)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -17,7 +18,9 @@ import (
 // kind of the commands that take them (an IDMinter takes any Sequencer).
 //
 // After the kind is resolved, every command refuses a flag of this table
-// set on the command line for a kind it does not list (refuseUnread).
+// set on the command line for a kind it does not list (refuseUnread), and
+// every command's help marks these flags with their kinds (kindMark): both
+// read this table, so they cannot disagree.
 var kindFlags = []flagKinds{
 	{"sort-key-type", []string{kindSortKey, kindLatest}},
 	{"sort-key-width", []string{kindSortKey, kindLatest}},
@@ -103,4 +106,34 @@ func joinKinds(kinds []string, conj string) string {
 		return strings.Join(kinds, "")
 	}
 	return strings.Join(kinds[:len(kinds)-1], ", ") + " " + conj + " " + kinds[len(kinds)-1]
+}
+
+// kindMark is what the help adds to the flag name when only some kinds
+// read it: " [sortkey, latest]"; "" when every kind does.
+func kindMark(name string) string {
+	kinds := kindsReading(name)
+	if kinds == nil {
+		return ""
+	}
+	return " [" + strings.Join(kinds, ", ") + "]"
+}
+
+// kindFlagsHelp writes what a command's help says about the flags that
+// kindMark marks: that they are refused for another kind, but not when set
+// through their variables. only is the one kind the command works on, for
+// the commands without --kind (advance and list), or "".
+func kindFlagsHelp(w io.Writer, only string) {
+	refused := `A flag marked [KINDS] is read by those kinds only. Set on the command line
+while the kind, given by --kind or read from the table, is another, it is
+refused, exit status 2`
+	if only != "" {
+		refused = fmt.Sprintf(`This command works on %s only. A flag marked [KINDS] is read by those
+kinds only: set on the command line without %s among them, it is
+refused, exit status 2`, only, only)
+	}
+	fmt.Fprintf(w, `
+%s (but a "" or 0 that stands for the default is let
+through). Set through its DYNAMOSEQ_ variable, it is not refused, only left
+unread, so that one shell's variables may serve tables of every kind.
+`, refused)
 }

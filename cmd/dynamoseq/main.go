@@ -197,7 +197,8 @@ DYNAMOSEQ_PARTITION_KEY for --partition-key, and so on (a flag wins). The
 endpoint can be set in AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL.
 Credentials and Region come from the standard AWS chain (environment, shared
 config files, --profile). Without --kind, a command reads the strategy from
-the table's key ('dynamoseq next --help' says how).
+the table's key ('dynamoseq next --help' says how). A flag the kind does not
+read is refused on the command line and left unread in its variable.
 Exit status: 0 success, 1 error, 2 usage mistake.
 Run 'dynamoseq COMMAND --help' for a command's flags.
 `)
@@ -207,6 +208,7 @@ Run 'dynamoseq COMMAND --help' for a command's flags.
 // long flag names.
 func commandUsage(w io.Writer, c *command, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, "usage: %s\n\n%s.\n%s", synopsis(c), c.summary, c.doc)
+	kindFlagsHelp(w, c.only)
 	shared := sharedFlags()
 	own := func(f *pflag.Flag) bool { return shared.Lookup(f.Name) == nil }
 	fmt.Fprintf(w, "\nFlags of %s:\n", c.name)
@@ -225,7 +227,7 @@ func printFlags(w io.Writer, fs *pflag.FlagSet, which func(*pflag.Flag) bool) {
 		if !isZeroDefault(f) {
 			def = fmt.Sprintf(" (default %s)", f.DefValue)
 		}
-		fmt.Fprintf(w, "  %s\n    \t%s%s%s\n", flagSynopsis(f), help, def, envNote(f.Name))
+		fmt.Fprintf(w, "  %s%s\n    \t%s%s%s\n", flagSynopsis(f), kindMark(f.Name), help, def, envNote(f.Name))
 	})
 }
 

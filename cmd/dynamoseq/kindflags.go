@@ -16,6 +16,9 @@ import (
 // commands' own flags (-n, --page-size, -c, ...) and --period, --date and
 // --location, which name the sequence before its kind is known, for every
 // kind of the commands that take them (an IDMinter takes any Sequencer).
+// The table is by kind only: a flag a kind reads only beside another
+// (--sort-key-width with --sort-key-type S, --version-key-format with
+// --layout partitionkey) is not refused without it.
 //
 // After the kind is resolved, every command refuses a flag of this table
 // set on the command line for a kind it does not list (refuseUnread), and

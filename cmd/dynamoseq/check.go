@@ -55,12 +55,21 @@ func checkCommand() *command {
 			kind := defineKind(fs, kindCounter, kindBlock, kindSortKey, kindLatest)
 			ttl := fs.String("ttl", "", "the TTL attribute the table must have enabled (an IDMinter's TTL.Attribute)")
 			return func(ctx context.Context, e *env, _ []string) error {
+				if kind.given != "" {
+					// Its unread flags refused before any request, even when
+					// the table does not exist.
+					if _, err := kind.of(ctx, e, ""); err != nil {
+						return err
+					}
+				}
 				client, err := e.client(ctx)
 				if err != nil {
 					return err
 				}
 				r := report{Table: e.table, OK: true}
-				r.Kind, r.Findings = e.check(ctx, client, kind, *ttl)
+				if r.Kind, r.Findings, err = e.check(ctx, client, kind, *ttl); err != nil {
+					return err
+				}
 				var text strings.Builder
 				problems := 0
 				for _, f := range r.Findings {
@@ -87,26 +96,31 @@ func checkCommand() *command {
 }
 
 // check describes the table and returns the kind it checked the table for
-// and what it found.
-func (e *env) check(ctx context.Context, client *dynamodb.Client, k *kindFlag, ttl string) (string, []finding) {
+// and what it found; or the usage error of a flag set on the command line
+// that the kind read from the table does not read.
+func (e *env) check(ctx context.Context, client *dynamodb.Client, k *kindFlag, ttl string) (string, []finding, error) {
 	out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(e.table)})
 	var notFound *types.ResourceNotFoundException
 	switch {
 	case errors.As(err, &notFound):
 		return k.given, []finding{{Level: levelProblem, Subject: "table", Message: fmt.Sprintf("%q does not exist in this Region (or these credentials cannot see it)", e.table),
-			Fix: "dynamoseq create-table --kind " + or(k.given, "counter|block|sortkey|latest") + " with the same flags"}}
+			Fix: "dynamoseq create-table --kind " + or(k.given, "counter|block|sortkey|latest") + " with the same flags"}}, nil
 	case err != nil:
-		return k.given, []finding{{Level: levelProblem, Subject: "table", Message: fmt.Sprintf("DescribeTable: %v", err)}}
+		return k.given, []finding{{Level: levelProblem, Subject: "table", Message: fmt.Sprintf("DescribeTable: %v", err)}}, nil
 	}
 	t := out.Table
 	kind, err := k.fromTable(ctx, e, t, "") // no GetItem without a NAME
-	if err != nil {
-		return k.given, []finding{{Level: levelProblem, Subject: "kind", Message: err.Error()}}
+	var ue *usageError
+	switch {
+	case errors.As(err, &ue):
+		return kind, nil, err
+	case err != nil:
+		return k.given, []finding{{Level: levelProblem, Subject: "kind", Message: err.Error()}}, nil
 	}
 	found := []finding{tableStatus(t), kindFinding(k, kind, t)}
 	found = append(found, e.keySchema(t, kind), billing(t))
 	found = append(found, e.timeToLive(ctx, client, kind, ttl))
-	return kind, append(found, e.globalFinding(t, kind, ttl))
+	return kind, append(found, e.globalFinding(t, kind, ttl)), nil
 }
 
 // kindFinding says which kind check compares the table with, and where

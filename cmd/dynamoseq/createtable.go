@@ -38,6 +38,9 @@ func createTableCommand() *command {
 				if *kind == "" {
 					return usageErrorf("--kind is required")
 				}
+				if err := e.refuseUnread(*kind, ""); err != nil {
+					return err
+				}
 				in := e.tableDefinition(*kind)
 				switch *printAs {
 				case "cloudformation":

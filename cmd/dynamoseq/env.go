@@ -23,6 +23,10 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 
+	// onCommandLine names the flags set on the command line, not through
+	// their variables (commandLineFlags): those refuseUnread refuses.
+	onCommandLine []string
+
 	ddb *dynamodb.Client // made by client
 }
 

@@ -55,10 +55,12 @@ func defineKind(fs *pflag.FlagSet, choices ...string) *kindFlag {
 
 // of returns the kind of the sequence name ("" when the command has no
 // NAME): --kind, or the one kindRule reads from the table. When it reads
-// latest on a table without a sort key, it sets --layout partitionkey.
+// latest on a table without a sort key, it sets --layout partitionkey. A
+// flag set on the command line that the kind does not read is a usage
+// error (refuseUnread); with --kind, of makes no request to say so.
 func (k *kindFlag) of(ctx context.Context, e *env, name string) (string, error) {
 	if k.given != "" {
-		return k.given, nil
+		return k.given, e.refuseUnread(k.given, "")
 	}
 	desc, err := e.describe(ctx, name)
 	if err != nil {
@@ -68,11 +70,22 @@ func (k *kindFlag) of(ctx context.Context, e *env, name string) (string, error) 
 }
 
 // fromTable is --kind, or the kind kindRule reads from the table's
-// description desc, for the sequence name ("" for none).
+// description desc, for the sequence name ("" for none); as of, it
+// refuses the flags that the kind does not read.
 func (k *kindFlag) fromTable(ctx context.Context, e *env, desc *types.TableDescription, name string) (string, error) {
 	if k.given != "" {
-		return k.given, nil
+		return k.of(ctx, e, name) // no request
 	}
+	kind, err := k.read(ctx, e, desc, name)
+	if err != nil {
+		return "", err
+	}
+	return kind, e.refuseUnread(kind, ", the kind read from the table (--kind names another)")
+}
+
+// read is the kind kindRule reads from the table's description desc, for
+// the sequence name ("" for none).
+func (k *kindFlag) read(ctx context.Context, e *env, desc *types.TableDescription, name string) (string, error) {
 	var err error
 	takes := func(kind string) bool { return slices.Contains(k.choices, kind) }
 	if len(desc.KeySchema) == 1 { // a partition key only

@@ -33,7 +33,7 @@ func listCommand() *command {
 			"attribute is not a Number are not counters and are left out. With --period,\n" +
 			"only the counters an IDMinter keeps for that period (names ending in\n" +
 			"#20261122 with --period day).\n",
-		minArgs: 0, maxArgs: 0,
+		minArgs: 0, maxArgs: 0, only: kindCounter,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			prefix := fs.String("prefix", "", "only the sequences whose name starts with this")
 			period := definePeriod(fs)

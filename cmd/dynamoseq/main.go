@@ -14,10 +14,13 @@
 // there). The flags that describe the table can be set once in environment
 // variables: DYNAMOSEQ_TABLE, DYNAMOSEQ_PARTITION_KEY and so on, the
 // endpoint in AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL. Without --kind,
-// a command reads the strategy from the table's key. Errors go to stderr,
-// naming the table and the sequence, with the closest names when a name is
-// not found. The exit status is 0 on success, 1 on an error, 2 on a mistake
-// in the command line. Every subcommand takes --help.
+// a command reads the strategy from the table's key. A flag that the kind
+// does not read (--sort-key-type for a counter) is refused when it is set on
+// the command line, and left unread when it is set through its variable
+// (kindflags.go). Errors go to stderr, naming the table and the sequence,
+// with the closest names when a name is not found. The exit status is 0 on
+// success, 1 on an error, 2 on a mistake in the command line. Every
+// subcommand takes --help.
 package main
 
 import (
@@ -52,7 +55,11 @@ type command struct {
 	doc      string // what it does underneath, for its --help
 	minArgs  int
 	maxArgs  int
-	define   func(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []string) error
+	// only is the one kind a command without --kind works on (advance
+	// and list work on counters), whose unread flags runCommand refuses;
+	// "" for a command that resolves its kind itself.
+	only   string
+	define func(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []string) error
 }
 
 // commands lists the subcommands in the order the usage shows them.
@@ -123,6 +130,7 @@ func runCommand(ctx context.Context, c *command, args []string, stdout, stderr i
 		commandUsage(stdout, c, fs)
 		return 0
 	case err == nil:
+		e.onCommandLine = commandLineFlags(fs) // before the variables set more
 		err = fromEnvironment(fs)
 	}
 	switch {
@@ -133,6 +141,11 @@ func runCommand(ctx context.Context, c *command, args []string, stdout, stderr i
 	}
 	if err := e.validate(); err != nil {
 		return usageFailed(stderr, c, err)
+	}
+	if c.only != "" {
+		if err := e.refuseUnread(c.only, fmt.Sprintf(" (%s works on %s only)", c.name, c.only)); err != nil {
+			return usageFailed(stderr, c, err)
+		}
 	}
 	err = e.layoutHint(runFn(ctx, e, positional))
 	var ue *usageError
@@ -184,7 +197,8 @@ DYNAMOSEQ_PARTITION_KEY for --partition-key, and so on (a flag wins). The
 endpoint can be set in AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL.
 Credentials and Region come from the standard AWS chain (environment, shared
 config files, --profile). Without --kind, a command reads the strategy from
-the table's key ('dynamoseq next --help' says how).
+the table's key ('dynamoseq next --help' says how). A flag the kind does not
+read is refused on the command line and left unread in its variable.
 Exit status: 0 success, 1 error, 2 usage mistake.
 Run 'dynamoseq COMMAND --help' for a command's flags.
 `)
@@ -194,6 +208,7 @@ Run 'dynamoseq COMMAND --help' for a command's flags.
 // long flag names.
 func commandUsage(w io.Writer, c *command, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, "usage: %s\n\n%s.\n%s", synopsis(c), c.summary, c.doc)
+	kindFlagsHelp(w, c.only)
 	shared := sharedFlags()
 	own := func(f *pflag.Flag) bool { return shared.Lookup(f.Name) == nil }
 	fmt.Fprintf(w, "\nFlags of %s:\n", c.name)
@@ -212,7 +227,7 @@ func printFlags(w io.Writer, fs *pflag.FlagSet, which func(*pflag.Flag) bool) {
 		if !isZeroDefault(f) {
 			def = fmt.Sprintf(" (default %s)", f.DefValue)
 		}
-		fmt.Fprintf(w, "  %s\n    \t%s%s%s\n", flagSynopsis(f), help, def, envNote(f.Name))
+		fmt.Fprintf(w, "  %s%s\n    \t%s%s%s\n", flagSynopsis(f), kindMark(f.Name), help, def, envNote(f.Name))
 	})
 }
 

@@ -52,6 +52,7 @@ func TestCommand(t *testing.T) {
 	t.Run("bench", func(t *testing.T) { testBench(t, run, client) })
 	t.Run("profile", func(t *testing.T) { testProfile(t, bin, endpoint, client) })
 	t.Run("environment", func(t *testing.T) { testEnvironment(t, bin, endpoint, client) })
+	t.Run("kind flags", func(t *testing.T) { testKindFlags(t, run, bin, endpoint, client) })
 }
 
 // result is what one run of the command printed and its exit status.

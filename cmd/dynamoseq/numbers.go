@@ -170,7 +170,7 @@ func advanceCommand() *command {
 			"it says so on stderr and leaves it. It moves only a counter that exists\n" +
 			"(Counter.Current first, one strongly consistent GetItem), so that a mistyped\n" +
 			"NAME is not created: --create starts a new counter at TO.\n",
-		minArgs: 2, maxArgs: 2,
+		minArgs: 2, maxArgs: 2, only: kindCounter,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			period := definePeriod(fs)
 			create := fs.Bool("create", false, "start the counter at TO when it does not exist")

@@ -54,8 +54,8 @@ func (s *settings) register(fs *pflag.FlagSet) {
 	choiceVar(fs, &s.output, "output", "text", "the format of the answers on stdout", "text", "json")
 
 	fs.StringVar(&s.partitionKey, "partition-key", "", fmt.Sprintf("the partition key attribute, a String (default %q)", dynamoseq.DefaultPartitionKey))
-	fs.StringVar(&s.sortKey, "sort-key", "", fmt.Sprintf("the sort key attribute (default %q); SortKey and Latest", dynamoseq.DefaultSortKey))
-	choiceVar(fs, &s.sortKeyType, "sort-key-type", "", "the sort key's type (default N); SortKey and Latest", "N", "S")
+	fs.StringVar(&s.sortKey, "sort-key", "", fmt.Sprintf("the sort key attribute (default %q): a SortKey's or a Latest's, and a counter's with --counter-sort-key-value", dynamoseq.DefaultSortKey))
+	choiceVar(fs, &s.sortKeyType, "sort-key-type", "", "the sort key's type (default N)", "N", "S")
 	fs.IntVar(&s.sortKeyWidth, "sort-key-width", 0, "digits of a String sort key (default 19)")
 	fs.StringVar(&s.counterSortKey, "counter-sort-key-value", "", `the String sort key value of every counter item, in a single-table design with a String sort key ("COUNTER")`)
 	fs.StringVar(&s.valueAttribute, "value-attribute", "", fmt.Sprintf("the Number attribute of a counter (default %q)", dynamoseq.DefaultValueAttribute))

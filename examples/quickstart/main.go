@@ -77,13 +77,14 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "Sequence:  %q in table %q, last value before this run: %d\n", *sequence, *table, before)
-	fmt.Fprintf(out, "Minting:   %d order numbers from %d goroutines (Counter.Next: one UpdateItem each)\n\n", *orders, *goroutines)
+	fmt.Fprintf(out, "Minting:   %d order numbers from %d goroutines (Counter.Next: concurrent calls share an UpdateItem)\n\n", *orders, *goroutines)
 
+	sent := counter.Stats().RoundTrips
 	values, latencies, elapsed, err := mint(ctx, counter, *sequence, *goroutines, *orders)
 	if err != nil {
 		return err
 	}
-	return report(out, values, latencies, elapsed, before)
+	return report(out, values, latencies, elapsed, before, counter.Stats().RoundTrips-sent)
 }
 
 // connect returns a client for the endpoint the user chose, and says which.
@@ -145,7 +146,7 @@ func mint(ctx context.Context, c *dynamoseq.Counter, name string, goroutines, to
 	return values, latencies, elapsed, nil
 }
 
-func report(out io.Writer, values []int64, latencies []time.Duration, elapsed time.Duration, before int64) error {
+func report(out io.Writer, values []int64, latencies []time.Duration, elapsed time.Duration, before, updates int64) error {
 	sorted := slices.Clone(values)
 	slices.Sort(sorted)
 	distinct := len(slices.Compact(slices.Clone(sorted)))
@@ -162,6 +163,8 @@ func report(out io.Writer, values []int64, latencies []time.Duration, elapsed ti
 	pct := func(p float64) time.Duration { return latencies[int(p*float64(len(latencies)-1))] }
 	fmt.Fprintf(out, "Minted:    %d numbers in %v = %.0f numbers/s\n", len(values), elapsed.Round(time.Millisecond), float64(len(values))/elapsed.Seconds())
 	fmt.Fprintf(out, "Latency:   p50 %v, p99 %v, max %v per Next\n", pct(0.50).Round(10*time.Microsecond), pct(0.99).Round(10*time.Microsecond), latencies[len(latencies)-1].Round(10*time.Microsecond))
+	fmt.Fprintf(out, "Updates:   %d UpdateItems for %d numbers (%.1f numbers each: the calls waiting together share one)\n",
+		updates, len(values), float64(len(values))/float64(max(updates, 1)))
 	fmt.Fprintf(out, "Range:     %d..%d (continuing from %d)\n", lo, hi, before)
 	fmt.Fprintf(out, "Distinct:  %d of %d; repeated: %d; gaps inside the range: %d\n", distinct, len(values), len(values)-distinct, gaps)
 	if distinct != len(values) {

@@ -29,6 +29,7 @@ func TestQuickstart(t *testing.T) {
 	assert.Contains(t, out.String(), `Table:     "`+table+`" ready`)
 	assert.Contains(t, out.String(), "Range:     1..400 (continuing from 0)")
 	assert.Contains(t, out.String(), "Distinct:  400 of 400; repeated: 0; gaps inside the range: 0")
+	assert.Contains(t, out.String(), " UpdateItems for 400 numbers (")
 
 	t.Setenv("AWS_ENDPOINT_URL", srv.Endpoint())
 	t.Setenv("AWS_REGION", "us-east-1")

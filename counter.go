@@ -125,8 +125,13 @@ func NewCounter(client Client, table string, optFns ...func(*CounterOptions)) (*
 		c.first, c.stride = slice.first, slice.stride
 	}
 	c.maxSpan = maxSpan((o.MaxValue-c.first)/c.stride+1, c.stride)
-	c.group = combine.New[counterKey, counterLane, counterReq, int64](maxCounterBatch, counterIdle, graceOf(o.Retry, &c.rtt),
-		func(o *combine.Options) { o.AloneHere = true }) // a lone update ends with its caller's context
+	// A caller never waits for its update's outcome past its context and a
+	// grace, whatever ResolveTimeout (as the resolver is Attached): the
+	// others in its batch may have later deadlines, and for a Counter an
+	// unknown outcome only loses numbers. A lone update ends with its
+	// caller's context (AloneHere).
+	c.group = combine.New[counterKey, counterLane, counterReq, int64](maxCounterBatch, counterIdle,
+		func(o *combine.Options) { o.Grace, o.AloneHere = c.rtt.grace, true })
 	if base := c.first - c.stride; base == 0 { // cannot overflow: first >= 1, stride >= 1
 		// The plain atomic counter: ADD treats a missing attribute as 0.
 		c.update = "ADD #v :n"

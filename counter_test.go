@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -390,4 +392,69 @@ func TestErrorMessage(t *testing.T) {
 	want := fmt.Sprintf(`dynamoseq: Counter.Next: table %q, sequence "tickets": sequence exhausted: MaxValue is 1`, table)
 	assert.Equal(t, want, err.Error())
 	assert.True(t, errors.Is(err, dynamoseq.ErrExhausted))
+}
+
+// TestCounterBatchDeadline: a caller whose call shares an update with a
+// caller of a later deadline returns at its own deadline, also with
+// Retry.ResolveTimeout set (which lets the update be resolved past it):
+// for a Counter an unknown outcome only loses numbers, so nobody waits
+// for it past their deadline and about one round trip.
+func TestCounterBatchDeadline(t *testing.T) {
+	t.Parallel()
+	client := dbtest.Client(t)
+	held := &heldClient{Client: client, release: make(chan struct{})}
+	c, err := dynamoseq.NewCounter(held, dbtest.CounterTable(t, client),
+		func(o *dynamoseq.CounterOptions) { o.ResolveTimeout = time.Minute })
+	require.NoError(t, err)
+
+	first := make(chan error, 1)
+	go func() { _, err := c.Next(context.Background(), "orders"); first <- err }()
+	require.Eventually(t, func() bool { return held.calls.Load() == 1 }, 5*time.Second, time.Millisecond)
+
+	// Both queue behind the held update, and share the next one, which
+	// stalls until its context ends.
+	var short, long error
+	var shortTook time.Duration
+	var wg sync.WaitGroup
+	for _, deadline := range []time.Duration{shortDeadline, 2 * time.Second} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			start := time.Now()
+			_, err := c.Next(ctx, "orders")
+			if deadline == shortDeadline {
+				short, shortTook = err, time.Since(start)
+			} else {
+				long = err
+			}
+		}()
+	}
+	time.Sleep(20 * time.Millisecond)
+	close(held.release)
+	require.NoError(t, <-first)
+	wg.Wait()
+	require.Equal(t, int64(2), held.calls.Load(), "the two calls queued behind the first did not share an update")
+	require.ErrorIs(t, short, context.DeadlineExceeded)
+	require.Less(t, shortTook, shortDeadline+deadlineSlack, "the short caller waited for the long one: %v", short)
+	require.Error(t, long)
+}
+
+// heldClient holds its first UpdateItem until release is closed, then
+// sends it; every later UpdateItem stalls until its context ends, as a
+// network that stopped answering would.
+type heldClient struct {
+	dynamoseq.Client
+	release chan struct{}
+	calls   atomic.Int64
+}
+
+func (h *heldClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	if h.calls.Add(1) == 1 {
+		<-h.release
+		return h.Client.UpdateItem(ctx, in, optFns...)
+	}
+	<-ctx.Done()
+	return nil, fmt.Errorf("stalled: %w", ctx.Err())
 }

@@ -49,17 +49,16 @@ func (g *Group[K, S, Req, Res]) delay(q *queue[S, Req, Res], w *waiter[Req, Res]
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(w.ctx)
 		q.filled = cancel // enqueue calls it once q.fill calls wait
-		defer func() {
-			g.mu.Lock()
-			q.filled = nil
-			g.mu.Unlock()
-			cancel()
-		}()
+		defer cancel()
 	}
 	g.mu.Unlock()
-	if err := g.wait(ctx, notBefore); err != nil && w.ctx.Err() != nil {
-		g.mu.Lock()
-		defer g.mu.Unlock()
+	err := g.wait(ctx, notBefore)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	// Cleared before the lead can pass on (resign), so as not to clear the
+	// next leader's. (If wait panics it stays, a no-op once called.)
+	q.filled = nil
+	if err != nil && w.ctx.Err() != nil {
 		return g.resign(q, w, w.ctx.Err())
 	}
 	return nil // the time has come, or the calls

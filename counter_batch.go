@@ -19,18 +19,21 @@ import (
 // (Next, NextN, a Block's lease, an IDMinter's Next) share one UpdateItem:
 // ADD of the sum of their spans, whose UPDATED_NEW value is the last number
 // of the batch; each call gets its range in arrival order. A lone call is
-// its own batch and costs what it did alone. One update per sequence is in
-// flight at a time (combine.Group), which is what keeps each caller's
-// numbers increasing and lets a call that starts after another has
-// returned get a larger number: its update is sent after the other's was
-// applied. The item's write units no longer cap the numbers a second: a
-// batch of k costs one write unit, 1/k per number.
+// its own batch and costs what it did alone. DynamoDB applies the updates
+// of one item one after another, so a call that starts after another has
+// returned gets a larger number (its update is sent after the other's was
+// applied), and so each caller's numbers increase. One update per sequence
+// and process is in flight at a time (combine.Group): the calls that
+// arrive meanwhile make the next batch. The item's write units no longer
+// cap the numbers a second: a batch of k costs one write unit, 1/k per
+// number.
 //
 // When a run carried more than one call, the sequence is hot: its next run
 // waits for the callers the run has just answered, who call again at once
 // (a fifth of a round trip at most; see linger), so that they join one
 // batch instead of alternating between a batch of one and a batch of the
-// rest. A lone caller never waits.
+// rest. A caller alone on a sequence never waits; one left alone by
+// callers that stopped waits that fifth of a round trip once.
 
 // maxCounterBatch is the most calls one UpdateItem carries: beyond it a
 // caller gains little (a round trip is shared by a hundred already) and

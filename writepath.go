@@ -122,8 +122,9 @@ const lingerShare = 5
 // (the name is hot): until as many calls wait as the batch held, for at
 // most lingerShare of rtt. They call again at once, and so join one batch,
 // instead of a leader sending its own call alone the moment the run ends
-// and the others waiting a round trip for the next. A lone caller never
-// waits, and neither does a batch put back (its wait for capacity stands).
+// and the others waiting a round trip for the next. A caller alone on a
+// name never waits (one left alone by callers that stopped waits once),
+// and neither does a batch put back (its wait for capacity stands).
 func linger[Req any](batch []*combine.Call[Req, int64], rtt time.Duration) {
 	if len(batch) < 2 {
 		return

@@ -33,12 +33,12 @@ import (
 // by a caller that then fails to use it is lost, and so is one taken by a
 // request whose response was lost and that the SDK or the Counter sent
 // again: when the SDK gives up on an update that may have been applied, the
-// Counter sends it again, at most twice (while the caller's context lasts;
-// with Retry.ResolveTimeout set, for up to that instead). If that settles
-// nothing, the call returns ErrUnknownOutcome (with Number 0); if the
-// context ends, its error (within about a round trip if the update is in
-// flight). Either way retrying is safe: the number may be
-// lost, never handed out twice. An update that DynamoDB throttles is sent
+// Counter sends it again while the caller's context lasts, at most twice
+// (with Retry.ResolveTimeout set, for up to that instead): a caller never
+// waits for an outcome past its context. If that settles nothing, the call
+// returns ErrUnknownOutcome (with Number 0); if the context ends, its
+// error (within about a round trip if the update is in flight). Either way
+// retrying is safe: the number may be lost, never handed out twice. An update that DynamoDB throttles is sent
 // again after a jittered wait (from one round trip up to a second) while
 // the caller's context lasts, for at most Retry.MaxWait; then the call
 // returns ErrThrottled with the context's error.

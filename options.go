@@ -115,7 +115,10 @@ type Retry struct {
 	// call; the write is sent again only while the caller's context lasts
 	// (and MaxWait), and a caller whose context ends first returns, within
 	// about one round trip, ErrUnknownOutcome with the number that may
-	// hold its item.
+	// hold its item. A Counter (and the Blocks and IDMinters over it)
+	// sends a lost update again for up to ResolveTimeout too, but only
+	// while its caller's context lasts: an unknown outcome there loses
+	// numbers, never hands one out twice.
 	ResolveTimeout time.Duration
 }
 

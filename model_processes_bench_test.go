@@ -35,7 +35,9 @@ func BenchmarkModelProcesses(b *testing.B) {
 			for _, mode := range []string{"baseline", "dynamoseq"} {
 				shape := fmt.Sprintf("processes=%dx%d", benchProcesses, benchGoroutines)
 				b.Run(kind+"/"+formName(form)+"/"+shape+"/"+mode, func(b *testing.B) {
-					mb.runProcesses(b, kind, mode, form)
+					mb.report(b, medianWindow(mb.seeds, func(seed uint64) window {
+						return mb.runProcesses(b, kind, mode, form, seed)
+					}))
 				})
 			}
 		}
@@ -43,8 +45,8 @@ func BenchmarkModelProcesses(b *testing.B) {
 }
 
 // runProcesses runs one sub-benchmark of BenchmarkModelProcesses.
-func (mb modelBench) runProcesses(b *testing.B, kind, mode string, form dynamoseqtest.ThrottleForm) {
-	srv := mb.start(b, form)
+func (mb modelBench) runProcesses(b *testing.B, kind, mode string, form dynamoseqtest.ThrottleForm, seed uint64) window {
+	srv := mb.start(b, form, seed)
 	table := srv.NewTable(b, sortKeyTableDef("bench"))
 	const hot = "hot"
 	p := dbtest.StartProcesses(b, benchProcesses, "model-one-name",
@@ -60,7 +62,7 @@ func (mb modelBench) runProcesses(b *testing.B, kind, mode string, form dynamose
 	after := srv.ModelStats()
 	outs := p.Wait()
 	b.StopTimer()
-	mb.report(b, processesTally(b, outs), delta(after, before, dynamoseqtest.Partition{Table: table, Key: "S:" + hot}))
+	return window{t: processesTally(b, outs), p: delta(after, before, dynamoseqtest.Partition{Table: table, Key: "S:" + hot})}
 }
 
 // modelOneNameProcess is one process of BenchmarkModelProcesses: it warms

@@ -17,33 +17,59 @@ import (
 // field of a refused combination), matches ErrInvalidArgument, and is
 // wrapped in the constructor's *Error.
 func TestOptionErrors(t *testing.T) {
-	client := answer.Client(&answer.Transport{Answer: answer.Reset}, 1)
-	counter, err := NewCounter(client, "table")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mrsc, err := NewCounter(client, "table", func(o *CounterOptions) { o.GlobalTable = GlobalTableMRSC })
-	if err != nil {
-		t.Fatal(err)
-	}
-	block, err := NewBlock(counter, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	newCounter := func(fn func(*CounterOptions)) error { _, err := NewCounter(client, "table", fn); return err }
-	newBlock := func(fn func(*BlockOptions)) error { _, err := NewBlock(counter, 10, fn); return err }
-	newSortKey := func(fn func(*SortKeyOptions)) error { _, err := NewSortKey(client, "table", fn); return err }
-	newLatest := func(fn func(*LatestOptions)) error { _, err := NewLatest(client, "table", fn); return err }
-	newMinter := func(seq Sequencer) func(fn func(*IDMinterOptions)) error {
-		return func(fn func(*IDMinterOptions)) error {
-			_, err := NewIDMinter(seq, orderFormatForTest, Daily, fn)
-			return err
+	f := newOptionFixtures(t)
+	tests := append(f.counterCases(), f.appendCases()...)
+	for _, tt := range tests {
+		var oe *OptionError
+		var e *Error
+		switch {
+		case !errors.Is(tt.err, ErrInvalidArgument) || !errors.As(tt.err, &oe) || !errors.As(tt.err, &e):
+			t.Errorf("%s: %v, want an *Error holding an *OptionError", tt.name, tt.err)
+		case oe.Field != tt.field || oe.Other != tt.other:
+			t.Errorf("%s: Field %q, Other %q, want %q, %q (%v)", tt.name, oe.Field, oe.Other, tt.field, tt.other, tt.err)
+		case !strings.HasPrefix(e.Op, "New"):
+			t.Errorf("%s: Op %q, want the constructor", tt.name, e.Op)
 		}
 	}
-	tests := []struct {
-		name, field, other string
-		err                error
-	}{
+}
+
+// optionCase is a constructor's refusal of TestOptionErrors: the field it
+// must name, and the other field of a refused combination.
+type optionCase struct {
+	name, field, other string
+	err                error
+}
+
+// optionFixtures are what TestOptionErrors's constructors are given: a
+// client answering nothing (no constructor sends a request), and a
+// Counter, one on an MRSC table and a Block, for the IDMinters.
+type optionFixtures struct {
+	client        Client
+	counter, mrsc *Counter
+	block         *Block
+}
+
+func newOptionFixtures(t *testing.T) optionFixtures {
+	t.Helper()
+	f := optionFixtures{client: answer.Client(&answer.Transport{Answer: answer.Reset}, 1)}
+	var err error
+	if f.counter, err = NewCounter(f.client, "table"); err != nil {
+		t.Fatal(err)
+	}
+	if f.mrsc, err = NewCounter(f.client, "table", func(o *CounterOptions) { o.GlobalTable = GlobalTableMRSC }); err != nil {
+		t.Fatal(err)
+	}
+	if f.block, err = NewBlock(f.counter, 10); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// counterCases are the refusals of NewCounter and NewBlock.
+func (f optionFixtures) counterCases() []optionCase {
+	newCounter := func(fn func(*CounterOptions)) error { _, err := NewCounter(f.client, "table", fn); return err }
+	newBlock := func(fn func(*BlockOptions)) error { _, err := NewBlock(f.counter, 10, fn); return err }
+	return []optionCase{
 		{"Counter Start", "Start", "", newCounter(func(o *CounterOptions) { o.Start = -3 })},
 		{"Counter Step", "Step", "", newCounter(func(o *CounterOptions) { o.Step = -1 })},
 		{"Counter MaxValue", "MaxValue", "Start", newCounter(func(o *CounterOptions) { o.Start, o.MaxValue = 9, 5 })},
@@ -71,6 +97,21 @@ func TestOptionErrors(t *testing.T) {
 		{"Block RefillTimeout", "RefillTimeout", "", newBlock(func(o *BlockOptions) { o.RefillTimeout = -time.Second })},
 		{"Block FollowRate.MinSize", "FollowRate.MinSize", "", newBlock(func(o *BlockOptions) { o.FollowRate = &BlockRate{MinSize: 11} })},
 		{"Block FollowRate.Lifetime", "FollowRate.Lifetime", "", newBlock(func(o *BlockOptions) { o.FollowRate = &BlockRate{Lifetime: -1} })},
+	}
+}
+
+// appendCases are the refusals of NewSortKey, NewLatest and NewIDMinter.
+func (f optionFixtures) appendCases() []optionCase {
+	newSortKey := func(fn func(*SortKeyOptions)) error { _, err := NewSortKey(f.client, "table", fn); return err }
+	newLatest := func(fn func(*LatestOptions)) error { _, err := NewLatest(f.client, "table", fn); return err }
+	newMinter := func(seq Sequencer) func(fn func(*IDMinterOptions)) error {
+		return func(fn func(*IDMinterOptions)) error {
+			_, err := NewIDMinter(seq, orderFormatForTest, Daily, fn)
+			return err
+		}
+	}
+	counter, block, mrsc := f.counter, f.block, f.mrsc
+	return []optionCase{
 		{"SortKey SortKeyDigits", "SortKeyDigits", "", newSortKey(func(o *SortKeyOptions) { o.SortKeyDigits = 20 })},
 		{"SortKey SortKey", "SortKey", "PartitionKey", newSortKey(func(o *SortKeyOptions) { o.SortKey = "pk" })},
 		{"SortKey TokenAttribute", "TokenAttribute", "SortKey", newSortKey(func(o *SortKeyOptions) { o.TokenAttribute = "sk" })},
@@ -91,18 +132,6 @@ func TestOptionErrors(t *testing.T) {
 		{"IDMinter TTL on the value", "TTL.Attribute", "", newMinter(counter)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{Attribute: "value"} })},
 		{"IDMinter TTL over a Block", "TTL", "", newMinter(block)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{Attribute: "ttl"} })},
 		{"IDMinter TTL on MRSC", "TTL", "", newMinter(mrsc)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{Attribute: "ttl"} })},
-	}
-	for _, tt := range tests {
-		var oe *OptionError
-		var e *Error
-		switch {
-		case !errors.Is(tt.err, ErrInvalidArgument) || !errors.As(tt.err, &oe) || !errors.As(tt.err, &e):
-			t.Errorf("%s: %v, want an *Error holding an *OptionError", tt.name, tt.err)
-		case oe.Field != tt.field || oe.Other != tt.other:
-			t.Errorf("%s: Field %q, Other %q, want %q, %q (%v)", tt.name, oe.Field, oe.Other, tt.field, tt.other, tt.err)
-		case !strings.HasPrefix(e.Op, "New"):
-			t.Errorf("%s: Op %q, want the constructor", tt.name, e.Op)
-		}
 	}
 }
 

@@ -275,114 +275,9 @@ func TestModelUnitsCharged(t *testing.T) {
 	skDef := table()
 	skDef.AttributeDefinitions = append(skDef.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeN})
 	skDef.KeySchema = append(skDef.KeySchema, types.KeySchemaElement{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange})
-	skTab := aws.String(srv.NewTable(t, skDef))
-	c := srv.Client(noRetries)
-	ctx := context.Background()
-	tn := aws.String(tab)
-	total := func(cc *types.ConsumedCapacity) float64 { return aws.ToFloat64(cc.CapacityUnits) }
-	sum := func(ccs []types.ConsumedCapacity) float64 {
-		var s float64
-		for i := range ccs {
-			s += total(&ccs[i])
-		}
-		return s
-	}
-	tput := func(pk string, size int) types.TransactWriteItem {
-		return types.TransactWriteItem{Put: &types.Put{TableName: tn, Item: sItem(pk, size)}}
-	}
-	cases := []struct {
-		name  string
-		op    string
-		setup map[string]int // items stored first: pk → size
-		run   func(p string) (float64, error)
-		units float64 // charged
-		read  bool    // read units
-		fails bool
-	}{
-		{"put 500B", "PutItem", nil, func(p string) (float64, error) {
-			out, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: tn, Item: sItem(p, 500), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-			return total(out.ConsumedCapacity), err
-		}, 1, false, false},
-		{"put 1.5KB", "PutItem", nil, func(p string) (float64, error) {
-			out, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: tn, Item: sItem(p, 1500), ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes})
-			return aws.ToFloat64(out.ConsumedCapacity.Table.WriteCapacityUnits), err
-		}, 2, false, false},
-		{"put 1.5KB over 3.5KB", "PutItem", map[string]int{"": 3500}, func(p string) (float64, error) {
-			out, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: tn, Item: sItem(p, 1500), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-			return total(out.ConsumedCapacity), err
-		}, 4, false, false},
-		{"put failing its condition over 2.5KB", "PutItem", map[string]int{"": 2500}, func(p string) (float64, error) {
-			_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: tn, Item: sItem(p, 100), ConditionExpression: aws.String("attribute_not_exists(pk)")})
-			var ccf *types.ConditionalCheckFailedException
-			if errors.As(err, &ccf) && ccf.Item != nil {
-				return 0, errors.New("the item that failed the condition was not asked for")
-			}
-			return 0, err
-		}, 3, false, true},
-		{"update shrinking 2.5KB", "UpdateItem", map[string]int{"": 2500}, func(p string) (float64, error) {
-			out, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: tn, Key: sKey(p), UpdateExpression: aws.String("REMOVE v"), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-			return total(out.ConsumedCapacity), err
-		}, 3, false, false},
-		{"delete 2.5KB", "DeleteItem", map[string]int{"": 2500}, func(p string) (float64, error) {
-			out, err := c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: tn, Key: sKey(p), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-			return total(out.ConsumedCapacity), err
-		}, 3, false, false},
-		{"get 5KB strongly", "GetItem", map[string]int{"": 5000}, func(p string) (float64, error) {
-			out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: tn, Key: sKey(p), ConsistentRead: aws.Bool(true), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-			return total(out.ConsumedCapacity), err
-		}, 2, true, false},
-		{"get 5KB eventually", "GetItem", map[string]int{"": 5000}, func(p string) (float64, error) {
-			out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: tn, Key: sKey(p), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-			return total(out.ConsumedCapacity), err
-		}, 1, true, false},
-		{"query 5KB strongly", "Query", map[string]int{"": 5000}, func(p string) (float64, error) {
-			out, err := c.Query(ctx, &dynamodb.QueryInput{TableName: tn, KeyConditionExpression: aws.String("#k = :k"),
-				ExpressionAttributeNames:  map[string]string{"#k": "pk"},
-				ExpressionAttributeValues: map[string]types.AttributeValue{":k": &types.AttributeValueMemberS{Value: p}},
-				ConsistentRead:            aws.Bool(true), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-			return total(out.ConsumedCapacity), err
-		}, 2, true, false},
-		{"transaction 500B + 1.5KB", "TransactWriteItems", nil, func(p string) (float64, error) {
-			out, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-				TransactItems: []types.TransactWriteItem{tput(p, 500), tput(p+"b", 1500)}})
-			return sum(out.ConsumedCapacity), err
-		}, 6, false, false},
-		{"transaction of 10 items of 100B under one partition key", "TransactWriteItems", nil, func(p string) (float64, error) {
-			var items []types.TransactWriteItem
-			for i := range 10 {
-				items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: skTab, Item: map[string]types.AttributeValue{
-					"pk": &types.AttributeValueMemberS{Value: p}, "sk": &types.AttributeValueMemberN{Value: strconv.Itoa(i + 1)},
-					"v": &types.AttributeValueMemberS{Value: strings.Repeat("x", 90)}}}})
-			}
-			out, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal, TransactItems: items})
-			return sum(out.ConsumedCapacity), err
-		}, 20, false, false},
-		{"transaction with a ConditionCheck", "TransactWriteItems", map[string]int{"": 100}, func(p string) (float64, error) {
-			out, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-				TransactItems: []types.TransactWriteItem{tput(p+"b", 500),
-					{ConditionCheck: &types.ConditionCheck{TableName: tn, Key: sKey(p), ConditionExpression: aws.String("attribute_exists(pk)")}}}})
-			return sum(out.ConsumedCapacity), err
-		}, 4, false, false},
-		{"transaction cancelled by its condition", "TransactWriteItems", map[string]int{"": 100}, func(p string) (float64, error) {
-			_, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{tput(p+"b", 500),
-				{Put: &types.Put{TableName: tn, Item: sItem(p, 500), ConditionExpression: aws.String("attribute_not_exists(pk)")}}}})
-			return 0, err
-		}, 2, false, true},
-		{"transaction replayed by its token", "TransactWriteItems", nil, func(p string) (float64, error) {
-			in := &dynamodb.TransactWriteItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal, ClientRequestToken: aws.String("token-" + p),
-				TransactItems: []types.TransactWriteItem{tput(p, 500), tput(p+"b", 1500)}}
-			if _, err := c.TransactWriteItems(ctx, in); err != nil {
-				return 0, err
-			}
-			out, err := c.TransactWriteItems(ctx, in)
-			return sum(out.ConsumedCapacity), err
-		}, 6 + 4, false, false},
-		{"transactional get of 5KB and of nothing", "TransactGetItems", map[string]int{"": 5000}, func(p string) (float64, error) {
-			out, err := c.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-				TransactItems: []types.TransactGetItem{{Get: &types.Get{TableName: tn, Key: sKey(p)}}, {Get: &types.Get{TableName: tn, Key: sKey(p + "none")}}}})
-			return sum(out.ConsumedCapacity), err
-		}, 6, true, false},
-	}
+	e := unitEnv{c: srv.Client(noRetries), ctx: context.Background(), tn: aws.String(tab), skTab: aws.String(srv.NewTable(t, skDef))}
+	c, ctx := e.c, e.ctx
+	cases := append(e.singleItemCases(), e.transactionCases()...)
 	for i, tc := range cases {
 		p := "u" + strings.Repeat("0", i) // a partition key value of the case's own, all of one length
 		for suffix, size := range tc.setup {
@@ -410,6 +305,141 @@ func TestModelUnitsCharged(t *testing.T) {
 		if tc.read {
 			require.Zero(t, after.WriteUnits-before.WriteUnits, tc.name)
 		}
+	}
+}
+
+// unitCase is a request of TestModelUnitsCharged: what is stored first,
+// the request (returning the units its ConsumedCapacity says), and what
+// the model must charge.
+type unitCase struct {
+	name  string
+	op    string
+	setup map[string]int // items stored first: pk → size
+	run   func(p string) (float64, error)
+	units float64 // charged
+	read  bool    // read units
+	fails bool
+}
+
+// unitEnv is what the requests of TestModelUnitsCharged are sent with:
+// the client, the table of partition keys only (tn) and the table with a
+// Number sort key (skTab).
+type unitEnv struct {
+	c         *dynamodb.Client
+	ctx       context.Context
+	tn, skTab *string
+}
+
+// unitsOf and unitsOfAll read the units a ConsumedCapacity says.
+func unitsOf(cc *types.ConsumedCapacity) float64 { return aws.ToFloat64(cc.CapacityUnits) }
+
+func unitsOfAll(ccs []types.ConsumedCapacity) float64 {
+	var s float64
+	for i := range ccs {
+		s += unitsOf(&ccs[i])
+	}
+	return s
+}
+
+func (e unitEnv) tput(pk string, size int) types.TransactWriteItem {
+	return types.TransactWriteItem{Put: &types.Put{TableName: e.tn, Item: sItem(pk, size)}}
+}
+
+// singleItemCases are the single-item writes and the reads.
+func (e unitEnv) singleItemCases() []unitCase {
+	c, ctx, tn := e.c, e.ctx, e.tn
+	return []unitCase{
+		{"put 500B", "PutItem", nil, func(p string) (float64, error) {
+			out, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: tn, Item: sItem(p, 500), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+			return unitsOf(out.ConsumedCapacity), err
+		}, 1, false, false},
+		{"put 1.5KB", "PutItem", nil, func(p string) (float64, error) {
+			out, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: tn, Item: sItem(p, 1500), ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes})
+			return aws.ToFloat64(out.ConsumedCapacity.Table.WriteCapacityUnits), err
+		}, 2, false, false},
+		{"put 1.5KB over 3.5KB", "PutItem", map[string]int{"": 3500}, func(p string) (float64, error) {
+			out, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: tn, Item: sItem(p, 1500), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+			return unitsOf(out.ConsumedCapacity), err
+		}, 4, false, false},
+		{"put failing its condition over 2.5KB", "PutItem", map[string]int{"": 2500}, func(p string) (float64, error) {
+			_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: tn, Item: sItem(p, 100), ConditionExpression: aws.String("attribute_not_exists(pk)")})
+			var ccf *types.ConditionalCheckFailedException
+			if errors.As(err, &ccf) && ccf.Item != nil {
+				return 0, errors.New("the item that failed the condition was not asked for")
+			}
+			return 0, err
+		}, 3, false, true},
+		{"update shrinking 2.5KB", "UpdateItem", map[string]int{"": 2500}, func(p string) (float64, error) {
+			out, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: tn, Key: sKey(p), UpdateExpression: aws.String("REMOVE v"), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+			return unitsOf(out.ConsumedCapacity), err
+		}, 3, false, false},
+		{"delete 2.5KB", "DeleteItem", map[string]int{"": 2500}, func(p string) (float64, error) {
+			out, err := c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: tn, Key: sKey(p), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+			return unitsOf(out.ConsumedCapacity), err
+		}, 3, false, false},
+		{"get 5KB strongly", "GetItem", map[string]int{"": 5000}, func(p string) (float64, error) {
+			out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: tn, Key: sKey(p), ConsistentRead: aws.Bool(true), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+			return unitsOf(out.ConsumedCapacity), err
+		}, 2, true, false},
+		{"get 5KB eventually", "GetItem", map[string]int{"": 5000}, func(p string) (float64, error) {
+			out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: tn, Key: sKey(p), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+			return unitsOf(out.ConsumedCapacity), err
+		}, 1, true, false},
+		{"query 5KB strongly", "Query", map[string]int{"": 5000}, func(p string) (float64, error) {
+			out, err := c.Query(ctx, &dynamodb.QueryInput{TableName: tn, KeyConditionExpression: aws.String("#k = :k"),
+				ExpressionAttributeNames:  map[string]string{"#k": "pk"},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":k": &types.AttributeValueMemberS{Value: p}},
+				ConsistentRead:            aws.Bool(true), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+			return unitsOf(out.ConsumedCapacity), err
+		}, 2, true, false},
+	}
+}
+
+// transactionCases are the transactions: of items apart and in one item
+// collection, with a ConditionCheck, cancelled, replayed, and a read.
+func (e unitEnv) transactionCases() []unitCase {
+	c, ctx, tn, skTab, tput := e.c, e.ctx, e.tn, e.skTab, e.tput
+	return []unitCase{
+		{"transaction 500B + 1.5KB", "TransactWriteItems", nil, func(p string) (float64, error) {
+			out, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+				TransactItems: []types.TransactWriteItem{tput(p, 500), tput(p+"b", 1500)}})
+			return unitsOfAll(out.ConsumedCapacity), err
+		}, 6, false, false},
+		{"transaction of 10 items of 100B under one partition key", "TransactWriteItems", nil, func(p string) (float64, error) {
+			var items []types.TransactWriteItem
+			for i := range 10 {
+				items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: skTab, Item: map[string]types.AttributeValue{
+					"pk": &types.AttributeValueMemberS{Value: p}, "sk": &types.AttributeValueMemberN{Value: strconv.Itoa(i + 1)},
+					"v": &types.AttributeValueMemberS{Value: strings.Repeat("x", 90)}}}})
+			}
+			out, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal, TransactItems: items})
+			return unitsOfAll(out.ConsumedCapacity), err
+		}, 20, false, false},
+		{"transaction with a ConditionCheck", "TransactWriteItems", map[string]int{"": 100}, func(p string) (float64, error) {
+			out, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+				TransactItems: []types.TransactWriteItem{tput(p+"b", 500),
+					{ConditionCheck: &types.ConditionCheck{TableName: tn, Key: sKey(p), ConditionExpression: aws.String("attribute_exists(pk)")}}}})
+			return unitsOfAll(out.ConsumedCapacity), err
+		}, 4, false, false},
+		{"transaction cancelled by its condition", "TransactWriteItems", map[string]int{"": 100}, func(p string) (float64, error) {
+			_, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{tput(p+"b", 500),
+				{Put: &types.Put{TableName: tn, Item: sItem(p, 500), ConditionExpression: aws.String("attribute_not_exists(pk)")}}}})
+			return 0, err
+		}, 2, false, true},
+		{"transaction replayed by its token", "TransactWriteItems", nil, func(p string) (float64, error) {
+			in := &dynamodb.TransactWriteItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal, ClientRequestToken: aws.String("token-" + p),
+				TransactItems: []types.TransactWriteItem{tput(p, 500), tput(p+"b", 1500)}}
+			if _, err := c.TransactWriteItems(ctx, in); err != nil {
+				return 0, err
+			}
+			out, err := c.TransactWriteItems(ctx, in)
+			return unitsOfAll(out.ConsumedCapacity), err
+		}, 6 + 4, false, false},
+		{"transactional get of 5KB and of nothing", "TransactGetItems", map[string]int{"": 5000}, func(p string) (float64, error) {
+			out, err := c.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+				TransactItems: []types.TransactGetItem{{Get: &types.Get{TableName: tn, Key: sKey(p)}}, {Get: &types.Get{TableName: tn, Key: sKey(p + "none")}}}})
+			return unitsOfAll(out.ConsumedCapacity), err
+		}, 6, true, false},
 	}
 }
 

@@ -93,10 +93,8 @@ func TestCrashRestart(t *testing.T) {
 	items := srv.NewTable(t, keyTable(true))
 	counters := srv.NewTable(t, keyTable(false))
 	client := srv.Client(dynamoseqtest.FastRetries())
-	retry := dynamoseq.Retry{
-		ResolveTimeout: time.Minute, // outlasts a restart on a loaded machine
-		MaxDelay:       20 * time.Millisecond,
-	}
+	// ResolveTimeout outlasts a restart on a loaded machine.
+	retry := dynamoseq.Retry{ResolveTimeout: time.Minute, MaxDelay: 20 * time.Millisecond}
 	s, err := dynamoseq.NewSortKey(client, items, func(o *dynamoseq.SortKeyOptions) { o.Retry = retry })
 	require.NoError(t, err)
 	l, err := dynamoseq.NewLatest(client, items, func(o *dynamoseq.LatestOptions) { o.Retry = retry })
@@ -124,17 +122,14 @@ func TestCrashRestart(t *testing.T) {
 			}
 		}()
 	}
-	body := func(prefix string, g, i int) map[string]types.AttributeValue {
-		return map[string]types.AttributeValue{"body": &types.AttributeValueMemberS{Value: fmt.Sprintf("%s/g%d/i%d", prefix, g, i)}}
-	}
 	for g := range 4 {
 		writer(func(ctx context.Context, i int) {
-			item := body("s", g, i)
+			item := crashBody("s", g, i)
 			n, err := s.Append(ctx, "s", item)
 			sLog.add(crashCall{body: item["body"].(*types.AttributeValueMemberS).Value, n: n, err: err})
 		})
 		writer(func(ctx context.Context, i int) {
-			item := body("l", g, i)
+			item := crashBody("l", g, i)
 			n, err := l.Append(ctx, "l", item)
 			lLog.add(crashCall{body: item["body"].(*types.AttributeValueMemberS).Value, n: n, err: err})
 		})
@@ -158,6 +153,29 @@ func TestCrashRestart(t *testing.T) {
 		probeLog.add(crashCall{n: int64(i + 1), err: err})
 	})
 
+	killed := killTwice(t, srv, s, l, c)
+	close(stop)
+	wg.Wait()
+
+	check := srv.Client()
+	lostProbes := checkProbe(t, check, items, probeLog.calls, killed)
+	excusedS := checkCrashAppends(t, check, items, "s", sLog.calls, killed)
+	excusedL := checkCrashAppends(t, check, items, "l", lLog.calls, killed)
+	for what, log := range numbers {
+		checkDistinct(t, what, log.calls)
+	}
+	t.Logf("emulator losses within %v before a kill: probe %d, SortKey %d, Latest %d", emulatorWindow, lostProbes, excusedS, excusedL)
+}
+
+// crashBody is the item of call i of writer g of TestCrashRestart.
+func crashBody(prefix string, g, i int) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{"body": &types.AttributeValueMemberS{Value: fmt.Sprintf("%s/g%d/i%d", prefix, g, i)}}
+}
+
+// killTwice lets the writers run 1.5 s, kills the server, checks that the
+// strategies see it down, restarts it, twice, and lets them run 1.5 s
+// more. It returns when each kill was.
+func killTwice(t *testing.T, srv *dynamoseqtest.Server, s *dynamoseq.SortKey, l *dynamoseq.Latest, c *dynamoseq.Counter) kills {
 	var killed kills
 	for range 2 {
 		time.Sleep(1500 * time.Millisecond)
@@ -170,17 +188,7 @@ func TestCrashRestart(t *testing.T) {
 		t.Logf("killed at %s, restarted in %v", killed[len(killed)-1].from.Format("15:04:05.000"), time.Since(start).Round(time.Millisecond))
 	}
 	time.Sleep(1500 * time.Millisecond)
-	close(stop)
-	wg.Wait()
-
-	check := srv.Client()
-	lostProbes := checkProbe(t, check, items, probeLog.calls, killed)
-	excusedS := checkCrashAppends(t, check, items, "s", sLog.calls, killed)
-	excusedL := checkCrashAppends(t, check, items, "l", lLog.calls, killed)
-	for what, log := range numbers {
-		checkDistinct(t, what, log.calls)
-	}
-	t.Logf("emulator losses within %v before a kill: probe %d, SortKey %d, Latest %d", emulatorWindow, lostProbes, excusedS, excusedL)
+	return killed
 }
 
 // checkProbe checks the plain-SDK transactions: an acknowledged one may be

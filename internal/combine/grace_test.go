@@ -51,51 +51,13 @@ func TestGraceStuckRun(t *testing.T) {
 			const quitter = 1
 			sent, release, open := make(chan struct{}), make(chan struct{}), make(chan struct{})
 			var wrong atomic.Bool // a Publish after the stall answered wrong
-			run := func(_ context.Context, _ string, _ *int, batch []*Call[int, int]) {
-				if batch[0].Req < 0 { // the batch before, held open
-					<-open
-					batch[0].Res = -1
-					return
-				}
-				if tc.publish {
-					for _, c := range batch {
-						c.Publish(c.Req * 10)
-					}
-				}
-				close(sent)
-				<-release
-				for _, c := range batch {
-					// Only a caller that has left makes Publish say no.
-					if c.Publish(c.Req*10) != (c.Req != quitter || tc.early) {
-						wrong.Store(true)
-					}
-					if tc.putBack && c.Req == quitter {
-						c.Again, c.Cause = true, errThrottled
-						continue
-					}
-					c.Res = c.Req*10 + 1 // not what was published
-				}
-			}
+			run := tc.stuckRun(quitter, sent, release, open, &wrong, errThrottled)
 			ctx, cancel := context.WithCancel(context.Background())
 			if tc.deadline {
 				ctx, cancel = context.WithTimeout(context.Background(), 30*time.Millisecond)
 			}
 			defer cancel()
-			var out, other <-chan result
-			if tc.leader {
-				out = doAsync(g, ctx, "k", quitter, run)
-			} else {
-				// Caller 0 and the quitter queue behind a batch held
-				// open, and so run in one batch.
-				before := doAsync(g, context.Background(), "k", -1, run)
-				waitFor(t, waitingLen(g, "k", 0))
-				other = doAsync(g, context.Background(), "k", 0, run)
-				waitFor(t, waitingLen(g, "k", 1))
-				out = doAsync(g, ctx, "k", quitter, run)
-				waitFor(t, waitingLen(g, "k", 2))
-				close(open)
-				<-before
-			}
+			out, other := tc.start(t, g, ctx, quitter, open, run)
 			<-sent
 			if !tc.deadline {
 				cancel()
@@ -127,6 +89,60 @@ func TestGraceStuckRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stuckRun is the run of a graceCase: the batch before (a negative call)
+// held until open is closed; then the quitter's batch, published if the
+// case says so, stuck after sent until release, and then given outcomes
+// other than those published (the quitter's put back, if the case says
+// so). A Publish after the stall that answers wrong sets wrong.
+func (tc graceCase) stuckRun(quitter int, sent, release, open chan struct{}, wrong *atomic.Bool,
+	errThrottled error) func(context.Context, string, *int, []*Call[int, int]) {
+	return func(_ context.Context, _ string, _ *int, batch []*Call[int, int]) {
+		if batch[0].Req < 0 { // the batch before, held open
+			<-open
+			batch[0].Res = -1
+			return
+		}
+		if tc.publish {
+			for _, c := range batch {
+				c.Publish(c.Req * 10)
+			}
+		}
+		close(sent)
+		<-release
+		for _, c := range batch {
+			// Only a caller that has left makes Publish say no.
+			if c.Publish(c.Req*10) != (c.Req != quitter || tc.early) {
+				wrong.Store(true)
+			}
+			if tc.putBack && c.Req == quitter {
+				c.Again, c.Cause = true, errThrottled
+				continue
+			}
+			c.Res = c.Req*10 + 1 // not what was published
+		}
+	}
+}
+
+// start makes the quitter's call with ctx: alone as leader, or, for a
+// follower, queued with caller 0 behind a batch held open (until open is
+// closed), so that the two run in one batch. It returns the quitter's
+// result and caller 0's (nil for a leader).
+func (tc graceCase) start(t *testing.T, g *Group[string, int, int, int], ctx context.Context, quitter int, open chan struct{},
+	run func(context.Context, string, *int, []*Call[int, int])) (out, other <-chan result) {
+	if tc.leader {
+		return doAsync(g, ctx, "k", quitter, run), nil
+	}
+	before := doAsync(g, context.Background(), "k", -1, run)
+	waitFor(t, waitingLen(g, "k", 0))
+	other = doAsync(g, context.Background(), "k", 0, run)
+	waitFor(t, waitingLen(g, "k", 1))
+	out = doAsync(g, ctx, "k", quitter, run)
+	waitFor(t, waitingLen(g, "k", 2))
+	close(open)
+	<-before
+	return out, other
 }
 
 // check checks what the caller that gave up got: the outcome if the

@@ -53,118 +53,45 @@ const (
 	toldNothing                       // any other error, or a panic
 )
 
+// The stress test's shape: requests from goroutines over keys, and a Group
+// of tiny batches and idle keys.
+const (
+	stressKeys       = 4
+	stressGoroutines = 24
+	stressEach       = 60
+	stressMaxBatch   = 3
+	stressMaxIdle    = 1
+)
+
+// stressRig is one run of the stress test: the Group, what it knows of
+// each request, and its counts.
+type stressRig struct {
+	t            *testing.T
+	grace        bool
+	g            *Group[int, int64, int, int]
+	calls        []stressCall
+	inFlight     [stressKeys]atomic.Int32
+	notBefore    [stressKeys]atomic.Int64 // the NotBefore the key's last run asked, in Unix nanoseconds
+	preCancelled sync.Map                 // requests whose ctx ended before Do
+
+	runs, multi, panics                       atomic.Int32
+	okCalls, errCalls, unknown, caused, recov atomic.Int32
+}
+
 func stress(t *testing.T, grace bool) {
-	const (
-		keys       = 4
-		goroutines = 24
-		each       = 60
-		maxBatch   = 3
-		maxIdle    = 1
-	)
 	var optFns []func(*Options)
 	if grace {
 		optFns = append(optFns, func(o *Options) { o.Grace = func() time.Duration { return 300 * time.Microsecond } })
 	}
-	g := New[int, int64, int, int](maxBatch, maxIdle, optFns...)
-	calls := make([]stressCall, goroutines*each)
-	var inFlight [keys]atomic.Int32
-	var notBefore [keys]atomic.Int64 // the NotBefore the key's last run asked, in Unix nanoseconds
-	var runs, multi, panics atomic.Int32
-	var preCancelled sync.Map // requests whose ctx ended before Do
-	run := func(ctx context.Context, key int, state *int64, batch []*Call[int, int]) {
-		if inFlight[key].Add(1) != 1 {
-			t.Errorf("two runs of key %d at once", key)
-		}
-		defer inFlight[key].Add(-1)
-		if nb := notBefore[key].Load(); nb != 0 && time.Now().UnixNano() < nb {
-			t.Errorf("a run of key %d started %v before the NotBefore its last run asked", key, time.Duration(nb-time.Now().UnixNano()))
-		}
-		notBefore[key].Store(0)
-		if len(batch) == 0 || len(batch) > maxBatch {
-			t.Errorf("batch of %d", len(batch))
-		}
-		runs.Add(1)
-		if len(batch) > 1 {
-			multi.Add(1)
-		}
-		*state++ // a race detector target if two runs share a state
-		for _, c := range batch {
-			sc := &calls[c.Req]
-			if sc.inRun.Swap(true) {
-				t.Errorf("request %d in two runs at once", c.Req)
-			}
-			defer sc.inRun.Store(false)
-			// Without a grace a caller stays while its call is in a run;
-			// with one, it may leave before run sees the call, which
-			// Publish then turns away (and stressCheckStored checks).
-			if !grace && sc.returned.Load() {
-				t.Errorf("request %d reached a run after its Do returned", c.Req)
-			}
-			if _, ok := preCancelled.Load(c.Req); ok {
-				t.Errorf("request %d reached run although its context ended before Do", c.Req)
-			}
-		}
-		if !grace && rand.IntN(200) == 0 {
-			panics.Add(1)
-			panic("stress")
-		}
-		for _, c := range batch {
-			stressWrite(ctx, c, &calls[c.Req])
-			if nb := c.NotBefore.UnixNano(); !c.NotBefore.IsZero() && nb > notBefore[key].Load() {
-				notBefore[key].Store(nb)
-			}
-		}
-	}
-
+	r := &stressRig{t: t, grace: grace, g: New[int, int64, int, int](stressMaxBatch, stressMaxIdle, optFns...),
+		calls: make([]stressCall, stressGoroutines*stressEach)}
 	var wg sync.WaitGroup
-	var okCalls, errCalls, unknown, caused, recovered atomic.Int32
-	for i := range goroutines {
+	for i := range stressGoroutines {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range each {
-				req := i*each + j
-				ctx, cancel := context.WithCancel(context.Background())
-				switch rand.IntN(6) {
-				case 0: // cancelled at a random moment
-					go func() {
-						time.Sleep(time.Duration(rand.IntN(400)) * time.Microsecond)
-						cancel()
-					}()
-				case 1: // cancelled before Do
-					preCancelled.Store(req, true)
-					cancel()
-				}
-				res, err, panicked := stressDo(g, ctx, rand.IntN(keys), req, run)
-				sc := &calls[req]
-				sc.returned.Store(true)
-				told := toldNothing
-				switch {
-				case panicked:
-					recovered.Add(1)
-				case err == nil:
-					told = toldStored
-					okCalls.Add(1)
-					if res != req+1 {
-						t.Errorf("request %d got %d, want %d", req, res, req+1)
-					}
-				case errors.Is(err, ErrUnknownOutcome):
-					told = toldUnknown
-					unknown.Add(1)
-					if res != req+1 || ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
-						t.Errorf("request %d got (%d, %v): not its published result and its context's error", req, res, err)
-					}
-				default:
-					errCalls.Add(1)
-					if errors.Is(err, errStressThrottled) {
-						caused.Add(1)
-						if sc.putBack.Load() == 0 {
-							t.Errorf("request %d got the cause %v without a put back", req, err)
-						}
-					}
-				}
-				sc.told.Store(int32(told))
-				cancel()
+			for j := range stressEach {
+				r.call(i*stressEach + j)
 			}
 		}()
 	}
@@ -177,9 +104,9 @@ func stress(t *testing.T, grace bool) {
 	}
 	// With a grace, runs may go on after their callers left: wait for them.
 	waitFor(t, func() bool {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		for _, q := range g.keys {
+		r.g.mu.Lock()
+		defer r.g.mu.Unlock()
+		for _, q := range r.g.keys {
 			if q.leading || len(q.waiting) != 0 {
 				return false
 			}
@@ -187,8 +114,115 @@ func stress(t *testing.T, grace bool) {
 		return true
 	})
 	t.Logf("runs %d (batched %d, panicked %d), ok %d, unknown %d, err %d (with the cause %d), panics recovered %d",
-		runs.Load(), multi.Load(), panics.Load(), okCalls.Load(), unknown.Load(), errCalls.Load(), caused.Load(), recovered.Load())
-	stressCheckStored(t, g, calls, maxIdle)
+		r.runs.Load(), r.multi.Load(), r.panics.Load(), r.okCalls.Load(), r.unknown.Load(), r.errCalls.Load(), r.caused.Load(), r.recov.Load())
+	stressCheckStored(t, r.g, r.calls, stressMaxIdle)
+}
+
+// run is the Group's run: it checks the batch (see checkRun), may panic
+// (without a grace), and writes each call (stressWrite).
+func (r *stressRig) run(ctx context.Context, key int, state *int64, batch []*Call[int, int]) {
+	if r.inFlight[key].Add(1) != 1 {
+		r.t.Errorf("two runs of key %d at once", key)
+	}
+	defer r.inFlight[key].Add(-1)
+	*state++ // a race detector target if two runs share a state
+	for _, c := range batch {
+		sc := &r.calls[c.Req]
+		if sc.inRun.Swap(true) {
+			r.t.Errorf("request %d in two runs at once", c.Req)
+		}
+		defer sc.inRun.Store(false)
+	}
+	r.checkRun(key, batch)
+	if !r.grace && rand.IntN(200) == 0 {
+		r.panics.Add(1)
+		panic("stress")
+	}
+	for _, c := range batch {
+		stressWrite(ctx, c, &r.calls[c.Req])
+		if nb := c.NotBefore.UnixNano(); !c.NotBefore.IsZero() && nb > r.notBefore[key].Load() {
+			r.notBefore[key].Store(nb)
+		}
+	}
+}
+
+// checkRun checks a run as it starts: not before the NotBefore the key's
+// last run asked, a batch of 1 to maxBatch calls, and no call whose caller
+// has left (without a grace) or whose context ended before Do.
+func (r *stressRig) checkRun(key int, batch []*Call[int, int]) {
+	if nb := r.notBefore[key].Load(); nb != 0 && time.Now().UnixNano() < nb {
+		r.t.Errorf("a run of key %d started %v before the NotBefore its last run asked", key, time.Duration(nb-time.Now().UnixNano()))
+	}
+	r.notBefore[key].Store(0)
+	if len(batch) == 0 || len(batch) > stressMaxBatch {
+		r.t.Errorf("batch of %d", len(batch))
+	}
+	r.runs.Add(1)
+	if len(batch) > 1 {
+		r.multi.Add(1)
+	}
+	for _, c := range batch {
+		// Without a grace a caller stays while its call is in a run;
+		// with one, it may leave before run sees the call, which
+		// Publish then turns away (and stressCheckStored checks).
+		if !r.grace && r.calls[c.Req].returned.Load() {
+			r.t.Errorf("request %d reached a run after its Do returned", c.Req)
+		}
+		if _, ok := r.preCancelled.Load(c.Req); ok {
+			r.t.Errorf("request %d reached run although its context ended before Do", c.Req)
+		}
+	}
+}
+
+// call makes request req on a random key, its context cancelled at a
+// random moment, before Do, or not at all, and records what it was told.
+func (r *stressRig) call(req int) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	switch rand.IntN(6) {
+	case 0: // cancelled at a random moment
+		go func() {
+			time.Sleep(time.Duration(rand.IntN(400)) * time.Microsecond)
+			cancel()
+		}()
+	case 1: // cancelled before Do
+		r.preCancelled.Store(req, true)
+		cancel()
+	}
+	res, err, panicked := stressDo(r.g, ctx, rand.IntN(stressKeys), req, r.run)
+	sc := &r.calls[req]
+	sc.returned.Store(true)
+	sc.told.Store(int32(r.told(ctx, req, res, err, panicked)))
+}
+
+// told checks what the Do of req returned, counts it, and says what its
+// caller was told.
+func (r *stressRig) told(ctx context.Context, req, res int, err error, panicked bool) stressTold {
+	switch {
+	case panicked:
+		r.recov.Add(1)
+	case err == nil:
+		r.okCalls.Add(1)
+		if res != req+1 {
+			r.t.Errorf("request %d got %d, want %d", req, res, req+1)
+		}
+		return toldStored
+	case errors.Is(err, ErrUnknownOutcome):
+		r.unknown.Add(1)
+		if res != req+1 || ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
+			r.t.Errorf("request %d got (%d, %v): not its published result and its context's error", req, res, err)
+		}
+		return toldUnknown
+	default:
+		r.errCalls.Add(1)
+		if errors.Is(err, errStressThrottled) {
+			r.caused.Add(1)
+			if r.calls[req].putBack.Load() == 0 {
+				r.t.Errorf("request %d got the cause %v without a put back", req, err)
+			}
+		}
+	}
+	return toldNothing
 }
 
 // stressDo calls Do, recovering a panic of run.

@@ -194,6 +194,11 @@ func TestTurnsBounded(t *testing.T) {
 			t.Errorf("wait() after reading its own turn = %v, want none", d)
 		}
 	})
+}
+
+// Found in review too: a writer's first turn, and turns numbered afresh.
+func TestTurnsFirstAndAfresh(t *testing.T) {
+	t.Parallel()
 	t.Run("a first turn goes to the back of the line", func(t *testing.T) {
 		// Its line is 0 (it saw no one in line), yet at its end it lets
 		// the first in line go, and reads the head again.

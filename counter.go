@@ -29,8 +29,8 @@ import (
 // sharing the table, and values of one sequence increase in the order the
 // writes were applied by DynamoDB: each caller's values increase, and a
 // call that starts after another call of the same process returned gets a
-// larger value. Counter is not gap-free: a number taken
-// by a caller that then fails to use it is lost, and so is one taken by a
+// larger value. Counter is not gap-free: a number taken by a caller that
+// then fails to use it is lost, and so is one taken by a
 // request whose response was lost and that the SDK or the Counter sent
 // again: when the SDK gives up on an update that may have been applied, the
 // Counter sends it again while the caller's context lasts, at most twice
@@ -38,10 +38,11 @@ import (
 // waits for an outcome past its context. If that settles nothing, the call
 // returns ErrUnknownOutcome (with Number 0); if the context ends, its
 // error (within about a round trip if the update is in flight). Either way
-// retrying is safe: the number may be lost, never handed out twice. An update that DynamoDB throttles is sent
-// again after a jittered wait (from one round trip up to a second) while
-// the caller's context lasts, for at most Retry.MaxWait; then the call
-// returns ErrThrottled with the context's error.
+// retrying is safe: the number may be lost, never handed out twice. An
+// update that DynamoDB throttles is sent again after a jittered wait (from
+// one round trip up to a second) while the caller's context lasts, for at
+// most Retry.MaxWait; then the call returns ErrThrottled with the
+// context's error.
 //
 // Cost: one UpdateItem round trip and one write unit (the item is far below
 // 1 KB) per call, whatever the count reserved; a throttled request costs no

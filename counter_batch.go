@@ -82,7 +82,7 @@ func maxSpan(capacity, stride int64) int64 {
 // A caller who has left before its update is sent is not written.
 func (c *Counter) run(ctx context.Context, key counterKey, lane *counterLane, calls []*counterCall) {
 	defer linger(calls, c.rtt.load())
-	calls = c.publish(calls)
+	calls = publish(calls, 0, 0) // a caller who gives up is told 0: unknown
 	for len(calls) > 0 {
 		k, span := 1, calls[0].Req.span
 		for k < len(calls) && calls[k].Req.span <= c.maxSpan-span {
@@ -95,21 +95,6 @@ func (c *Counter) run(ctx context.Context, key counterKey, lane *counterLane, ca
 		}
 		calls = calls[k:]
 	}
-}
-
-// publish marks the calls as about to be sent (combine.Call.Publish; the
-// number a caller who gives up is told is 0: unknown) and returns those
-// whose callers are still there.
-func (c *Counter) publish(calls []*counterCall) []*counterCall {
-	kept := calls[:0:0]
-	for _, call := range calls {
-		if !call.Publish(0) {
-			call.Err = errCallerLeft
-			continue
-		}
-		kept = append(kept, call)
-	}
-	return kept
 }
 
 // write sends the UpdateItem that reserves span for calls, and sets their

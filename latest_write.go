@@ -41,7 +41,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 		failCalls(calls, fmt.Errorf("%w: version %d is the highest the sort key holds", ErrExhausted, l.maxVersion))
 		return
 	}
-	if calls = publish(calls, prev+1); len(calls) == 0 {
+	if calls = publish(calls, prev+1, 1); len(calls) == 0 {
 		return
 	}
 	in := l.transaction(base, prev, calls, tn)

@@ -264,7 +264,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			calls = calls[:max(room, 0)]
 			continue
 		}
-		if calls = publish(calls, first); len(calls) == 0 {
+		if calls = publish(calls, first, 1); len(calls) == 0 {
 			return
 		}
 		start := time.Now()

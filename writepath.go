@@ -142,23 +142,24 @@ func linger[Req any](batch []*combine.Call[Req, int64], rtt time.Duration) {
 var errCallerLeft = errors.New("the caller left before its write was sent")
 
 // publish tells the callers of calls, just before their write is sent,
-// the numbers their items are about to be written at, first, first+1...
+// what they are about to get: first, first+step, first+2*step...
 // (combine.Call.Publish: what a caller whose context ends while the write
-// is in flight is told, with ErrUnknownOutcome). A caller that has left
-// already is not written: publish returns the calls to write, in order,
-// and calls itself when every caller is still there.
-func publish(calls []*combine.Call[appendReq, int64], first int64) []*combine.Call[appendReq, int64] {
+// is in flight is told, with ErrUnknownOutcome; the numbers of a SortKey's
+// or a Latest's items, step 1, and 0 for a Counter's ranges, step 0). A
+// caller that has left already is not written: publish returns the calls
+// to write, in order, and calls itself when every caller is still there.
+func publish[Req any](calls []*combine.Call[Req, int64], first, step int64) []*combine.Call[Req, int64] {
 	next := first
-	var kept []*combine.Call[appendReq, int64] // nil while every caller is there
+	var kept []*combine.Call[Req, int64] // nil while every caller is there
 	for i, c := range calls {
 		if !c.Publish(next) {
 			if kept == nil {
-				kept = append(make([]*combine.Call[appendReq, int64], 0, len(calls)), calls[:i]...)
+				kept = append(make([]*combine.Call[Req, int64], 0, len(calls)), calls[:i]...)
 			}
 			c.Err = errCallerLeft
 			continue
 		}
-		next++
+		next += step
 		if kept != nil {
 			kept = append(kept, c)
 		}

@@ -64,7 +64,7 @@ type IDMinter struct {
 	loc       *time.Location
 	now       func() time.Time
 	ttlAttr   string        // "" when no TTL is written
-	retention time.Duration // TTL.Retention, or DefaultRetention without TTL
+	retention time.Duration // TTL.Retention, or defaultRetention without TTL
 }
 
 // NewIDMinter returns an IDMinter that writes IDs with format, takes their
@@ -115,7 +115,7 @@ func NewIDMinter(seq Sequencer, format Format, period Period, optFns ...func(*ID
 	if err := o.resolve(); err != nil {
 		return fail(err)
 	}
-	m.loc, m.now, m.retention = o.Location, o.Now, DefaultRetention
+	m.loc, m.now, m.retention = o.Location, o.Now, defaultRetention
 	if o.TTL != nil {
 		if err := m.checkTTL(o.TTL); err != nil {
 			return fail(err)
@@ -326,7 +326,7 @@ func (m *IDMinter) SequenceAt(name string, t time.Time) (string, error) {
 
 // ExpiresAt returns the TTL, in Unix epoch seconds, that Next writes on the
 // counter item of the period holding t: the end of the period plus
-// TTL.Retention (DefaultRetention without a TTL), rounded up to a whole
+// TTL.Retention (7 days without a TTL), rounded up to a whole
 // second.
 func (m *IDMinter) ExpiresAt(t time.Time) (int64, error) {
 	_, end, err := bounds(m.period, t.In(m.loc))

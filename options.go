@@ -20,43 +20,42 @@ import (
 //
 // A type holds exactly the fields its constructor reads; groups that
 // several share (Keys, Retry) are embedded. A zero field means its default,
-// named in the field's comment and exported as a Default constant. The
-// constructors validate every field and return an *OptionError naming the
-// one refused.
+// named in the field's comment. The constructors validate every field
+// and return an *OptionError naming the one refused.
 
 // The defaults a zero option stands for.
 const (
-	DefaultPartitionKey     = "pk"      // Keys.PartitionKey, of type String
-	DefaultSortKey          = "sk"      // the sort key attribute's name
-	DefaultValueAttribute   = "value"   // CounterOptions.ValueAttribute
-	DefaultVersionAttribute = "version" // LatestOptions.VersionAttribute
-	DefaultTokenAttribute   = "wtok"    // SortKeyOptions.TokenAttribute, LatestOptions.TokenAttribute
+	defaultPartitionKey     = "pk"      // Keys.PartitionKey, of type String
+	defaultSortKey          = "sk"      // the sort key attribute's name
+	defaultValueAttribute   = "value"   // CounterOptions.ValueAttribute
+	defaultVersionAttribute = "version" // LatestOptions.VersionAttribute
+	defaultTokenAttribute   = "wtok"    // SortKeyOptions.TokenAttribute, LatestOptions.TokenAttribute
 
-	DefaultStart    = 1             // the first value of a new sequence
-	DefaultStep     = 1             // CounterOptions.Step
-	DefaultMaxValue = math.MaxInt64 // the largest value of a sequence
+	defaultStart    = 1             // the first value of a new sequence
+	defaultStep     = 1             // CounterOptions.Step
+	defaultMaxValue = math.MaxInt64 // the largest value of a sequence
 
-	DefaultMaxAttempts = 25                     // Retry.MaxAttempts
-	DefaultBaseDelay   = 2 * time.Millisecond   // Retry.BaseDelay
-	DefaultMaxDelay    = 200 * time.Millisecond // Retry.MaxDelay
-	DefaultMaxWait     = time.Minute            // Retry.MaxWait
-	MaxResolveTimeout  = 5 * time.Minute        // the largest Retry.ResolveTimeout
+	defaultMaxAttempts = 25                     // Retry.MaxAttempts
+	defaultBaseDelay   = 2 * time.Millisecond   // Retry.BaseDelay
+	defaultMaxDelay    = 200 * time.Millisecond // Retry.MaxDelay
+	defaultMaxWait     = time.Minute            // Retry.MaxWait
+	maxResolveTimeout  = 5 * time.Minute        // the largest Retry.ResolveTimeout
 
-	DefaultRefillThreshold = 0.5              // BlockOptions.RefillThreshold
-	DefaultBlockGrowth     = 64               // BlockOptions.MaxSize, in times the size given to NewBlock
-	DefaultRefillTimeout   = 10 * time.Second // BlockOptions.RefillTimeout
-	DefaultBlockLifetime   = 10 * time.Second // BlockRate.Lifetime
+	defaultRefillThreshold = 0.5              // BlockOptions.RefillThreshold
+	defaultBlockGrowth     = 64               // BlockOptions.MaxSize, in times the size given to NewBlock
+	defaultRefillTimeout   = 10 * time.Second // BlockOptions.RefillTimeout
+	defaultBlockLifetime   = 10 * time.Second // BlockRate.Lifetime
 
-	DefaultVersionKeyFormat = "%s#v%d"    // LayoutPartitionKey.VersionKeyFormat
-	DefaultLatestKeyFormat  = "%s#latest" // LayoutPartitionKey.LatestKeyFormat
+	defaultVersionKeyFormat = "%s#v%d"    // LayoutPartitionKey.VersionKeyFormat
+	defaultLatestKeyFormat  = "%s#latest" // LayoutPartitionKey.LatestKeyFormat
 
-	DefaultRetention = 7 * 24 * time.Hour // PeriodTTL.Retention
+	defaultRetention = 7 * 24 * time.Hour // PeriodTTL.Retention
 )
 
 // Keys says where a strategy's items are in its table.
 type Keys struct {
 	// PartitionKey is the name of the table's partition key attribute, of
-	// type String. Default DefaultPartitionKey ("pk").
+	// type String. Default "pk".
 	PartitionKey string
 
 	// KeyPrefix is prepended to every sequence name to form the partition
@@ -66,7 +65,7 @@ type Keys struct {
 }
 
 func (k *Keys) resolve() error {
-	setDefault(&k.PartitionKey, DefaultPartitionKey)
+	setDefault(&k.PartitionKey, defaultPartitionKey)
 	if len(k.KeyPrefix) > maxKeyBytes-1 {
 		return optionErrorf("KeyPrefix", k.KeyPrefix, "%d bytes long, want at most %d (DynamoDB's limit for a partition key, less a byte of name)", len(k.KeyPrefix), maxKeyBytes-1)
 	}
@@ -81,7 +80,7 @@ type Retry struct {
 	// writer (or, on a multi-Region strongly consistent table, was refused
 	// with ReplicatedWriteConflictException) is tried before
 	// ErrContention. Throttles and transaction conflicts do not count:
-	// they are waited out (see MaxWait). Default DefaultMaxAttempts (25;
+	// they are waited out (see MaxWait). Default 25 (
 	// docs/sortkey.md says how it was chosen).
 	MaxAttempts int
 
@@ -89,7 +88,7 @@ type Retry struct {
 	// jitter, between attempts. MaxDelay also caps the turn a writer takes
 	// at a name that other processes write, and the wait for another's
 	// turn (docs/sortkey.md, "Many processes, one name"). Defaults
-	// DefaultBaseDelay (2ms) and DefaultMaxDelay (200ms).
+	// 2ms and 200ms.
 	BaseDelay time.Duration
 	MaxDelay  time.Duration
 
@@ -101,7 +100,7 @@ type Retry struct {
 	// ResolveTimeout 0), after which it returns ErrUnknownOutcome. The
 	// waits for capacity themselves grow from one round trip to a second
 	// (docs/sortkey.md, "Throttling is backpressure"). Default
-	// DefaultMaxWait (1 minute).
+	// 1 minute.
 	MaxWait time.Duration
 
 	// ResolveTimeout, when above 0, makes a write whose outcome is unknown
@@ -109,7 +108,7 @@ type Retry struct {
 	// error) be sent again, identical, for up to ResolveTimeout, even
 	// after the caller's context has ended, so that the caller learns
 	// whether it was stored; when it runs out the call returns
-	// ErrUnknownOutcome. At most MaxResolveTimeout (5 minutes), well
+	// ErrUnknownOutcome. At most 5 minutes, well
 	// inside the 10 minutes for which DynamoDB recognises a transaction's
 	// ClientRequestToken. Default 0: the caller's deadline bounds the
 	// call; the write is sent again only while the caller's context lasts
@@ -123,10 +122,10 @@ type Retry struct {
 }
 
 func (r *Retry) resolve() error {
-	setDefault(&r.MaxAttempts, DefaultMaxAttempts)
-	setDefault(&r.BaseDelay, DefaultBaseDelay)
-	setDefault(&r.MaxDelay, DefaultMaxDelay)
-	setDefault(&r.MaxWait, DefaultMaxWait)
+	setDefault(&r.MaxAttempts, defaultMaxAttempts)
+	setDefault(&r.BaseDelay, defaultBaseDelay)
+	setDefault(&r.MaxDelay, defaultMaxDelay)
+	setDefault(&r.MaxWait, defaultMaxWait)
 	switch {
 	case r.MaxAttempts < 1:
 		return optionErrorf("MaxAttempts", r.MaxAttempts, "want at least 1")
@@ -136,8 +135,8 @@ func (r *Retry) resolve() error {
 		return optionErrorf("MaxDelay", r.MaxDelay, "below the first delay").with("BaseDelay", r.BaseDelay)
 	case r.MaxWait < 0:
 		return optionErrorf("MaxWait", r.MaxWait, "want at least 0 (0 means the default)")
-	case r.ResolveTimeout < 0 || r.ResolveTimeout > MaxResolveTimeout:
-		return optionErrorf("ResolveTimeout", r.ResolveTimeout, "want 0 (the default) up to %v", MaxResolveTimeout)
+	case r.ResolveTimeout < 0 || r.ResolveTimeout > maxResolveTimeout:
+		return optionErrorf("ResolveTimeout", r.ResolveTimeout, "want 0 (the default) up to %v", maxResolveTimeout)
 	}
 	return nil
 }
@@ -167,21 +166,21 @@ type CounterOptions struct {
 	SortKey *CounterSortKey
 
 	// ValueAttribute is the Number attribute that holds a counter's last
-	// value handed out. Default DefaultValueAttribute ("value").
+	// value handed out. Default "value".
 	ValueAttribute string
 
 	// Start is the first value of a new sequence; an existing counter
-	// continues from its stored value. Default DefaultStart (1); must be
+	// continues from its stored value. Default 1; must be
 	// positive.
 	Start int64
 
 	// Step is the difference between consecutive values. Default
-	// DefaultStep (1); must be positive.
+	// 1; must be positive.
 	Step int64
 
 	// MaxValue is the largest value a sequence hands out; past it calls
 	// return ErrExhausted and leave the stored value unchanged. Default
-	// DefaultMaxValue (math.MaxInt64).
+	// math.MaxInt64.
 	MaxValue int64
 
 	// Retry bounds the resends of an update whose outcome is unknown
@@ -212,7 +211,7 @@ type CounterOptions struct {
 // CounterSortKey is where the counter items are on a table with a sort key.
 type CounterSortKey struct {
 	// Name is the sort key attribute, of type String. Default
-	// DefaultSortKey ("sk").
+	// "sk".
 	Name string
 
 	// Value is the sort key value of every counter item, such as
@@ -224,7 +223,7 @@ func (o *CounterOptions) resolve() error {
 	if err := o.Keys.resolve(); err != nil {
 		return err
 	}
-	setDefault(&o.ValueAttribute, DefaultValueAttribute)
+	setDefault(&o.ValueAttribute, defaultValueAttribute)
 	if o.ValueAttribute == o.PartitionKey {
 		return optionErrorf("ValueAttribute", o.ValueAttribute, "a key attribute's name too").with("PartitionKey", o.PartitionKey)
 	}
@@ -235,7 +234,7 @@ func (o *CounterOptions) resolve() error {
 			return err
 		}
 	}
-	setDefault(&o.Step, DefaultStep)
+	setDefault(&o.Step, defaultStep)
 	if o.Step < 1 {
 		return optionErrorf("Step", o.Step, "want at least 1")
 	}
@@ -284,7 +283,7 @@ func (o *CounterOptions) validateGlobal() error {
 }
 
 func (k *CounterSortKey) resolve(partitionKey, valueAttribute string) error {
-	setDefault(&k.Name, DefaultSortKey)
+	setDefault(&k.Name, defaultSortKey)
 	switch {
 	case k.Name == partitionKey:
 		return optionErrorf("SortKey.Name", k.Name, "the partition key's name too").with("PartitionKey", partitionKey)
@@ -302,8 +301,8 @@ func (k *CounterSortKey) resolve(partitionKey, valueAttribute string) error {
 
 // resolveRange applies the defaults of Start and MaxValue and checks them.
 func resolveRange(start, maxValue *int64) error {
-	setDefault(start, DefaultStart)
-	setDefault(maxValue, DefaultMaxValue)
+	setDefault(start, defaultStart)
+	setDefault(maxValue, defaultMaxValue)
 	switch {
 	case *start < 1:
 		return optionErrorf("Start", *start, "want at least 1")
@@ -318,12 +317,12 @@ func resolveRange(start, maxValue *int64) error {
 type BlockOptions struct {
 	// RefillThreshold is the fraction of a range handed out after which
 	// the next range is leased in the background. Default
-	// DefaultRefillThreshold (0.5); must be above 0 and at most 1. Lower
+	// 0.5; must be above 0 and at most 1. Lower
 	// leaves more time for the lease, higher leaves fewer numbers unused
 	// when the process stops.
 	RefillThreshold float64
 
-	// MaxSize bounds the range size. Default DefaultBlockGrowth (64) times
+	// MaxSize bounds the range size. Default 64 times
 	// the size given to NewBlock; at least that size. The larger the
 	// ranges, the more numbers a process that stops without Close loses.
 	// MaxSize equal to the size makes the size fixed (unless FollowRate is
@@ -333,7 +332,7 @@ type BlockOptions struct {
 	// RefillTimeout bounds one lease (one Counter.NextN, with the SDK's
 	// retries), so that a request that never gets an answer does not hold
 	// up every later caller, and the hand-backs of Close in all. Default
-	// DefaultRefillTimeout (10s).
+	// 10s.
 	RefillTimeout time.Duration
 
 	// FollowRate, when set, sizes every range to last about
@@ -351,7 +350,7 @@ type BlockRate struct {
 	MinSize int64
 
 	// Lifetime is how long a range should last. Default
-	// DefaultBlockLifetime (10s).
+	// 10s.
 	Lifetime time.Duration
 
 	// Now is the clock the rate is measured by. Default time.Now.
@@ -360,11 +359,11 @@ type BlockRate struct {
 
 // resolve applies the defaults for a Block of size and checks them.
 func (o *BlockOptions) resolve(size int64) error {
-	setDefault(&o.RefillThreshold, DefaultRefillThreshold)
-	setDefault(&o.RefillTimeout, DefaultRefillTimeout)
+	setDefault(&o.RefillThreshold, defaultRefillThreshold)
+	setDefault(&o.RefillTimeout, defaultRefillTimeout)
 	if o.MaxSize == 0 {
-		o.MaxSize = size * DefaultBlockGrowth
-		if o.MaxSize/DefaultBlockGrowth != size {
+		o.MaxSize = size * defaultBlockGrowth
+		if o.MaxSize/defaultBlockGrowth != size {
 			o.MaxSize = math.MaxInt64
 		}
 	}
@@ -387,7 +386,7 @@ func (o *BlockOptions) resolve(size int64) error {
 // resolve applies the defaults for a Block of size and checks them.
 func (r *BlockRate) resolve(size int64) error {
 	setDefault(&r.MinSize, 1)
-	setDefault(&r.Lifetime, DefaultBlockLifetime)
+	setDefault(&r.Lifetime, defaultBlockLifetime)
 	if r.Now == nil {
 		r.Now = time.Now
 	}
@@ -405,7 +404,7 @@ type SortKeyOptions struct {
 	Keys
 
 	// SortKey is the name of the table's sort key attribute. Default
-	// DefaultSortKey ("sk").
+	// "sk".
 	SortKey string
 
 	// SortKeyDigits is 0 (the default) for a sort key of type Number, or 1
@@ -415,12 +414,12 @@ type SortKeyOptions struct {
 	SortKeyDigits int
 
 	// Start is the first number of an empty sequence; an item collection
-	// continues from its largest number. Default DefaultStart (1); must be
+	// continues from its largest number. Default 1; must be
 	// positive.
 	Start int64
 
 	// MaxValue is the largest number; past it calls return ErrExhausted.
-	// Default DefaultMaxValue (math.MaxInt64).
+	// Default math.MaxInt64.
 	MaxValue int64
 
 	// TokenAttribute is the String attribute in which every stored item
@@ -428,7 +427,7 @@ type SortKeyOptions struct {
 	// that request, so that a resend of a write that was applied succeeds
 	// instead of storing the item again under another number (see
 	// docs/sortkey.md for its size). Items passed to Append must not set
-	// it. Default DefaultTokenAttribute ("wtok").
+	// it. Default "wtok".
 	TokenAttribute string
 
 	// Retry bounds the attempts after lost races and the resends of a
@@ -453,8 +452,8 @@ func (o *SortKeyOptions) resolve() error {
 	if err := o.Keys.resolve(); err != nil {
 		return err
 	}
-	setDefault(&o.SortKey, DefaultSortKey)
-	setDefault(&o.TokenAttribute, DefaultTokenAttribute)
+	setDefault(&o.SortKey, defaultSortKey)
+	setDefault(&o.TokenAttribute, defaultTokenAttribute)
 	switch {
 	case o.SortKey == o.PartitionKey:
 		return optionErrorf("SortKey", o.SortKey, "the partition key's name too").with("PartitionKey", o.PartitionKey)
@@ -522,14 +521,14 @@ type LatestOptions struct {
 	// VersionAttribute is the Number attribute that holds the version
 	// number on every item a Latest writes; its condition on the 'latest'
 	// item is what serialises writers. Items passed to Append must not set
-	// it. Default DefaultVersionAttribute ("version").
+	// it. Default "version".
 	VersionAttribute string
 
 	// TokenAttribute is the String attribute in which 'latest' carries a
 	// write token while processes take turns at a document, and so do the
 	// version items without transactions, so that a resend of an applied
 	// write is recognised (see docs/latest.md). Items passed to Append must
-	// not set it. Default DefaultTokenAttribute ("wtok").
+	// not set it. Default "wtok".
 	TokenAttribute string
 
 	// Retry bounds the attempts after lost races and the resends of a
@@ -560,8 +559,8 @@ func (o *LatestOptions) resolve() (docLayout, error) {
 	if err != nil {
 		return nil, err
 	}
-	setDefault(&o.VersionAttribute, DefaultVersionAttribute)
-	setDefault(&o.TokenAttribute, DefaultTokenAttribute)
+	setDefault(&o.VersionAttribute, defaultVersionAttribute)
+	setDefault(&o.TokenAttribute, defaultTokenAttribute)
 	if field, ok := layout.keyField(o.VersionAttribute); ok {
 		return nil, optionErrorf("VersionAttribute", o.VersionAttribute, "a key attribute's name too").with(field, o.VersionAttribute)
 	}
@@ -608,7 +607,7 @@ type PeriodTTL struct {
 	// period ends. It must exceed the largest clock difference between
 	// the processes minting IDs: a process whose clock lags behind would
 	// otherwise find yesterday's counter gone and restart it, repeating
-	// IDs. Default DefaultRetention (7 days).
+	// IDs. Default 7 days.
 	Retention time.Duration
 }
 
@@ -628,7 +627,7 @@ func (o *IDMinterOptions) resolve() error {
 }
 
 func (t *PeriodTTL) resolve() error {
-	setDefault(&t.Retention, DefaultRetention)
+	setDefault(&t.Retention, defaultRetention)
 	switch {
 	case t.Attribute == "":
 		return optionErrorf("TTL.Attribute", t.Attribute, "want the table's Time to Live attribute")

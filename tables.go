@@ -33,9 +33,9 @@ var _ TableClient = (*dynamodb.Client)(nil)
 // options are not validated here: NewCounter reports a bad one.
 func CounterTable(name string, optFns ...func(*CounterOptions)) *dynamodb.CreateTableInput {
 	o := apply(optFns)
-	pk := or(o.PartitionKey, DefaultPartitionKey)
+	pk := or(o.PartitionKey, defaultPartitionKey)
 	if o.SortKey != nil {
-		return tableInput(name, pk, or(o.SortKey.Name, DefaultSortKey), types.ScalarAttributeTypeS)
+		return tableInput(name, pk, or(o.SortKey.Name, defaultSortKey), types.ScalarAttributeTypeS)
 	}
 	return tableInput(name, pk, "", "")
 }
@@ -46,8 +46,8 @@ func CounterTable(name string, optFns ...func(*CounterOptions)) *dynamodb.Create
 // billing. As for CounterTable, the options are not validated here.
 func SortKeyTable(name string, optFns ...func(*SortKeyOptions)) *dynamodb.CreateTableInput {
 	o := apply(optFns)
-	sk := newNumberCodec(or(o.SortKey, DefaultSortKey), o.SortKeyDigits)
-	return tableInput(name, or(o.PartitionKey, DefaultPartitionKey), sk.attr, sk.typ)
+	sk := newNumberCodec(or(o.SortKey, defaultSortKey), o.SortKeyDigits)
+	return tableInput(name, or(o.PartitionKey, defaultPartitionKey), sk.attr, sk.typ)
 }
 
 // LatestTable returns the definition of a table named name for a Latest
@@ -57,9 +57,9 @@ func SortKeyTable(name string, optFns ...func(*SortKeyOptions)) *dynamodb.Create
 // options are not validated here.
 func LatestTable(name string, optFns ...func(*LatestOptions)) *dynamodb.CreateTableInput {
 	o := apply(optFns)
-	pk := or(o.PartitionKey, DefaultPartitionKey)
+	pk := or(o.PartitionKey, defaultPartitionKey)
 	if l, ok := layoutValue(o.Layout).(LayoutSortKey); ok {
-		sk := newNumberCodec(or(l.SortKey, DefaultSortKey), l.SortKeyDigits)
+		sk := newNumberCodec(or(l.SortKey, defaultSortKey), l.SortKeyDigits)
 		return tableInput(name, pk, sk.attr, sk.typ)
 	}
 	return tableInput(name, pk, "", "")

@@ -150,7 +150,7 @@ func (e *env) sampleNames(ctx context.Context, kind string) (names []string, mor
 	if err != nil {
 		return nil, false, err
 	}
-	pkName := or(e.partitionKey, dynamoseq.DefaultPartitionKey)
+	pkName := or(e.partitionKey, defaultPartitionKey)
 	for _, item := range out.Items {
 		pk, _ := item[pkName].(*types.AttributeValueMemberS)
 		if pk == nil || !strings.HasPrefix(pk.Value, e.keyPrefix) {
@@ -169,7 +169,7 @@ func (e *env) nameScan() *dynamodb.ScanInput {
 	in := &dynamodb.ScanInput{
 		TableName:                aws.String(e.table),
 		ProjectionExpression:     aws.String("#pk"),
-		ExpressionAttributeNames: map[string]string{"#pk": or(e.partitionKey, dynamoseq.DefaultPartitionKey)},
+		ExpressionAttributeNames: map[string]string{"#pk": or(e.partitionKey, defaultPartitionKey)},
 	}
 	if e.keyPrefix != "" {
 		in.FilterExpression = aws.String("begins_with(#pk, :p)")
@@ -185,7 +185,7 @@ func (e *env) nameOf(kind, key string) (string, bool) {
 	if kind != kindLatest || e.layout != "partitionkey" {
 		return key, true
 	}
-	before, after, ok := strings.Cut(or(e.latestKeyFormat, dynamoseq.DefaultLatestKeyFormat), "%s")
+	before, after, ok := strings.Cut(or(e.latestKeyFormat, defaultLatestKeyFormat), "%s")
 	if !ok || !strings.HasPrefix(key, before) || !strings.HasSuffix(key, after) || len(key) <= len(before)+len(after) {
 		return "", false
 	}

@@ -13,8 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/spf13/pflag"
-
-	"github.com/dynamoseq/dynamoseq"
 )
 
 // listed is one counter in list's JSON answer.
@@ -96,7 +94,7 @@ func (e *env) counterScan(prefix string) *dynamodb.ScanInput {
 	in := &dynamodb.ScanInput{
 		TableName:                aws.String(e.table),
 		ProjectionExpression:     aws.String("#pk, #v"),
-		ExpressionAttributeNames: map[string]string{"#pk": or(e.partitionKey, dynamoseq.DefaultPartitionKey), "#v": or(e.valueAttribute, dynamoseq.DefaultValueAttribute)},
+		ExpressionAttributeNames: map[string]string{"#pk": or(e.partitionKey, defaultPartitionKey), "#v": or(e.valueAttribute, defaultValueAttribute)},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":n": &types.AttributeValueMemberS{Value: "N"},
 		},
@@ -108,7 +106,7 @@ func (e *env) counterScan(prefix string) *dynamodb.ScanInput {
 	}
 	if e.counterSortKey != "" { // counters beside other items of a single-table design
 		filters = append(filters, "#sk = :sk")
-		in.ExpressionAttributeNames["#sk"] = or(e.sortKey, dynamoseq.DefaultSortKey)
+		in.ExpressionAttributeNames["#sk"] = or(e.sortKey, defaultSortKey)
 		in.ExpressionAttributeValues[":sk"] = &types.AttributeValueMemberS{Value: e.counterSortKey}
 	}
 	in.FilterExpression = aws.String(strings.Join(filters, " AND "))
@@ -117,8 +115,8 @@ func (e *env) counterScan(prefix string) *dynamodb.ScanInput {
 
 // counterOf reads an item of counterScan's answer.
 func (e *env) counterOf(item map[string]types.AttributeValue) (listed, bool) {
-	pk, _ := item[or(e.partitionKey, dynamoseq.DefaultPartitionKey)].(*types.AttributeValueMemberS)
-	v, _ := item[or(e.valueAttribute, dynamoseq.DefaultValueAttribute)].(*types.AttributeValueMemberN)
+	pk, _ := item[or(e.partitionKey, defaultPartitionKey)].(*types.AttributeValueMemberS)
+	v, _ := item[or(e.valueAttribute, defaultValueAttribute)].(*types.AttributeValueMemberN)
 	if pk == nil || v == nil {
 		return listed{}, false
 	}
@@ -133,7 +131,7 @@ func (e *env) counterOf(item map[string]types.AttributeValue) (listed, bool) {
 // and what the table seems to hold instead, from its key schema (one
 // DescribeTable; without it, the remark names no key).
 func (e *env) noCounters(ctx context.Context, prefix, suffix string, scanned int) string {
-	valueName := or(e.valueAttribute, dynamoseq.DefaultValueAttribute)
+	valueName := or(e.valueAttribute, defaultValueAttribute)
 	switch {
 	case scanned == 0:
 		return fmt.Sprintf("no counters: table %q is empty", e.table)

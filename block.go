@@ -584,9 +584,12 @@ func (s *blockSeq) handedOut() int64 {
 // to call every second from any goroutine, and it does not slow Next down.
 // Figures read while calls are running may be a moment apart from each
 // other.
-func (b *Block) Stats() BlockStats {
+func (b *Block) Stats() Stats { return b.figures().stats() }
+
+// figures are the Block's figures in full.
+func (b *Block) figures() blockFigures {
 	st := &b.stats
-	out := BlockStats{
+	out := blockFigures{
 		Errors:        st.errors.stats(),
 		RoundTrips:    st.roundTrips.Load(),
 		Leases:        st.leases.Load(),

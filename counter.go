@@ -532,14 +532,17 @@ func (c *Counter) AdvanceTo(ctx context.Context, name string, last int64) (_ int
 // Stats returns the Counter's cumulative figures. It reads a few atomic
 // counters: cheap enough to call at any rate, from any goroutine. Figures
 // read while calls are running may be a moment apart from each other.
-func (c *Counter) Stats() CounterStats {
-	return CounterStats{
+func (c *Counter) Stats() Stats { return c.figures().stats() }
+
+// figures are the Counter's figures in full.
+func (c *Counter) figures() counterFigures {
+	return counterFigures{
 		Calls:      c.stats.calls.Load(),
 		Numbers:    c.stats.numbers.Load(),
 		RoundTrips: c.stats.roundTrips.total(),
 		Errors:     c.stats.errors.stats(),
 		Resends:    c.stats.resends.Load(),
 
-		CapacityStats: capacityStats(&c.stats.roundTrips, &c.stats.waits),
+		capacityFigures: capacityStats(&c.stats.roundTrips, &c.stats.waits),
 	}
 }

@@ -597,7 +597,7 @@ func testBench(t *testing.T, run runFunc, client *dynamodb.Client) {
 	table := newTable(t, client)
 	run(t, "create-table", "--kind", "counter", "--table", table).ok(t)
 	out := run(t, "bench", "--kind", "block", "-c", "4", "-d", "1s", "--table", table).ok(t)
-	for _, want := range []string{"latency of dynamoseq:", "numbers/s", "p99", "raw SDK", "Stats()", "Leases"} {
+	for _, want := range []string{"latency of dynamoseq:", "numbers/s", "p99", "raw SDK", "Stats()", "RoundTrips"} {
 		assert.Contains(t, out, want)
 	}
 }

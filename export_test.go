@@ -1,0 +1,18 @@
+package dynamoseq
+
+// The strategies' figures in full, for the tests: those of Stats and the
+// ones Stats leaves out (batches, turns, leases...).
+type (
+	CounterFigures  = counterFigures
+	BlockFigures    = blockFigures
+	AppendFigures   = appendFigures
+	CapacityFigures = capacityFigures
+)
+
+func (c *Counter) Figures() CounterFigures { return c.figures() }
+func (b *Block) Figures() BlockFigures     { return b.figures() }
+func (s *SortKey) Figures() AppendFigures  { return s.stats.stats() }
+func (l *Latest) Figures() AppendFigures   { return l.stats.stats() }
+
+func (f counterFigures) Capacity() CapacityFigures { return f.capacityFigures }
+func (f appendFigures) Capacity() CapacityFigures  { return f.capacityFigures }

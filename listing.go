@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"iter"
 	"strconv"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Order is the order in which a listing returns numbered items.
@@ -87,7 +85,7 @@ type Decoded[T any] struct {
 }
 
 // Decode returns an iterator over the entries of seq (SortKey.All or
-// Latest.All) decoded into T, as Item.Decode and Version.Decode do: T is
+// Latest.All) decoded into T, as Item.Decode does: T is
 // what attributevalue.UnmarshalMap accepts a pointer to (a struct with
 // dynamodbav tags, a map) or map[string]types.AttributeValue.
 //
@@ -104,14 +102,14 @@ type Decoded[T any] struct {
 // The iteration ends after an error: seq's, or an *Error wrapping
 // ErrTableMismatch for an entry that does not fit T, yielded with the
 // entry's Number. Decode reads nothing itself: the cost is seq's.
-func Decode[T any, E Item | Version](seq iter.Seq2[E, error]) iter.Seq2[Decoded[T], error] {
+func Decode[T any](seq iter.Seq2[Item, error]) iter.Seq2[Decoded[T], error] {
 	return func(yield func(Decoded[T], error) bool) {
 		for e, err := range seq {
 			if err != nil {
 				yield(Decoded[T]{}, err)
 				return
 			}
-			n, attrs := entry(e)
+			n, attrs := e.Number, e.Item
 			d := Decoded[T]{Number: n}
 			if err := decodeAttributes(attrs, &d.Value); err != nil {
 				yield(d, &Error{Op: "Decode", Err: fmt.Errorf("%w (number %d)", err, n)})
@@ -122,15 +120,4 @@ func Decode[T any, E Item | Version](seq iter.Seq2[E, error]) iter.Seq2[Decoded[
 			}
 		}
 	}
-}
-
-// entry returns the number and the attributes of an Item or a Version.
-func entry(e any) (int64, map[string]types.AttributeValue) {
-	switch e := e.(type) {
-	case Item:
-		return e.Number, e.Item
-	case Version:
-		return e.Number, e.Item
-	}
-	panic(fmt.Sprintf("dynamoseq: entry of a %T", e)) // unreachable: Decode's constraint
 }

@@ -18,7 +18,7 @@ import (
 // numbers ranges over seq until it ends or yields an error, or until stop
 // entries have come (0: no limit), and returns the numbers seen and the
 // error.
-func numbers[E dynamoseq.Item | dynamoseq.Version](seq iter.Seq2[E, error], stop int) ([]int64, error) {
+func numbers[E dynamoseq.Item](seq iter.Seq2[E, error], stop int) ([]int64, error) {
 	got := []int64{}
 	for e, err := range seq {
 		if err != nil {
@@ -52,7 +52,7 @@ func span(from, to int64) []int64 {
 // requireCancelEnds ranges over all(ctx) and cancels ctx when the entry
 // numbered at comes: the loop must end with one error, ctx's, from op, and
 // no entry after at. It returns the numbers seen.
-func requireCancelEnds[E dynamoseq.Item | dynamoseq.Version](t *testing.T, all func(context.Context) iter.Seq2[E, error], at int64, op string) []int64 {
+func requireCancelEnds[E dynamoseq.Item](t *testing.T, all func(context.Context) iter.Seq2[E, error], at int64, op string) []int64 {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -79,12 +79,10 @@ func requireCancelEnds[E dynamoseq.Item | dynamoseq.Version](t *testing.T, all f
 	return got
 }
 
-// entryOf returns the number and the attributes of an Item or a Version.
+// entryOf returns the number and the attributes of an Item.
 func entryOf(e any) (int64, map[string]types.AttributeValue) {
 	switch e := e.(type) {
 	case dynamoseq.Item:
-		return e.Number, e.Item
-	case dynamoseq.Version:
 		return e.Number, e.Item
 	}
 	panic(fmt.Sprintf("entryOf(%T)", e))
@@ -319,7 +317,7 @@ func TestLatestAllMeanwhile(t *testing.T) {
 				require.NoError(t, err)
 			}
 
-			all := func(ctx context.Context) iter.Seq2[dynamoseq.Version, error] {
+			all := func(ctx context.Context) iter.Seq2[dynamoseq.Item, error] {
 				return l.All(ctx, "doc1", dynamoseq.NewestFirst)
 			}
 			assert.Equal(t, span(20, 18), requireCancelEnds(t, all, 18, "Latest.All"), "versions before the cancel")

@@ -52,15 +52,17 @@ func (s *SortKey) Get(ctx context.Context, name string, n int64, out any) error 
 	return nil
 }
 
-// Item is one numbered item of a sequence, as SortKey.Items lists it.
+// Item is one numbered item of a sequence, as SortKey.Items lists it, or
+// one version of a document, as Latest.Versions lists it.
 type Item struct {
-	Number int64
+	Number int64 // the item's number, or the version's
 	// Item holds the attributes given to Append, without the key
-	// attributes and the write token.
+	// attributes, the write token and a Latest's version attribute.
 	Item map[string]types.AttributeValue
 }
 
-// Decode unmarshals the item's attributes into out, as SortKey.Get does.
+// Decode unmarshals the item's attributes into out, as SortKey.Get and
+// Latest.Get do.
 func (it Item) Decode(out any) error {
 	return decodeAttributes(it.Item, out)
 }

@@ -103,6 +103,7 @@ type Block struct {
 // blockSeq is the state of one name in a Block.
 type blockSeq struct {
 	name string
+	exp  *expiry                    // the TTL its leases set on the counter item, or nil
 	cur  atomic.Pointer[blockRange] // the range numbers are taken from; nil before the first lease
 
 	mu      sync.Mutex    // protects the fields below
@@ -205,13 +206,19 @@ func NewBlock(c *Counter, size int64, optFns ...func(*BlockOptions)) (*Block, er
 // the SDK's error...) to every caller that waited for a lease that failed;
 // the next call tries again.
 func (b *Block) Next(ctx context.Context, name string) (int64, error) {
+	return b.next(ctx, name, nil)
+}
+
+// next is Next, whose leases of a new name also set exp, the TTL of an
+// IDMinter's period, on the counter item.
+func (b *Block) next(ctx context.Context, name string, exp *expiry) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, b.nextError(name, err)
 	}
 	if b.closed.Load() {
 		return 0, b.nextError(name, ErrClosed)
 	}
-	s, err := b.seq(name)
+	s, err := b.seq(name, exp)
 	if err != nil {
 		return 0, b.nextError(name, err)
 	}
@@ -232,15 +239,15 @@ func (b *Block) Next(ctx context.Context, name string) (int64, error) {
 	}
 }
 
-// seq returns the state of name, creating it on first use.
-func (b *Block) seq(name string) (*blockSeq, error) {
+// seq returns the state of name, creating it on first use with exp.
+func (b *Block) seq(name string, exp *expiry) (*blockSeq, error) {
 	if v, ok := b.seqs.Load(name); ok {
 		return v.(*blockSeq), nil
 	}
 	if _, err := partitionValue(b.counter.opts.KeyPrefix, name); err != nil {
 		return nil, err
 	}
-	v, _ := b.seqs.LoadOrStore(name, &blockSeq{name: name, size: b.size})
+	v, _ := b.seqs.LoadOrStore(name, &blockSeq{name: name, size: b.size, exp: exp})
 	return v.(*blockSeq), nil
 }
 
@@ -377,7 +384,7 @@ func (b *Block) lease(ctx context.Context, s *blockSeq, f *blockRefill, size int
 	defer b.wg.Done()
 	start := time.Now()
 	tries := int64(1)
-	first, err := b.counter.NextN(ctx, s.name, size)
+	first, err := b.counter.reserve(ctx, "Counter.NextN", s.name, size, s.exp)
 	if errors.Is(err, ErrExhausted) && size > b.size {
 		// A grown range no longer fits below MaxValue; one of the first
 		// size may.
@@ -385,7 +392,7 @@ func (b *Block) lease(ctx context.Context, s *blockSeq, f *blockRefill, size int
 		s.size, size = b.size, b.size
 		s.mu.Unlock()
 		tries++
-		first, err = b.counter.NextN(ctx, s.name, size)
+		first, err = b.counter.reserve(ctx, "Counter.NextN", s.name, size, s.exp)
 	}
 	took := time.Since(start)
 	b.stats.lease(size, took, tries, err)

@@ -68,7 +68,7 @@ func ExampleIDMinter() {
 // Yearly order IDs, gap-free, each stored with its order: over a SortKey,
 // Append writes the order under the next number of the year and returns
 // its ID, and Get reads an order back by its ID.
-func ExampleIDMinter_Append() {
+func ExampleSortKeyIDMinter() {
 	client, table := dynamoseqtest.SharedTable(dynamoseq.SortKeyTable("Orders"))
 	ctx := context.Background()
 
@@ -78,10 +78,10 @@ func ExampleIDMinter_Append() {
 	}
 	// A clock on New Year's Eve; a service leaves Now alone.
 	now := time.Date(2026, 12, 31, 23, 59, 59, 0, time.UTC)
-	orders, err := dynamoseq.NewIDMinter(numbers,
+	orders, err := dynamoseq.NewSortKeyIDMinter(numbers,
 		dynamoseq.Format{Prefix: "ORD", DateLayout: "2006", Separator: "-", Width: 6},
 		dynamoseq.Yearly,
-		func(o *dynamoseq.IDMinterOptions) { o.Now = func() time.Time { return now } })
+		func(o *dynamoseq.SortKeyIDMinterOptions) { o.Now = func() time.Time { return now } })
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -272,30 +272,38 @@ func TestIDMinterTTL(t *testing.T) {
 	})
 }
 
-// nextOnly is a Sequencer that is not a *Counter, as a Block is.
-type nextOnly struct{ s dynamoseq.Sequencer }
-
-func (n nextOnly) Next(ctx context.Context, name string) (int64, error) { return n.s.Next(ctx, name) }
-
-func TestIDMinterOtherSequencer(t *testing.T) {
+// TestIDMinterBlock: an IDMinter over a Block mints each period's IDs
+// from the period's own ranges, and its leases set the period's TTL on
+// the counter item.
+func TestIDMinterBlock(t *testing.T) {
 	t.Parallel()
-	c, _, _ := newCounter(t)
+	c, client, table := newCounter(t)
+	b, err := dynamoseq.NewBlock(c, 10)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close() })
 	clock := newTestClock(time.Date(2026, 11, 21, 23, 59, 59, 0, time.UTC))
-	m, err := dynamoseq.NewIDMinter(nextOnly{c}, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.Now = clock.Now })
+	m, err := dynamoseq.NewIDMinter(b, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) {
+		o.Now = clock.Now
+		o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl"}
+	})
 	require.NoError(t, err)
 	assert.Equal(t, "ORD-261121-000001", mint(t, m, "orders"))
+	assert.Equal(t, "ORD-261121-000002", mint(t, m, "orders"))
 	clock.Set(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
 	assert.Equal(t, "ORD-261122-000001", mint(t, m, "orders"))
+
+	want, err := m.ExpiresAt(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+	require.NoError(t, err)
+	item := getItem(t, client, table, "pk", "orders#20261121")
+	require.NotNil(t, item, "the counter item of 21 November")
+	ttl, ok := item["ttl"].(*types.AttributeValueMemberN)
+	require.True(t, ok, "ttl attribute of %v: want a Number", item)
+	assert.Equal(t, strconv.FormatInt(want, 10), ttl.Value, "ttl of the counter item of 21 November")
 
 	// Its errors keep the sequence's.
 	_, err = m.Next(context.Background(), "bad\xff")
 	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
 	assert.Contains(t, err.Error(), "UTF-8")
-
-	// The TTL needs the Counter's own UpdateItem.
-	_, err = dynamoseq.NewIDMinter(nextOnly{c}, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl"} })
-	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
-	assert.Contains(t, err.Error(), "needs a *Counter")
 }
 
 func TestIDMinterPeriodFunc(t *testing.T) {
@@ -393,14 +401,13 @@ func TestNewIDMinterInvalid(t *testing.T) {
 	})
 	tests := []struct {
 		name    string
-		seq     dynamoseq.Sequencer
+		seq     *dynamoseq.Counter
 		format  dynamoseq.Format
 		period  dynamoseq.Period
 		opt     func(*dynamoseq.IDMinterOptions)
 		message string
 	}{
-		{"nil sequencer", nil, orderFormat, dynamoseq.Daily, nil, "nil Sequencer"},
-		{"nil counter", nilCounter, orderFormat, dynamoseq.Daily, nil, "nil Sequencer"},
+		{"nil counter", nilCounter, orderFormat, dynamoseq.Daily, nil, "nil *dynamoseq.Counter"},
 		{"nil period", c, orderFormat, nil, nil, "nil Period"},
 		{"not a calendar period", c, orderFormat, dynamoseq.CalendarPeriod(0), nil, "does not hold it"},
 		{"no date layout", c, dynamoseq.Format{Prefix: "ORD", Separator: "-"}, dynamoseq.Daily, nil, "no DateLayout"},
@@ -422,7 +429,6 @@ func TestNewIDMinterInvalid(t *testing.T) {
 		{"TTL on the partition key", c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "pk"} }, `TTL.Attribute is "pk", the Counter's partition key`},
 		{"TTL on the value", c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "value"} }, `TTL.Attribute is "value", the Counter's value attribute`},
 		{"TTL on the counter's custom value", custom, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "n"} }, `the Counter's value attribute`},
-		{"TTL without a counter", nextOnly{c}, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl"} }, "needs a *Counter"},
 		{"TTL without an attribute", c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{} }, "TTL.Attribute is \"\""},
 	}
 	for _, tt := range tests {
@@ -529,13 +535,13 @@ type order struct {
 // yearly is the format of yearly order IDs: "ORD-2026-000123".
 var yearly = dynamoseq.Format{Prefix: "ORD", DateLayout: "2006", Separator: "-", Width: 6}
 
-// newSortKeyMinter returns an IDMinter of yearly IDs over a SortKey of a new
-// table, with clock as IDMinterOptions.Now, and the table.
-func newSortKeyMinter(t *testing.T, client dynamoseq.Client, table string, clock func() time.Time) *dynamoseq.IDMinter {
+// newSortKeyMinter returns a SortKeyIDMinter of yearly IDs over a SortKey
+// of table, with clock as its Now.
+func newSortKeyMinter(t *testing.T, client dynamoseq.Client, table string, clock func() time.Time) *dynamoseq.SortKeyIDMinter {
 	t.Helper()
 	s, err := dynamoseq.NewSortKey(client, table, func(o *dynamoseq.SortKeyOptions) { o.ResolveTimeout = 300 * time.Millisecond })
 	require.NoError(t, err)
-	m, err := dynamoseq.NewIDMinter(s, yearly, dynamoseq.Yearly, func(o *dynamoseq.IDMinterOptions) { o.Now = clock })
+	m, err := dynamoseq.NewSortKeyIDMinter(s, yearly, dynamoseq.Yearly, func(o *dynamoseq.SortKeyIDMinterOptions) { o.Now = clock })
 	require.NoError(t, err)
 	return m
 }
@@ -592,9 +598,8 @@ func TestIDMinterAppendAcrossNewYear(t *testing.T) {
 		requireExactly(t, stored, 1, int64(len(numbers)))
 	}
 
-	// Next on the same IDMinter continues the year's numbers with an empty
-	// item.
-	id, err := m.Next(ctx, "orders")
+	// Append of nil continues the year's numbers with an empty item.
+	id, err := m.Append(ctx, "orders", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "ORD-2027-"+fmt.Sprintf("%06d", len(byYear[2027])+1), id)
 }
@@ -606,20 +611,9 @@ func TestIDMinterAppendErrors(t *testing.T) {
 	ctx := context.Background()
 	clock := newTestClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 
-	// Over a Counter there is no item to store or read.
-	c, _, _ := newCounter(t)
-	counted, err := dynamoseq.NewIDMinter(c, yearly, dynamoseq.Yearly, func(o *dynamoseq.IDMinterOptions) { o.Now = clock.Now })
-	require.NoError(t, err)
-	_, err = counted.Append(ctx, "orders", order{})
-	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
-	assert.Contains(t, err.Error(), "needs an IDMinter over a *SortKey")
-	assert.Contains(t, err.Error(), "*dynamoseq.Counter")
-	err = counted.Get(ctx, "orders", "ORD-2026-000001", nil)
-	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
-
 	var nilSortKey *dynamoseq.SortKey
-	_, err = dynamoseq.NewIDMinter(nilSortKey, yearly, dynamoseq.Yearly)
-	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "NewIDMinter over a nil *SortKey")
+	_, err := dynamoseq.NewSortKeyIDMinter(nilSortKey, yearly, dynamoseq.Yearly)
+	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "NewSortKeyIDMinter over a nil *SortKey")
 
 	client := dbtest.Client(t)
 	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)

@@ -577,7 +577,7 @@ func (o *LatestOptions) resolve() (docLayout, error) {
 }
 
 // IDMinterOptions are NewIDMinter's options. The first value of each
-// period and the key layout are the Sequencer's.
+// period and the key layout are the Counter's.
 type IDMinterOptions struct {
 	// Location is the time zone in which periods start and end and in
 	// which the date part of an ID is written. Default time.UTC.
@@ -587,11 +587,31 @@ type IDMinterOptions struct {
 	// tests that cross midnight.
 	Now func() time.Time
 
-	// TTL, when set, has every write of a period's counter item also set
-	// a Time to Live, so that DynamoDB deletes the counters of past
-	// periods. It needs a *Counter, which writes it in the same
-	// UpdateItem. Default nil: no TTL is written.
+	// TTL, when set, has every write of a period's counter item (every
+	// lease of a Block) also set a Time to Live, in the same UpdateItem,
+	// so that DynamoDB deletes the counters of past periods. Default nil:
+	// no TTL is written.
 	TTL *PeriodTTL
+}
+
+// SortKeyIDMinterOptions are NewSortKeyIDMinter's options. The first
+// number of each period and the key layout are the SortKey's.
+type SortKeyIDMinterOptions struct {
+	// Location is the time zone in which periods start and end and in
+	// which the date part of an ID is written. Default time.UTC.
+	Location *time.Location
+
+	// Now is the clock, read once per ID. Default time.Now.
+	Now func() time.Time
+}
+
+func (o *SortKeyIDMinterOptions) resolve() {
+	if o.Location == nil {
+		o.Location = time.UTC
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 }
 
 // PeriodTTL is the Time to Live an IDMinter writes on each period's

@@ -104,13 +104,13 @@ func (f optionFixtures) counterCases() []optionCase {
 func (f optionFixtures) appendCases() []optionCase {
 	newSortKey := func(fn func(*SortKeyOptions)) error { _, err := NewSortKey(f.client, "table", fn); return err }
 	newLatest := func(fn func(*LatestOptions)) error { _, err := NewLatest(f.client, "table", fn); return err }
-	newMinter := func(seq Sequencer) func(fn func(*IDMinterOptions)) error {
+	newMinter := func(seq *Counter) func(fn func(*IDMinterOptions)) error {
 		return func(fn func(*IDMinterOptions)) error {
 			_, err := NewIDMinter(seq, orderFormatForTest, Daily, fn)
 			return err
 		}
 	}
-	counter, block, mrsc := f.counter, f.block, f.mrsc
+	counter, mrsc := f.counter, f.mrsc
 	return []optionCase{
 		{"SortKey SortKeyDigits", "SortKeyDigits", "", newSortKey(func(o *SortKeyOptions) { o.SortKeyDigits = 20 })},
 		{"SortKey SortKey", "SortKey", "PartitionKey", newSortKey(func(o *SortKeyOptions) { o.SortKey = "pk" })},
@@ -130,7 +130,6 @@ func (f optionFixtures) appendCases() []optionCase {
 		{"IDMinter TTL.Attribute", "TTL.Attribute", "", newMinter(counter)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{} })},
 		{"IDMinter TTL.Retention", "TTL.Retention", "", newMinter(counter)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{Attribute: "ttl", Retention: -1} })},
 		{"IDMinter TTL on the value", "TTL.Attribute", "", newMinter(counter)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{Attribute: "value"} })},
-		{"IDMinter TTL over a Block", "TTL", "", newMinter(block)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{Attribute: "ttl"} })},
 		{"IDMinter TTL on MRSC", "TTL", "", newMinter(mrsc)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{Attribute: "ttl"} })},
 	}
 }

@@ -2,12 +2,11 @@ package main
 
 import (
 	"cmp"
-	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/spf13/pflag"
 
 	"github.com/dynamoseq/dynamoseq"
@@ -177,20 +176,17 @@ func (s *settings) latestKeys(o *dynamoseq.LatestOptions) {
 
 // periodMinter is an IDMinter of the calendar period in loc, made for its
 // SequenceAt, which names a period's counter as every IDMinter does. It is
-// never asked for an ID, so its Sequencer is never called.
+// never asked for an ID, so its Counter's client is never called.
 func periodMinter(period dynamoseq.CalendarPeriod, loc *time.Location) (*dynamoseq.IDMinter, error) {
+	names, err := dynamoseq.NewCounter(dynamodb.New(dynamodb.Options{}), "period-names")
+	if err != nil {
+		return nil, err
+	}
 	// A date layout that tells the periods apart, which NewIDMinter checks.
 	layout := map[dynamoseq.CalendarPeriod]string{dynamoseq.Daily: "20060102", dynamoseq.Monthly: "200601", dynamoseq.Yearly: "2006"}[period]
-	return dynamoseq.NewIDMinter(namesOnly{}, dynamoseq.Format{DateLayout: layout}, period, func(o *dynamoseq.IDMinterOptions) {
+	return dynamoseq.NewIDMinter(names, dynamoseq.Format{DateLayout: layout}, period, func(o *dynamoseq.IDMinterOptions) {
 		o.Location = loc
 	})
-}
-
-// namesOnly is the Sequencer of periodMinter, which only names sequences.
-type namesOnly struct{}
-
-func (namesOnly) Next(context.Context, string) (int64, error) {
-	return 0, errors.New("dynamoseq: the command's IDMinter only names the periods' counters")
 }
 
 // usageError is a mistake in the command line: exit status 2.

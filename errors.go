@@ -164,6 +164,8 @@ func formatOptionValue(v any) string {
 		return fmt.Sprintf("%q", v)
 	case []string:
 		return fmt.Sprintf("%q", v)
+	case GlobalTableMode:
+		return v.name()
 	}
 	return fmt.Sprint(v)
 }

@@ -24,9 +24,8 @@ func ExampleIDMinter() {
 	// alone, which means time.Now.
 	tokyo := time.FixedZone("JST", 9*3600)
 	now := time.Date(2026, 11, 22, 23, 59, 59, 0, tokyo)
-	orders, err := dynamoseq.NewIDMinter(counter,
-		dynamoseq.Format{Prefix: "ORD", DateLayout: "060102", Separator: "-", Width: 6},
-		dynamoseq.Daily,
+	format := dynamoseq.Format{Prefix: "ORD", DateLayout: "060102", Separator: "-", Width: 6}
+	orders, err := dynamoseq.NewIDMinter(counter, format, dynamoseq.Daily,
 		func(o *dynamoseq.IDMinterOptions) {
 			o.Location = tokyo
 			o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl", Retention: 7 * 24 * time.Hour} // TTL enabled on the table for "ttl"
@@ -50,7 +49,7 @@ func ExampleIDMinter() {
 	}
 	fmt.Println(id)
 
-	parts, err := orders.Parse(id)
+	parts, err := format.Parse(id, tokyo)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,5 +1,7 @@
 package dynamoseq
 
+import "time"
+
 // The strategies' figures in full, for the tests: those of Stats and the
 // ones Stats leaves out (batches, turns, leases...).
 type (
@@ -16,3 +18,11 @@ func (l *Latest) Figures() AppendFigures   { return l.stats.stats() }
 
 func (f counterFigures) Capacity() CapacityFigures { return f.capacityFigures }
 func (f appendFigures) Capacity() CapacityFigures  { return f.capacityFigures }
+
+// Parse and ExpiresAt let the tests check the IDs and the TTLs a minter
+// writes.
+func (m *IDMinter) Parse(id string) (IDParts, error)     { return m.parse("IDMinter.Parse", id) }
+func (m *IDMinter) ExpiresAt(t time.Time) (int64, error) { return m.expiresAt(t) }
+func (m *SortKeyIDMinter) Parse(id string) (IDParts, error) {
+	return m.parse("SortKeyIDMinter.Parse", id)
+}

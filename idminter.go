@@ -38,7 +38,7 @@ type IDMinter struct {
 // It returns an error wrapping ErrInvalidArgument when seq or period is
 // nil, the format is invalid or has no DateLayout, the layout writes the
 // same date in two periods of the next ten years (or dates of varying
-// width with no Separator), a PeriodFunc's answers are not consecutive
+// width with no Separator), a Period's answers are not consecutive
 // periods, or an option is refused (an *OptionError: a TTL.Attribute that
 // is one of the Counter's key or value attributes, a TTL on
 // GlobalTableMRSC).
@@ -105,7 +105,7 @@ func (m *IDMinter) checkTTL(ttl *PeriodTTL) error {
 // IDMinterOptions.TTL is set), or a number of a Block's range.
 //
 // It returns an error wrapping ErrInvalidArgument for an empty or invalid
-// name or a PeriodFunc whose answer does not hold the instant, and the
+// name or a Period whose answer does not hold the instant, and the
 // Counter's (or Block's) errors: ErrExhausted when the period's sequence
 // has reached MaxValue, ErrTableNotFound, ErrTableMismatch, and the
 // context's error when ctx ends first.
@@ -132,21 +132,15 @@ func (m *IDMinter) SequenceAt(name string, t time.Time) (string, error) {
 	return m.sequenceAt("IDMinter.SequenceAt", name, t)
 }
 
-// ExpiresAt returns the TTL, in Unix epoch seconds, that Next writes on the
-// counter item of the period holding t: the end of the period plus
+// expiresAt returns the TTL, in Unix epoch seconds, that Next writes on
+// the counter item of the period holding t: the end of the period plus
 // TTL.Retention (7 days without a TTL), rounded up to a whole second.
-func (m *IDMinter) ExpiresAt(t time.Time) (int64, error) {
+func (m *IDMinter) expiresAt(t time.Time) (int64, error) {
 	_, end, err := bounds(m.period, t.In(m.loc))
 	if err != nil {
 		return 0, &Error{Op: "IDMinter.ExpiresAt", Table: m.table, Err: err}
 	}
 	return ceilUnix(end.Add(m.retention)), nil
-}
-
-// Parse takes apart an ID minted by m, reading its date in its Location,
-// as Format.Parse does.
-func (m *IDMinter) Parse(id string) (IDParts, error) {
-	return m.parse("IDMinter.Parse", id)
 }
 
 // ceilUnix is t in Unix epoch seconds, rounded up: DynamoDB deletes an item

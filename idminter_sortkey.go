@@ -105,9 +105,3 @@ func (m *SortKeyIDMinter) Get(ctx context.Context, name, id string, out any) err
 func (m *SortKeyIDMinter) SequenceAt(name string, t time.Time) (string, error) {
 	return m.sequenceAt("SortKeyIDMinter.SequenceAt", name, t)
 }
-
-// Parse takes apart an ID minted by m, reading its date in its Location,
-// as Format.Parse does.
-func (m *SortKeyIDMinter) Parse(id string) (IDParts, error) {
-	return m.parse("SortKeyIDMinter.Parse", id)
-}

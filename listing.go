@@ -18,7 +18,7 @@ const (
 	OldestFirst
 )
 
-func (o Order) String() string {
+func (o Order) name() string {
 	switch o {
 	case NewestFirst:
 		return "NewestFirst"

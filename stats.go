@@ -15,16 +15,15 @@ import (
 // A figure a strategy does not have stays 0. docs/metrics.md says what
 // each one means and what to alert on.
 type Stats struct {
-	Calls      int64      // calls that mint: Next, NextN, Current, AdvanceTo (Counter, with the reservations of Blocks and IDMinters), Next (Block), Next and Append (SortKey, Latest)
-	Numbers    int64      // numbers handed out: 1 per Next or Append, n per NextN
-	Errors     ErrorStats // failed calls, by kind
-	RoundTrips int64      // requests sent to DynamoDB (a Block's: its leases and the hand-backs of Close); the SDK's own retries of one request count once
-	Resends    int64      // requests sent again to settle an unknown outcome (a lost answer, a timeout, a server error)
-	LostRaces  int64      // SortKey, Latest: writes refused because another writer had written the number first
-	Throttled  int64      // requests refused for want of capacity: ThrottlingException, ProvisionedThroughputExceededException, RequestLimitExceeded, or a transaction cancelled for it
-	Conflicts  int64      // requests refused because another transaction held an item: TransactionConflictException, or a transaction cancelled for it
-	Waits      int64      // waits before sending again after a throttle or a conflict; a Block's: calls of Next that waited for a lease
-	WaitTime   time.Duration
+	Calls      int64         // calls that mint: Next, NextN, Current, AdvanceTo (Counter, with the reservations of Blocks and IDMinters), Next (Block), Next and Append (SortKey, Latest)
+	Numbers    int64         // numbers handed out: 1 per Next or Append, n per NextN
+	Errors     ErrorStats    // failed calls, by kind
+	RoundTrips int64         // requests sent to DynamoDB (a Block's: its leases and the hand-backs of Close); the SDK's own retries of one request count once
+	Resends    int64         // requests sent again to settle an unknown outcome (a lost answer, a timeout, a server error)
+	LostRaces  int64         // SortKey, Latest: writes refused because another writer had written the number first
+	Throttled  int64         // requests refused for want of capacity: ThrottlingException, ProvisionedThroughputExceededException, RequestLimitExceeded, or a transaction cancelled for it
+	Conflicts  int64         // requests refused because another transaction held an item: TransactionConflictException, or a transaction cancelled for it
+	WaitTime   time.Duration // time spent waiting before sending again after a throttle or a conflict; a Block's: calls of Next waiting for a lease
 }
 
 // counterFigures are a Counter's figures in full: those of Stats, and
@@ -62,7 +61,7 @@ type capacityFigures struct {
 func (f capacityFigures) into(st *Stats) {
 	st.Throttled = f.Throttled + f.ThrottledTransactions
 	st.Conflicts = f.Conflicts
-	st.Waits, st.WaitTime = f.CapacityWaits, f.CapacityWait
+	st.WaitTime = f.CapacityWait
 }
 
 // blockFigures are a Block's figures in full. Calls is Numbers plus
@@ -88,7 +87,7 @@ type blockFigures struct {
 
 // stats is the Stats of f.
 func (f blockFigures) stats() Stats {
-	return Stats{Calls: f.Calls, Numbers: f.Numbers, Errors: f.Errors, RoundTrips: f.RoundTrips, Waits: f.Waits, WaitTime: f.WaitTime}
+	return Stats{Calls: f.Calls, Numbers: f.Numbers, Errors: f.Errors, RoundTrips: f.RoundTrips, WaitTime: f.WaitTime}
 }
 
 // appendFigures are the figures in full that SortKey and Latest share:

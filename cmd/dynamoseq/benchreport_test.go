@@ -14,14 +14,14 @@ import (
 func TestStatsLines(t *testing.T) {
 	st := dynamoseq.Stats{
 		Calls: 3, Numbers: 2, Errors: dynamoseq.ErrorStats{Contention: 1}, LostRaces: 4,
-		Waits: 1,
+		Resends: 1,
 	}
 	assert.Equal(t, []string{
 		"Calls            3",
 		"Numbers          2",
 		"Errors.Contention 1",
+		"Resends          1",
 		"LostRaces        4",
-		"Waits            1",
 	}, statsLines("", reflect.ValueOf(st)))
 	assert.Equal(t, []string{"WaitTime         1.5s"}, statsLines("", reflect.ValueOf(dynamoseq.Stats{WaitTime: 1500 * time.Millisecond})))
 }

@@ -9,6 +9,7 @@ type (
 	BlockFigures    = blockFigures
 	AppendFigures   = appendFigures
 	CapacityFigures = capacityFigures
+	ErrorFigures    = errorFigures
 )
 
 func (c *Counter) Figures() CounterFigures { return c.figures() }

@@ -32,7 +32,7 @@ type counterFigures struct {
 	Calls      int64
 	Numbers    int64
 	RoundTrips int64
-	Errors     ErrorStats
+	Errors     errorFigures
 	Resends    int64
 
 	capacityFigures
@@ -40,7 +40,7 @@ type counterFigures struct {
 
 // stats is the Stats of f.
 func (f counterFigures) stats() Stats {
-	st := Stats{Calls: f.Calls, Numbers: f.Numbers, Errors: f.Errors, RoundTrips: f.RoundTrips, Resends: f.Resends}
+	st := Stats{Calls: f.Calls, Numbers: f.Numbers, Errors: f.Errors.stats(), RoundTrips: f.RoundTrips, Resends: f.Resends}
 	f.capacityFigures.into(&st)
 	return st
 }
@@ -67,10 +67,10 @@ func (f capacityFigures) into(st *Stats) {
 // blockFigures are a Block's figures in full. Calls is Numbers plus
 // Errors.Total().
 type blockFigures struct {
-	Calls      int64      // calls of Next
-	Numbers    int64      // numbers handed out by Next
-	Errors     ErrorStats // failed calls of Next, by kind
-	RoundTrips int64      // leases asked for (one more when a grown range is asked for again at the first size) and hand-backs at Close
+	Calls      int64        // calls of Next
+	Numbers    int64        // numbers handed out by Next
+	Errors     errorFigures // failed calls of Next, by kind
+	RoundTrips int64        // leases asked for (one more when a grown range is asked for again at the first size) and hand-backs at Close
 
 	Leases        int64         // ranges leased (one Counter.NextN each)
 	LeasedNumbers int64         // numbers in those ranges
@@ -87,7 +87,7 @@ type blockFigures struct {
 
 // stats is the Stats of f.
 func (f blockFigures) stats() Stats {
-	return Stats{Calls: f.Calls, Numbers: f.Numbers, Errors: f.Errors, RoundTrips: f.RoundTrips, WaitTime: f.WaitTime}
+	return Stats{Calls: f.Calls, Numbers: f.Numbers, Errors: f.Errors.stats(), RoundTrips: f.RoundTrips, WaitTime: f.WaitTime}
 }
 
 // appendFigures are the figures in full that SortKey and Latest share:
@@ -97,7 +97,7 @@ func (f blockFigures) stats() Stats {
 type appendFigures struct {
 	Calls      int64
 	Numbers    int64
-	Errors     ErrorStats
+	Errors     errorFigures
 	RoundTrips int64 // Reads + Puts + Transactions
 
 	Reads        int64 // Query and GetItem requests
@@ -121,7 +121,7 @@ type appendFigures struct {
 
 // stats is the Stats of f.
 func (f appendFigures) stats() Stats {
-	st := Stats{Calls: f.Calls, Numbers: f.Numbers, Errors: f.Errors, RoundTrips: f.RoundTrips, Resends: f.Resends, LostRaces: f.LostRaces}
+	st := Stats{Calls: f.Calls, Numbers: f.Numbers, Errors: f.Errors.stats(), RoundTrips: f.RoundTrips, Resends: f.Resends, LostRaces: f.LostRaces}
 	f.capacityFigures.into(&st)
 	return st
 }
@@ -129,23 +129,40 @@ func (f appendFigures) stats() Stats {
 // ErrorStats counts failed calls by the kind of error they returned, as
 // errors.Is tells them apart.
 type ErrorStats struct {
-	Exhausted       int64 // ErrExhausted
-	UnknownOutcome  int64 // ErrUnknownOutcome: the write may or may not have been applied
-	Throttled       int64 // ErrThrottled: still throttled when the caller's context ended, or after MaxWait
-	Contention      int64 // ErrContention
-	NotFound        int64 // ErrNotFound
-	TableNotFound   int64 // ErrTableNotFound
-	TableMismatch   int64 // ErrTableMismatch
-	InvalidArgument int64 // ErrInvalidArgument
-	Closed          int64 // ErrClosed
-	Canceled        int64 // the caller's context ended: context.Canceled or context.DeadlineExceeded
-	Other           int64 // anything else, such as the SDK's error after its retries (a network error)
+	Exhausted      int64 // ErrExhausted
+	UnknownOutcome int64 // ErrUnknownOutcome: the write may or may not have been applied
+	Throttled      int64 // ErrThrottled: still throttled when the caller's context ended, or after MaxWait
+	Contention     int64 // ErrContention
+	NotFound       int64 // ErrNotFound
+	Invalid        int64 // ErrInvalidArgument, ErrTableNotFound, ErrTableMismatch, ErrClosed: a code or deployment error; nothing was written
+	Canceled       int64 // the caller's context ended: context.Canceled or context.DeadlineExceeded
+	Other          int64 // anything else, such as the SDK's error after its retries (a network error)
 }
 
 // Total returns the number of failed calls.
 func (e ErrorStats) Total() int64 {
+	return e.Exhausted + e.UnknownOutcome + e.Throttled + e.Contention + e.NotFound + e.Invalid + e.Canceled + e.Other
+}
+
+// errorFigures are the failed calls by kind in full, for the tests.
+type errorFigures struct {
+	Exhausted, UnknownOutcome, Throttled, Contention, NotFound, TableNotFound, TableMismatch,
+	InvalidArgument, Closed, Canceled, Other int64
+}
+
+// Total returns the number of failed calls.
+func (e errorFigures) Total() int64 {
 	return e.Exhausted + e.UnknownOutcome + e.Throttled + e.Contention + e.NotFound + e.TableNotFound + e.TableMismatch +
 		e.InvalidArgument + e.Closed + e.Canceled + e.Other
+}
+
+// stats is the ErrorStats of e.
+func (e errorFigures) stats() ErrorStats {
+	return ErrorStats{
+		Exhausted: e.Exhausted, UnknownOutcome: e.UnknownOutcome, Throttled: e.Throttled, Contention: e.Contention,
+		NotFound: e.NotFound, Invalid: e.InvalidArgument + e.TableNotFound + e.TableMismatch + e.Closed,
+		Canceled: e.Canceled, Other: e.Other,
+	}
 }
 
 // errorCounts is the live form of ErrorStats, updated with atomics; every
@@ -188,8 +205,8 @@ func (c *errorCounts) count(err error) {
 	n.Add(1)
 }
 
-func (c *errorCounts) stats() ErrorStats {
-	return ErrorStats{
+func (c *errorCounts) stats() errorFigures {
+	return errorFigures{
 		Exhausted:       c.exhausted.Load(),
 		UnknownOutcome:  c.unknownOutcome.Load(),
 		Throttled:       c.throttled.Load(),

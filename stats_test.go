@@ -41,14 +41,14 @@ func TestCounterStats(t *testing.T) {
 		Calls:      6,
 		Numbers:    6,
 		RoundTrips: 4, // the empty name and the ended context send nothing
-		Errors:     dynamoseq.ErrorStats{Exhausted: 1, NotFound: 1, InvalidArgument: 1, Canceled: 1},
+		Errors:     dynamoseq.ErrorFigures{Exhausted: 1, NotFound: 1, InvalidArgument: 1, Canceled: 1},
 	}, c.Figures())
 
 	missing, err := dynamoseq.NewCounter(client, "no_such_table")
 	require.NoError(t, err)
 	_, err = missing.Next(ctx, "orders")
 	require.ErrorIs(t, err, dynamoseq.ErrTableNotFound)
-	assert.Equal(t, dynamoseq.ErrorStats{TableNotFound: 1}, missing.Figures().Errors)
+	assert.Equal(t, dynamoseq.ErrorFigures{TableNotFound: 1}, missing.Figures().Errors)
 	assert.Equal(t, int64(1), missing.Figures().Errors.Total())
 }
 
@@ -92,7 +92,7 @@ func TestBlockStatsWaits(t *testing.T) {
 	require.ErrorIs(t, err, errInjected)
 	st = b.Figures()
 	assert.GreaterOrEqual(t, st.FailedLeases, int64(1), "FailedLeases")
-	assert.Equal(t, dynamoseq.ErrorStats{Other: 1}, st.Errors, "Errors")
+	assert.Equal(t, dynamoseq.ErrorFigures{Other: 1}, st.Errors, "Errors")
 	assert.Equal(t, st.Numbers+1, st.Calls, "Calls")
 }
 
@@ -150,7 +150,7 @@ func TestSortKeyStats(t *testing.T) {
 	assert.Equal(t, dynamoseq.AppendFigures{
 		Calls:   3, // two Appends and the bad Next; Last is not counted
 		Numbers: 2,
-		Errors:  dynamoseq.ErrorStats{InvalidArgument: 1},
+		Errors:  dynamoseq.ErrorFigures{InvalidArgument: 1},
 		// Query and Put when cold; the lost Put (from a hint of its own
 		// win, so a Query follows) and Put; Last.
 		RoundTrips: 6, Reads: 3, Puts: 3,
@@ -225,7 +225,7 @@ func TestSortKeyStatsContention(t *testing.T) {
 	require.ErrorIs(t, err, dynamoseq.ErrContention)
 	assert.Equal(t, dynamoseq.AppendFigures{
 		Calls:  1,
-		Errors: dynamoseq.ErrorStats{Contention: 1},
+		Errors: dynamoseq.ErrorFigures{Contention: 1},
 		// A Query when cold, then three Puts.
 		RoundTrips: 4, Reads: 1, Puts: 3,
 		Batches: 1, BatchedCalls: 1, MaxBatch: 1,
@@ -257,7 +257,7 @@ func TestLatestStats(t *testing.T) {
 	assert.Equal(t, dynamoseq.AppendFigures{
 		Calls:   3, // two Appends and the bad Next; GetLatest is not counted
 		Numbers: 2,
-		Errors:  dynamoseq.ErrorStats{InvalidArgument: 1},
+		Errors:  dynamoseq.ErrorFigures{InvalidArgument: 1},
 		// GetItem and transaction when cold; the lost transaction and
 		// the retry; GetLatest.
 		RoundTrips: 5, Reads: 2, Transactions: 3,
@@ -296,7 +296,7 @@ func TestLatestStatsContention(t *testing.T) {
 	require.ErrorIs(t, err, dynamoseq.ErrContention)
 	assert.Equal(t, dynamoseq.AppendFigures{
 		Calls:      1,
-		Errors:     dynamoseq.ErrorStats{Contention: 1},
+		Errors:     dynamoseq.ErrorFigures{Contention: 1},
 		RoundTrips: 2, Reads: 1, Transactions: 1,
 		Batches: 1, BatchedCalls: 1, MaxBatch: 1,
 		LostRaces: 1,
@@ -339,7 +339,7 @@ func TestAppendStatsUnknownOutcome(t *testing.T) {
 			require.Positive(t, st.Resends, "Resends")
 			want := dynamoseq.AppendFigures{
 				Calls:  1,
-				Errors: dynamoseq.ErrorStats{UnknownOutcome: 1},
+				Errors: dynamoseq.ErrorFigures{UnknownOutcome: 1},
 				// The first write and its resends, after a read.
 				RoundTrips: 2 + st.Resends, Reads: 1,
 				Batches: 1, BatchedCalls: 1, MaxBatch: 1,

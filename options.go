@@ -19,13 +19,13 @@ import (
 //	})
 //
 // A type holds exactly the fields its constructor reads; groups that
-// several share (Keys, Retry) are embedded. A zero field means its default,
+// several share (Table, Retry) are embedded. A zero field means its default,
 // named in the field's comment. The constructors validate every field
 // and return an *OptionError naming the one refused.
 
 // The defaults a zero option stands for.
 const (
-	defaultPartitionKey     = "pk"      // Keys.PartitionKey, of type String
+	defaultPartitionKey     = "pk"      // Table.PartitionKey, of type String
 	defaultSortKey          = "sk"      // the sort key attribute's name
 	defaultValueAttribute   = "value"   // CounterOptions.ValueAttribute
 	defaultVersionAttribute = "version" // LatestOptions.VersionAttribute
@@ -52,8 +52,10 @@ const (
 	defaultRetention = 7 * 24 * time.Hour // PeriodTTL.Retention
 )
 
-// Keys says where a strategy's items are in its table.
-type Keys struct {
+// Table describes a strategy's table: where its items are in it, and what
+// kind of table it is. CounterOptions, SortKeyOptions and LatestOptions
+// embed it.
+type Table struct {
 	// PartitionKey is the name of the table's partition key attribute, of
 	// type String. Default "pk".
 	PartitionKey string
@@ -62,9 +64,17 @@ type Keys struct {
 	// key value, so that sequences can share a single-table design
 	// ("SEQ#orders"). Default "".
 	KeyPrefix string
+
+	// GlobalTable is the kind of table. Default GlobalTableNone, a table
+	// in one Region. A Counter takes all three modes: with GlobalTableMREC
+	// each Region hands out its own slice of the numbers (see
+	// CounterOptions.Region). SortKey and Latest refuse GlobalTableMREC:
+	// gap-free numbering needs one writer per sequence
+	// (docs/global-tables.md).
+	GlobalTable GlobalTableMode
 }
 
-func (k *Keys) resolve() error {
+func (k *Table) resolve() error {
 	setDefault(&k.PartitionKey, defaultPartitionKey)
 	if len(k.KeyPrefix) > maxKeyBytes-1 {
 		return optionErrorf("KeyPrefix", k.KeyPrefix, "%d bytes long, want at most %d (DynamoDB's limit for a partition key, less a byte of name)", len(k.KeyPrefix), maxKeyBytes-1)
@@ -157,7 +167,7 @@ func (r Retry) resender(resent *atomic.Int64) settle.Resender {
 
 // CounterOptions are NewCounter's options, and CounterTable's.
 type CounterOptions struct {
-	Keys
+	Table
 
 	// SortKey, when set, puts every counter item at one String value of
 	// the table's sort key, {PartitionKey: KeyPrefix+name, SortKey.Name:
@@ -189,11 +199,6 @@ type CounterOptions struct {
 	// delays).
 	Retry
 
-	// GlobalTable is the kind of table. Default GlobalTableNone, a table
-	// in one Region. With GlobalTableMREC each Region hands out its own
-	// slice of the numbers (see NewCounter and docs/global-tables.md).
-	GlobalTable GlobalTableMode
-
 	// Region is the Region of the replica this process writes to, such as
 	// "eu-west-1". Required with GlobalTableMREC, and one of Regions; set
 	// with another mode, it is refused.
@@ -220,7 +225,7 @@ type CounterSortKey struct {
 }
 
 func (o *CounterOptions) resolve() error {
-	if err := o.Keys.resolve(); err != nil {
+	if err := o.Table.resolve(); err != nil {
 		return err
 	}
 	setDefault(&o.ValueAttribute, defaultValueAttribute)
@@ -401,7 +406,7 @@ func (r *BlockRate) resolve(size int64) error {
 
 // SortKeyOptions are NewSortKey's options, and SortKeyTable's.
 type SortKeyOptions struct {
-	Keys
+	Table
 
 	// SortKey is the name of the table's sort key attribute. Default
 	// "sk".
@@ -441,15 +446,10 @@ type SortKeyOptions struct {
 	// Default false; always on with GlobalTableMRSC, whose tables refuse
 	// transactions.
 	NoTransactions bool
-
-	// GlobalTable is the kind of table: GlobalTableNone (the default) or
-	// GlobalTableMRSC. GlobalTableMREC is refused: gap-free numbering
-	// needs one writer per sequence (see docs/global-tables.md).
-	GlobalTable GlobalTableMode
 }
 
 func (o *SortKeyOptions) resolve() error {
-	if err := o.Keys.resolve(); err != nil {
+	if err := o.Table.resolve(); err != nil {
 		return err
 	}
 	setDefault(&o.SortKey, defaultSortKey)
@@ -510,7 +510,7 @@ func checkDigits(field string, digits int) error {
 
 // LatestOptions are NewLatest's options, and LatestTable's.
 type LatestOptions struct {
-	Keys
+	Table
 
 	// Layout is how a document's items are laid out: LayoutSortKey, the
 	// default (nil), keeps them in one item collection of a table with a
@@ -543,15 +543,10 @@ type LatestOptions struct {
 	// Every Latest writing one table must be set alike. Default false;
 	// always on with GlobalTableMRSC, whose tables refuse transactions.
 	NoTransactions bool
-
-	// GlobalTable is the kind of table: GlobalTableNone (the default) or
-	// GlobalTableMRSC. GlobalTableMREC is refused: gap-free versions need
-	// one writer per document (see docs/global-tables.md).
-	GlobalTable GlobalTableMode
 }
 
 func (o *LatestOptions) resolve() (docLayout, error) {
-	if err := o.Keys.resolve(); err != nil {
+	if err := o.Table.resolve(); err != nil {
 		return nil, err
 	}
 	o.Layout = layoutValue(o.Layout)

@@ -2,7 +2,6 @@ package dynamoseq
 
 import (
 	"context"
-	"fmt"
 	"iter"
 	"strconv"
 )
@@ -75,49 +74,4 @@ func cursorAfter(last int64, more bool, order Order) int64 {
 		return 0
 	}
 	return last
-}
-
-// Decoded is an item of a sequence or a version of a document decoded into
-// the caller's type T, with its number, as Decode yields it.
-type Decoded[T any] struct {
-	Number int64
-	Value  T
-}
-
-// Decode returns an iterator over the entries of seq (SortKey.All or
-// Latest.All) decoded into T, as Item.Decode does: T is
-// what attributevalue.UnmarshalMap accepts a pointer to (a struct with
-// dynamodbav tags, a map) or map[string]types.AttributeValue.
-//
-//	type Ticket struct {
-//		Title string `dynamodbav:"title"`
-//	}
-//	for t, err := range dynamoseq.Decode[Ticket](tickets.All(ctx, "projectA", dynamoseq.NewestFirst)) {
-//		if err != nil {
-//			return err
-//		}
-//		fmt.Println(t.Number, t.Value.Title)
-//	}
-//
-// The iteration ends after an error: seq's, or an *Error wrapping
-// ErrTableMismatch for an entry that does not fit T, yielded with the
-// entry's Number. Decode reads nothing itself: the cost is seq's.
-func Decode[T any](seq iter.Seq2[Item, error]) iter.Seq2[Decoded[T], error] {
-	return func(yield func(Decoded[T], error) bool) {
-		for e, err := range seq {
-			if err != nil {
-				yield(Decoded[T]{}, err)
-				return
-			}
-			n, attrs := e.Number, e.Item
-			d := Decoded[T]{Number: n}
-			if err := decodeAttributes(attrs, &d.Value); err != nil {
-				yield(d, &Error{Op: "Decode", Err: fmt.Errorf("%w (number %d)", err, n)})
-				return
-			}
-			if !yield(d, nil) {
-				return
-			}
-		}
-	}
 }

@@ -153,43 +153,35 @@ func TestSortKeyAllDecoded(t *testing.T) {
 	appendTickets(t, s, "projectA", 20)
 
 	var titles []string
-	for tk, err := range dynamoseq.Decode[ticket](s.All(ctx, "projectA", dynamoseq.OldestFirst)) {
+	for it, err := range s.All(ctx, "projectA", dynamoseq.OldestFirst) {
 		require.NoError(t, err)
-		require.Equal(t, fmt.Sprintf("t%d", tk.Number), tk.Value.Title, "item %d", tk.Number)
-		titles = append(titles, tk.Value.Title)
+		var tk ticket
+		require.NoError(t, it.Decode(&tk))
+		require.Equal(t, fmt.Sprintf("t%d", it.Number), tk.Title, "item %d", it.Number)
+		titles = append(titles, tk.Title)
 	}
 	assert.Len(t, titles, 20)
 
-	for raw, err := range dynamoseq.Decode[map[string]types.AttributeValue](s.All(ctx, "projectA", dynamoseq.NewestFirst)) {
+	for it, err := range s.All(ctx, "projectA", dynamoseq.NewestFirst) {
 		require.NoError(t, err)
-		assert.Equal(t, int64(20), raw.Number)
-		assert.Equal(t, &types.AttributeValueMemberS{Value: "t20"}, raw.Value["title"])
-		assert.NotContains(t, raw.Value, "pk", "the keys are left out")
+		var raw map[string]types.AttributeValue
+		require.NoError(t, it.Decode(&raw))
+		assert.Equal(t, int64(20), it.Number)
+		assert.Equal(t, &types.AttributeValueMemberS{Value: "t20"}, raw["title"])
+		assert.NotContains(t, raw, "pk", "the keys are left out")
 		break
 	}
 
-	// An item that does not fit the type ends the iteration with an error
-	// naming its number.
+	// An item that does not fit the type is an error.
 	type wrong struct {
 		Title int `dynamodbav:"title"`
 	}
-	var seen []dynamoseq.Decoded[wrong]
-	var errs []error
-	for w, err := range dynamoseq.Decode[wrong](s.All(ctx, "projectA", dynamoseq.NewestFirst)) {
-		seen, errs = append(seen, w), append(errs, err)
+	for it, err := range s.All(ctx, "projectA", dynamoseq.NewestFirst) {
+		require.NoError(t, err)
+		var w wrong
+		assert.ErrorIs(t, it.Decode(&w), dynamoseq.ErrTableMismatch, "Decode of item %d into the wrong type", it.Number)
+		break
 	}
-	require.Len(t, errs, 1, "iterations after a decoding error")
-	assert.ErrorIs(t, errs[0], dynamoseq.ErrTableMismatch)
-	assert.Equal(t, int64(20), seen[0].Number, "the entry that failed")
-	assert.Contains(t, errs[0].Error(), "number 20")
-
-	// An error of the listing comes through Decode, and ends it too.
-	errs = nil
-	for _, err := range dynamoseq.Decode[ticket](s.All(ctx, "", dynamoseq.NewestFirst)) {
-		errs = append(errs, err)
-	}
-	require.Len(t, errs, 1)
-	assert.ErrorIs(t, errs[0], dynamoseq.ErrInvalidArgument)
 }
 
 // TestSortKeyAllMeanwhile cancels the context in the middle of a loop, and
@@ -289,9 +281,11 @@ func TestLatestAll(t *testing.T) {
 					}
 				}
 
-				for v, err := range dynamoseq.Decode[page](l.All(ctx, "doc1", dynamoseq.OldestFirst)) {
+				for v, err := range l.All(ctx, "doc1", dynamoseq.OldestFirst) {
 					require.NoError(t, err)
-					require.Equal(t, strconv.FormatInt(v.Number, 10), v.Value.ID, "version %d", v.Number)
+					var p page
+					require.NoError(t, v.Decode(&p))
+					require.Equal(t, strconv.FormatInt(v.Number, 10), p.ID, "version %d", v.Number)
 				}
 				got, err := numbers(l.All(ctx, "missing", dynamoseq.NewestFirst), 0)
 				require.NoError(t, err)

@@ -49,12 +49,12 @@ func ExampleIDMinter() {
 	}
 	fmt.Println(id)
 
-	parts, err := format.Parse(id, tokyo)
+	date, n, err := format.Parse(id, tokyo)
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(parts.Date.Format("2 January 2006"), "order", parts.Number)
-	seq, _ := orders.SequenceAt("orders", parts.Date)
+	fmt.Println(date.Format("2 January 2006"), "order", n)
+	seq, _ := orders.SequenceAt("orders", date)
 	fmt.Println("counter:", seq)
 	// Output:
 	// ORD-261122-000001
@@ -115,10 +115,10 @@ func ExampleFormat() {
 	fmt.Println(f.ID(at, 42))
 	fmt.Println(f.ID(at, 1234567)) // wider than Width: written whole
 
-	parts, err := f.Parse("ORD-261122-000042", time.UTC)
-	fmt.Println(parts.Date.Format(time.DateOnly), parts.Number, err)
+	date, n, err := f.Parse("ORD-261122-000042", time.UTC)
+	fmt.Println(date.Format(time.DateOnly), n, err)
 
-	_, err = f.Parse("ORD-261122-42", time.UTC)
+	_, _, err = f.Parse("ORD-261122-42", time.UTC)
 	fmt.Println(err)
 	// Output:
 	// ORD-261122-000042

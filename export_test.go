@@ -10,6 +10,7 @@ type (
 	AppendFigures   = appendFigures
 	CapacityFigures = capacityFigures
 	ErrorFigures    = errorFigures
+	IDParts         = idParts
 )
 
 func (c *Counter) Figures() CounterFigures { return c.figures() }
@@ -22,8 +23,14 @@ func (f appendFigures) Capacity() CapacityFigures  { return f.capacityFigures }
 
 // Parse and ExpiresAt let the tests check the IDs and the TTLs a minter
 // writes.
-func (m *IDMinter) Parse(id string) (IDParts, error)     { return m.parse("IDMinter.Parse", id) }
+func (m *IDMinter) Parse(id string) (idParts, error)     { return m.parse("IDMinter.Parse", id) }
 func (m *IDMinter) ExpiresAt(t time.Time) (int64, error) { return m.expiresAt(t) }
-func (m *SortKeyIDMinter) Parse(id string) (IDParts, error) {
+func (m *SortKeyIDMinter) Parse(id string) (idParts, error) {
 	return m.parse("SortKeyIDMinter.Parse", id)
+}
+
+// ParseParts is Parse, its answer in one value.
+func (f Format) ParseParts(id string, loc *time.Location) (IDParts, error) {
+	date, n, err := f.Parse(id, loc)
+	return IDParts{Date: date, Number: n}, err
 }

@@ -114,10 +114,10 @@ func (m *idScheme) sequenceAt(op, name string, t time.Time) (string, error) {
 }
 
 // parse is Parse for the operation op.
-func (m *idScheme) parse(op, id string) (IDParts, error) {
+func (m *idScheme) parse(op, id string) (idParts, error) {
 	parts, err := m.format.parse(id, m.loc)
 	if err != nil {
-		return IDParts{}, &Error{Op: op, Table: m.table, Err: err}
+		return idParts{}, &Error{Op: op, Table: m.table, Err: err}
 	}
 	return parts, nil
 }

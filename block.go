@@ -71,7 +71,7 @@ type Block struct {
 	opts     BlockOptions // resolved: defaults applied
 	minSize  int64        // bounds of the range size; minSize == maxSize: fixed
 	maxSize  int64
-	lifetime bool // sizes follow the rate (FollowRate)
+	lifetime bool // sizes follow the rate (Lifetime)
 	grow     bool // sizes grow after a caller waited for a lease
 	stats    blockStats
 
@@ -183,10 +183,10 @@ func NewBlock(c *Counter, size int64, optFns ...func(*BlockOptions)) (*Block, er
 		return fail(err)
 	}
 	b := &Block{counter: c, size: size, opts: o, minSize: size, maxSize: o.MaxSize, refills: map[*blockRefill]func(){}}
-	if o.FollowRate != nil {
-		b.minSize = o.FollowRate.MinSize
+	b.lifetime = o.Lifetime > 0
+	if b.lifetime {
+		b.minSize = o.MinSize
 	}
-	b.lifetime = o.FollowRate != nil
 	b.grow = !b.lifetime && b.maxSize > size
 	return b, nil
 }
@@ -307,11 +307,11 @@ func (b *Block) wait(ctx context.Context, f *blockRefill) error {
 	}
 }
 
-// now reads the clock that range sizes follow: FollowRate.Now for the
-// rate, the real clock for growth.
+// now reads the clock that range sizes follow: the options' for the rate,
+// the real clock for growth.
 func (b *Block) now() time.Time {
 	if b.lifetime {
-		return b.opts.FollowRate.Now()
+		return b.opts.now()
 	}
 	return time.Now()
 }
@@ -338,14 +338,13 @@ func (b *Block) prefetch(s *blockSeq, r *blockRange, i int64) {
 	b.startLocked(s)
 }
 
-// nextSize returns the size of a range that lasts about FollowRate.Lifetime
-// at the rate at which the first used numbers of r were handed out.
+// nextSize returns the size of a range that lasts about Lifetime at the
+// rate at which the first used numbers of r were handed out.
 func (b *Block) nextSize(r *blockRange, used int64) int64 {
-	rate := b.opts.FollowRate
-	elapsed := rate.Now().Sub(r.started)
+	elapsed := b.opts.now().Sub(r.started)
 	want := float64(b.maxSize)
 	if elapsed > 0 {
-		want = float64(used) / elapsed.Seconds() * rate.Lifetime.Seconds()
+		want = float64(used) / elapsed.Seconds() * b.opts.Lifetime.Seconds()
 	}
 	return int64(math.Round(min(max(want, float64(b.minSize)), float64(b.maxSize))))
 }
@@ -354,7 +353,7 @@ func (b *Block) nextSize(r *blockRange, used int64) int64 {
 // second, two lease round trips of latency after its refill point: size at
 // least, MaxSize at most.
 func (b *Block) grownSize(size int64, rate float64, latency time.Duration) int64 {
-	want := 2 * latency.Seconds() * rate / (1 - b.opts.RefillThreshold) // +Inf for a threshold of 1
+	want := 2 * latency.Seconds() * rate / (1 - b.opts.refillThreshold) // +Inf for a threshold of 1
 	if !(want <= float64(b.maxSize)) {
 		return b.maxSize // also for NaN
 	}
@@ -420,7 +419,7 @@ func (b *Block) lease(ctx context.Context, s *blockSeq, f *blockRefill, size int
 		}
 	} else {
 		r := &blockRange{first: first, step: b.counter.stride, n: size}
-		r.refillAt.Store(min(int64(float64(size)*b.opts.RefillThreshold), size-1))
+		r.refillAt.Store(min(int64(float64(size)*b.opts.refillThreshold), size-1))
 		if s.rate > 0 {
 			// A caller waited for this range: lease the next one, larger,
 			// as soon as this one is used.

@@ -369,7 +369,8 @@ func TestBlockAdaptiveSize(t *testing.T) {
 	}
 	b := newBlock(t, c, 100, func(o *dynamoseq.BlockOptions) {
 		o.MaxSize = 10_000
-		o.FollowRate = &dynamoseq.BlockRate{MinSize: 10, Lifetime: time.Second, Now: clock}
+		o.MinSize, o.Lifetime = 10, time.Second
+		dynamoseq.BlockClock(clock)(o)
 	})
 	ctx := context.Background()
 	draw := func(n int) {
@@ -539,12 +540,10 @@ func TestNewBlockInvalid(t *testing.T) {
 		{"nil counter", nil, 10, nil, "nil counter"},
 		{"zero size", c, 0, nil, "size is 0"},
 		{"negative size", c, -1, nil, "size is -1"},
-		{"threshold above 1", c, 10, func(o *dynamoseq.BlockOptions) { o.RefillThreshold = 1.5 }, "RefillThreshold"},
-		{"negative threshold", c, 10, func(o *dynamoseq.BlockOptions) { o.RefillThreshold = -0.1 }, "RefillThreshold"},
-		{"min above size", c, 10, func(o *dynamoseq.BlockOptions) { o.FollowRate = &dynamoseq.BlockRate{MinSize: 11} }, "FollowRate.MinSize is 11"},
-		{"negative min", c, 10, func(o *dynamoseq.BlockOptions) { o.FollowRate = &dynamoseq.BlockRate{MinSize: -1} }, "FollowRate.MinSize is -1"},
+		{"min above size", c, 10, func(o *dynamoseq.BlockOptions) { o.MinSize = 11 }, "MinSize is 11"},
+		{"negative min", c, 10, func(o *dynamoseq.BlockOptions) { o.MinSize = -1 }, "MinSize is -1"},
 		{"max below size", c, 10, func(o *dynamoseq.BlockOptions) { o.MaxSize = 9 }, "MaxSize is 9"},
-		{"negative lifetime", c, 10, func(o *dynamoseq.BlockOptions) { o.FollowRate = &dynamoseq.BlockRate{Lifetime: -time.Second} }, "FollowRate.Lifetime"},
+		{"negative lifetime", c, 10, func(o *dynamoseq.BlockOptions) { o.Lifetime = -time.Second }, "Lifetime"},
 		{"negative timeout", c, 10, func(o *dynamoseq.BlockOptions) { o.RefillTimeout = -time.Second }, "RefillTimeout"},
 	}
 	for _, tt := range tests {

@@ -34,3 +34,8 @@ func (f Format) ParseParts(id string, loc *time.Location) (IDParts, error) {
 	date, n, err := f.Parse(id, loc)
 	return IDParts{Date: date, Number: n}, err
 }
+
+// BlockClock sets the clock a Block's range sizes follow with Lifetime.
+func BlockClock(now func() time.Time) func(*BlockOptions) {
+	return func(o *BlockOptions) { o.now = now }
+}

@@ -44,7 +44,6 @@ const (
 	defaultRefillThreshold = 0.5              // BlockOptions.RefillThreshold
 	defaultBlockGrowth     = 64               // BlockOptions.MaxSize, in times the size given to NewBlock
 	defaultRefillTimeout   = 10 * time.Second // BlockOptions.RefillTimeout
-	defaultBlockLifetime   = 10 * time.Second // BlockRate.Lifetime
 
 	defaultVersionKeyFormat = "%s#v%d"    // LayoutPartitionKey.VersionKeyFormat
 	defaultLatestKeyFormat  = "%s#latest" // LayoutPartitionKey.LatestKeyFormat
@@ -320,18 +319,10 @@ func resolveRange(start, maxValue *int64) error {
 // BlockOptions are NewBlock's options. The table, the keys, Start, Step,
 // MaxValue and the Region slicing are the Counter's.
 type BlockOptions struct {
-	// RefillThreshold is the fraction of a range handed out after which
-	// the next range is leased in the background. Default
-	// 0.5; must be above 0 and at most 1. Lower
-	// leaves more time for the lease, higher leaves fewer numbers unused
-	// when the process stops.
-	RefillThreshold float64
-
-	// MaxSize bounds the range size. Default 64 times
-	// the size given to NewBlock; at least that size. The larger the
-	// ranges, the more numbers a process that stops without Close loses.
-	// MaxSize equal to the size makes the size fixed (unless FollowRate is
-	// set).
+	// MaxSize bounds the range size. Default 64 times the size given to
+	// NewBlock; at least that size. The larger the ranges, the more
+	// numbers a process that stops without Close loses. MaxSize equal to
+	// the size makes the size fixed (unless Lifetime is set).
 	MaxSize int64
 
 	// RefillTimeout bounds one lease (one Counter.NextN, with the SDK's
@@ -340,32 +331,29 @@ type BlockOptions struct {
 	// 10s.
 	RefillTimeout time.Duration
 
-	// FollowRate, when set, sizes every range to last about
-	// FollowRate.Lifetime at the rate the previous one was used, between
-	// FollowRate.MinSize and MaxSize, so that an idle name leases small
-	// ranges. Default nil: ranges start at the size given to NewBlock and
-	// grow after a caller had to wait for a lease (see NewBlock).
-	FollowRate *BlockRate
-}
-
-// BlockRate makes a Block's range sizes follow the rate of consumption.
-type BlockRate struct {
-	// MinSize is the smallest range. Default 1; at most the size given to
-	// NewBlock.
-	MinSize int64
-
-	// Lifetime is how long a range should last. Default
-	// 10s.
+	// Lifetime, when set, sizes every range to last about Lifetime at the
+	// rate the previous one was used, between MinSize and MaxSize, so that
+	// an idle name leases small ranges. Default 0: ranges start at the
+	// size given to NewBlock and grow after a caller had to wait for a
+	// lease (see NewBlock).
 	Lifetime time.Duration
 
-	// Now is the clock the rate is measured by. Default time.Now.
-	Now func() time.Time
+	// MinSize is the smallest range when Lifetime is set. Default 1; at
+	// most the size given to NewBlock.
+	MinSize int64
+
+	refillThreshold float64          // the used share of a range after which the next is leased: 0.5
+	now             func() time.Time // the clock the rate is measured by: time.Now
 }
 
 // resolve applies the defaults for a Block of size and checks them.
 func (o *BlockOptions) resolve(size int64) error {
-	setDefault(&o.RefillThreshold, defaultRefillThreshold)
+	setDefault(&o.refillThreshold, defaultRefillThreshold)
 	setDefault(&o.RefillTimeout, defaultRefillTimeout)
+	setDefault(&o.MinSize, 1)
+	if o.now == nil {
+		o.now = time.Now
+	}
 	if o.MaxSize == 0 {
 		o.MaxSize = size * defaultBlockGrowth
 		if o.MaxSize/defaultBlockGrowth != size {
@@ -373,33 +361,14 @@ func (o *BlockOptions) resolve(size int64) error {
 		}
 	}
 	switch {
-	case !(o.RefillThreshold > 0 && o.RefillThreshold <= 1): // also refuses NaN
-		return optionErrorf("RefillThreshold", o.RefillThreshold, "want above 0 and at most 1")
 	case o.MaxSize < size:
 		return optionErrorf("MaxSize", o.MaxSize, "below the size %d given to NewBlock", size)
 	case o.RefillTimeout < 0:
 		return optionErrorf("RefillTimeout", o.RefillTimeout, "want at least 0")
-	}
-	if o.FollowRate == nil {
-		return nil
-	}
-	r := *o.FollowRate // a copy the caller cannot change
-	o.FollowRate = &r
-	return r.resolve(size)
-}
-
-// resolve applies the defaults for a Block of size and checks them.
-func (r *BlockRate) resolve(size int64) error {
-	setDefault(&r.MinSize, 1)
-	setDefault(&r.Lifetime, defaultBlockLifetime)
-	if r.Now == nil {
-		r.Now = time.Now
-	}
-	switch {
-	case r.MinSize < 1 || r.MinSize > size:
-		return optionErrorf("FollowRate.MinSize", r.MinSize, "want 1 up to the size %d given to NewBlock", size)
-	case r.Lifetime < 0:
-		return optionErrorf("FollowRate.Lifetime", r.Lifetime, "want at least 0")
+	case o.Lifetime < 0:
+		return optionErrorf("Lifetime", o.Lifetime, "want at least 0")
+	case o.MinSize < 1 || o.MinSize > size:
+		return optionErrorf("MinSize", o.MinSize, "want 1 up to the size %d given to NewBlock", size)
 	}
 	return nil
 }

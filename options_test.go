@@ -92,11 +92,10 @@ func (f optionFixtures) counterCases() []optionCase {
 		{"Counter MREC Region", "Region", "Regions", newCounter(func(o *CounterOptions) {
 			o.GlobalTable, o.Region, o.Regions = GlobalTableMREC, "c", []string{"a", "b"}
 		})},
-		{"Block RefillThreshold", "RefillThreshold", "", newBlock(func(o *BlockOptions) { o.RefillThreshold = 2 })},
 		{"Block MaxSize", "MaxSize", "", newBlock(func(o *BlockOptions) { o.MaxSize = 5 })},
 		{"Block RefillTimeout", "RefillTimeout", "", newBlock(func(o *BlockOptions) { o.RefillTimeout = -time.Second })},
-		{"Block FollowRate.MinSize", "FollowRate.MinSize", "", newBlock(func(o *BlockOptions) { o.FollowRate = &BlockRate{MinSize: 11} })},
-		{"Block FollowRate.Lifetime", "FollowRate.Lifetime", "", newBlock(func(o *BlockOptions) { o.FollowRate = &BlockRate{Lifetime: -1} })},
+		{"Block MinSize", "MinSize", "", newBlock(func(o *BlockOptions) { o.MinSize = 11 })},
+		{"Block Lifetime", "Lifetime", "", newBlock(func(o *BlockOptions) { o.Lifetime = -1 })},
 	}
 }
 

@@ -17,11 +17,10 @@ const (
 	defaultVersionKeyFormat = "%s#v%d"
 	defaultLatestKeyFormat  = "%s#latest"
 
-	defaultStart           = 1
-	defaultStep            = 1
-	defaultMaxValue        = math.MaxInt64
-	defaultMaxAttempts     = 25
-	defaultRefillThreshold = 0.5
-	defaultBlockGrowth     = 64
-	defaultBlockLifetime   = 10 * time.Second
+	defaultStart         = 1
+	defaultStep          = 1
+	defaultMaxValue      = math.MaxInt64
+	defaultMaxAttempts   = 25
+	defaultBlockGrowth   = 64
+	defaultBlockLifetime = 10 * time.Second
 )

@@ -212,7 +212,7 @@ func TestMessages(t *testing.T) {
 		{[]string{"next", "orders", "--table", "Seq", "--output", "yaml"}, `invalid argument "yaml" for "--output" flag: want text, json`},
 		{[]string{"next", "orders", "--table", "Seq", "--kind", "counter", "--start", "-3"}, "invalid argument: --start is -3, want at least 1"},
 		{[]string{"next", "orders", "--table", "Seq", "--kind", "counter", "--start", "9", "--max-value", "5"}, "invalid argument: --max-value is 5, below the first value (--start is 9)"},
-		{[]string{"bench", "--table", "Seq", "--kind", "block", "--refill-threshold", "2"}, "--refill-threshold is 2"},
+		{[]string{"bench", "--table", "Seq", "--kind", "block", "--min-block-size", "2000"}, "--min-block-size is 2000"},
 		{[]string{"next", "orders", "--table", "Seq", "--kind", "counter", "--regions", "a,b"}, "invalid argument: --regions is a,b, read only on a multi-Region eventually consistent table (--global-table is none)"},
 	} {
 		r := run(t, tc.args...)

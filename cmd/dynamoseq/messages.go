@@ -31,10 +31,9 @@ var optionFlags = map[string]string{
 	"Region":                  "--region",
 	"Regions":                 "--regions",
 	"MaxAttempts":             "--max-attempts",
-	"RefillThreshold":         "--refill-threshold",
 	"MaxSize":                 "--max-block-size",
-	"FollowRate.MinSize":      "--min-block-size",
-	"FollowRate.Lifetime":     "--block-lifetime",
+	"MinSize":                 "--min-block-size",
+	"Lifetime":                "--block-lifetime",
 }
 
 // message is err as the command prints it: prefixed with the program's

@@ -80,7 +80,7 @@ func ExampleSortKeyIDMinter() {
 	orders, err := dynamoseq.NewSortKeyIDMinter(numbers,
 		dynamoseq.Format{Prefix: "ORD", DateLayout: "2006", Separator: "-", Width: 6},
 		dynamoseq.Yearly,
-		func(o *dynamoseq.SortKeyIDMinterOptions) { o.Now = func() time.Time { return now } })
+		func(o *dynamoseq.IDMinterOptions) { o.Now = func() time.Time { return now } })
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -541,7 +541,7 @@ func newSortKeyMinter(t *testing.T, client dynamoseq.Client, table string, clock
 	t.Helper()
 	s, err := dynamoseq.NewSortKey(client, table, func(o *dynamoseq.SortKeyOptions) { o.ResolveTimeout = 300 * time.Millisecond })
 	require.NoError(t, err)
-	m, err := dynamoseq.NewSortKeyIDMinter(s, yearly, dynamoseq.Yearly, func(o *dynamoseq.SortKeyIDMinterOptions) { o.Now = clock })
+	m, err := dynamoseq.NewSortKeyIDMinter(s, yearly, dynamoseq.Yearly, func(o *dynamoseq.IDMinterOptions) { o.Now = clock })
 	require.NoError(t, err)
 	return m
 }
@@ -662,3 +662,43 @@ func TestIDMinterAppendErrors(t *testing.T) {
 type periodFunc func(t time.Time) (start, end time.Time)
 
 func (f periodFunc) Bounds(t time.Time) (start, end time.Time) { return f(t) }
+
+// TestSortKeyIDMinterTTL: with a TTL, every item a SortKeyIDMinter stores
+// carries the end of its period plus the retention; an item that sets the
+// TTL attribute itself, and a TTL on an attribute the SortKey writes, are
+// refused.
+func TestSortKeyIDMinterTTL(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	client := dbtest.Client(t)
+	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
+	s, err := dynamoseq.NewSortKey(client, table)
+	require.NoError(t, err)
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	m, err := dynamoseq.NewSortKeyIDMinter(s, yearly, dynamoseq.Yearly, func(o *dynamoseq.IDMinterOptions) {
+		o.Now = func() time.Time { return now }
+		o.TTL = &dynamoseq.PeriodTTL{Attribute: "expires", Retention: 24 * time.Hour}
+	})
+	require.NoError(t, err)
+
+	for i, item := range []any{order{Writer: 1}, nil} {
+		id, err := m.Append(ctx, "orders", item)
+		require.NoError(t, err)
+		require.Equal(t, fmt.Sprintf("ORD-2026-%06d", i+1), id)
+		var raw map[string]types.AttributeValue
+		require.NoError(t, m.Get(ctx, "orders", id, &raw))
+		want := strconv.FormatInt(time.Date(2027, 1, 2, 0, 0, 0, 0, time.UTC).Unix(), 10)
+		assert.Equal(t, &types.AttributeValueMemberN{Value: want}, raw["expires"], "TTL of %s: the end of 2026 plus a day", id)
+	}
+	_, err = m.Append(ctx, "orders", map[string]any{"expires": 5})
+	assert.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "an item that sets the TTL attribute")
+
+	for _, attr := range []string{"pk", "sk", "wtok"} {
+		_, err := dynamoseq.NewSortKeyIDMinter(s, yearly, dynamoseq.Yearly, func(o *dynamoseq.IDMinterOptions) {
+			o.TTL = &dynamoseq.PeriodTTL{Attribute: attr}
+		})
+		var oe *dynamoseq.OptionError
+		require.ErrorAs(t, err, &oe, "TTL on %q", attr)
+		assert.Equal(t, "TTL.Attribute", oe.Field, "TTL on %q", attr)
+	}
+}

@@ -540,8 +540,9 @@ func (o *LatestOptions) resolve() (docLayout, error) {
 	return layout, refuseMREC(o.GlobalTable, "Latest")
 }
 
-// IDMinterOptions are NewIDMinter's options. The first value of each
-// period and the key layout are the Counter's.
+// IDMinterOptions are the options of NewIDMinter and NewSortKeyIDMinter.
+// The first value of each period and the key layout are the Counter's (the
+// SortKey's).
 type IDMinterOptions struct {
 	// Location is the time zone in which periods start and end and in
 	// which the date part of an ID is written. Default time.UTC.
@@ -553,33 +554,15 @@ type IDMinterOptions struct {
 
 	// TTL, when set, has every write of a period's counter item (every
 	// lease of a Block) also set a Time to Live, in the same UpdateItem,
-	// so that DynamoDB deletes the counters of past periods. Default nil:
-	// no TTL is written.
+	// so that DynamoDB deletes the counters of past periods; over a
+	// SortKey, every item stored carries it, and DynamoDB deletes the
+	// items of past periods. Default nil: no TTL is written.
 	TTL *PeriodTTL
 }
 
-// SortKeyIDMinterOptions are NewSortKeyIDMinter's options. The first
-// number of each period and the key layout are the SortKey's.
-type SortKeyIDMinterOptions struct {
-	// Location is the time zone in which periods start and end and in
-	// which the date part of an ID is written. Default time.UTC.
-	Location *time.Location
-
-	// Now is the clock, read once per ID. Default time.Now.
-	Now func() time.Time
-}
-
-func (o *SortKeyIDMinterOptions) resolve() {
-	if o.Location == nil {
-		o.Location = time.UTC
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-}
-
 // PeriodTTL is the Time to Live an IDMinter writes on each period's
-// counter item: the end of the period plus Retention.
+// counter item, and a SortKeyIDMinter on each item: the end of the period
+// plus Retention.
 type PeriodTTL struct {
 	// Attribute is the Number attribute that holds the instant (Unix epoch
 	// seconds) after which DynamoDB may delete the item. It must be the
@@ -587,11 +570,11 @@ type PeriodTTL struct {
 	// Required.
 	Attribute string
 
-	// Retention is how long a period's counter item is kept after the
-	// period ends. It must exceed the largest clock difference between
-	// the processes minting IDs: a process whose clock lags behind would
-	// otherwise find yesterday's counter gone and restart it, repeating
-	// IDs. Default 7 days.
+	// Retention is how long a period's counter item (or items) is kept
+	// after the period ends. It must exceed the largest clock difference
+	// between the processes minting IDs: a process whose clock lags behind
+	// would otherwise find yesterday's counter (or items) gone and restart
+	// the numbering, repeating IDs. Default 7 days.
 	Retention time.Duration
 }
 

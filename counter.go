@@ -333,11 +333,11 @@ func (c *Counter) key(name string) (string, error) {
 }
 
 // itemKey returns the key of the counter item whose partition key value is
-// pk: with SortKey set, also {SortKey.Name: SortKey.Value}.
+// pk: with SortKeyValue set, also {SortKey: SortKeyValue}.
 func (c *Counter) itemKey(pk string) map[string]types.AttributeValue {
 	key := map[string]types.AttributeValue{c.opts.PartitionKey: &types.AttributeValueMemberS{Value: pk}}
-	if sk := c.opts.SortKey; sk != nil {
-		key[sk.Name] = &types.AttributeValueMemberS{Value: sk.Value}
+	if c.opts.SortKeyValue != "" {
+		key[c.opts.SortKey] = &types.AttributeValueMemberS{Value: c.opts.SortKeyValue}
 	}
 	return key
 }
@@ -389,10 +389,10 @@ func (c *Counter) updateError(ctx context.Context, key map[string]types.Attribut
 
 // keySchema describes the key schema the options call for, for messages.
 func (c *Counter) keySchema() string {
-	if c.opts.SortKey == nil {
+	if c.opts.SortKeyValue == "" {
 		return fmt.Sprintf("partition key %q of type S and no sort key", c.opts.PartitionKey)
 	}
-	return fmt.Sprintf("partition key %q and sort key %q, both of type S", c.opts.PartitionKey, c.opts.SortKey.Name)
+	return fmt.Sprintf("partition key %q and sort key %q, both of type S", c.opts.PartitionKey, c.opts.SortKey)
 }
 
 // number reads the value attribute of a returned item.

@@ -92,7 +92,7 @@ func (m *IDMinter) checkTTL(ttl *PeriodTTL) error {
 		return optionErrorf("TTL.Attribute", ttl.Attribute, "the Counter's partition key too")
 	case ttl.Attribute == co.ValueAttribute:
 		return optionErrorf("TTL.Attribute", ttl.Attribute, "the Counter's value attribute too")
-	case co.SortKey != nil && ttl.Attribute == co.SortKey.Name:
+	case co.SortKeyValue != "" && ttl.Attribute == co.SortKey:
 		return optionErrorf("TTL.Attribute", ttl.Attribute, "the Counter's sort key too")
 	case co.GlobalTable == GlobalTableMRSC:
 		return optionErrorf("TTL", *ttl, "refused with a Counter on GlobalTableMRSC: multi-Region strongly consistent tables do not support Time to Live")

@@ -168,11 +168,16 @@ func (r Retry) resender(resent *atomic.Int64) settle.Resender {
 type CounterOptions struct {
 	Table
 
-	// SortKey, when set, puts every counter item at one String value of
-	// the table's sort key, {PartitionKey: KeyPrefix+name, SortKey.Name:
-	// SortKey.Value}, for a single-table design ("COUNTER" beside a user's
-	// other items). Default nil: the table has a partition key only.
-	SortKey *CounterSortKey
+	// SortKeyValue, when set, puts every counter item at this String
+	// value of the table's sort key, {PartitionKey: KeyPrefix+name,
+	// SortKey: SortKeyValue}, for a single-table design ("COUNTER" beside
+	// a user's other items); at most 1,024 bytes of UTF-8. Default "": the
+	// table has a partition key only.
+	SortKeyValue string
+
+	// SortKey is the name of the table's sort key attribute, of type
+	// String, read only with SortKeyValue. Default "sk".
+	SortKey string
 
 	// ValueAttribute is the Number attribute that holds a counter's last
 	// value handed out. Default "value".
@@ -212,17 +217,6 @@ type CounterOptions struct {
 	Regions []string
 }
 
-// CounterSortKey is where the counter items are on a table with a sort key.
-type CounterSortKey struct {
-	// Name is the sort key attribute, of type String. Default
-	// "sk".
-	Name string
-
-	// Value is the sort key value of every counter item, such as
-	// "COUNTER". Required; at most 1,024 bytes of UTF-8.
-	Value string
-}
-
 func (o *CounterOptions) resolve() error {
 	if err := o.Table.resolve(); err != nil {
 		return err
@@ -231,12 +225,13 @@ func (o *CounterOptions) resolve() error {
 	if o.ValueAttribute == o.PartitionKey {
 		return optionErrorf("ValueAttribute", o.ValueAttribute, "a key attribute's name too").with("PartitionKey", o.PartitionKey)
 	}
-	if o.SortKey != nil {
-		sk := *o.SortKey // a copy the caller cannot change
-		o.SortKey = &sk
-		if err := sk.resolve(o.PartitionKey, o.ValueAttribute); err != nil {
+	switch {
+	case o.SortKeyValue != "":
+		if err := o.resolveSortKey(); err != nil {
 			return err
 		}
+	case o.SortKey != "":
+		return optionErrorf("SortKeyValue", "", "want the String value every counter item has at the sort key").with("SortKey", o.SortKey)
 	}
 	setDefault(&o.Step, defaultStep)
 	if o.Step < 1 {
@@ -286,19 +281,17 @@ func (o *CounterOptions) validateGlobal() error {
 	return nil
 }
 
-func (k *CounterSortKey) resolve(partitionKey, valueAttribute string) error {
-	setDefault(&k.Name, defaultSortKey)
-	switch {
-	case k.Name == partitionKey:
-		return optionErrorf("SortKey.Name", k.Name, "the partition key's name too").with("PartitionKey", partitionKey)
-	case k.Name == valueAttribute:
-		return optionErrorf("SortKey.Name", k.Name, "the value attribute's name too").with("ValueAttribute", valueAttribute)
-	case k.Value == "":
-		return optionErrorf("SortKey.Value", k.Value, "want the String value every counter item has at the sort key")
-	case len(k.Value) > maxSortKeyBytes:
-		return optionErrorf("SortKey.Value", k.Value, "%d bytes long, DynamoDB's limit for a sort key is %d", len(k.Value), maxSortKeyBytes)
-	case !utf8.ValidString(k.Value):
-		return optionErrorf("SortKey.Value", k.Value, "not valid UTF-8")
+func (o *CounterOptions) resolveSortKey() error {
+	setDefault(&o.SortKey, defaultSortKey)
+	switch k := o.SortKeyValue; {
+	case o.SortKey == o.PartitionKey:
+		return optionErrorf("SortKey", o.SortKey, "the partition key's name too").with("PartitionKey", o.PartitionKey)
+	case o.SortKey == o.ValueAttribute:
+		return optionErrorf("SortKey", o.SortKey, "the value attribute's name too").with("ValueAttribute", o.ValueAttribute)
+	case len(k) > maxSortKeyBytes:
+		return optionErrorf("SortKeyValue", k, "%d bytes long, DynamoDB's limit for a sort key is %d", len(k), maxSortKeyBytes)
+	case !utf8.ValidString(k):
+		return optionErrorf("SortKeyValue", k, "not valid UTF-8")
 	}
 	return nil
 }

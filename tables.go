@@ -27,15 +27,15 @@ var _ TableClient = (*dynamodb.Client)(nil)
 
 // CounterTable returns the definition of a table named name for a Counter
 // (and so a Block or an IDMinter) under the options: a String partition key
-// named PartitionKey, and with SortKey set a String sort key named
-// SortKey.Name; on-demand billing. Pass it to EnsureTable, or to
+// named PartitionKey, and with SortKeyValue set a String sort key named
+// SortKey; on-demand billing. Pass it to EnsureTable, or to
 // CreateTable after adding what the application needs (tags, streams). The
 // options are not validated here: NewCounter reports a bad one.
 func CounterTable(name string, optFns ...func(*CounterOptions)) *dynamodb.CreateTableInput {
 	o := apply(optFns)
 	pk := or(o.PartitionKey, defaultPartitionKey)
-	if o.SortKey != nil {
-		return tableInput(name, pk, or(o.SortKey.Name, defaultSortKey), types.ScalarAttributeTypeS)
+	if o.SortKeyValue != "" {
+		return tableInput(name, pk, or(o.SortKey, defaultSortKey), types.ScalarAttributeTypeS)
 	}
 	return tableInput(name, pk, "", "")
 }

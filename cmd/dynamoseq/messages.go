@@ -14,9 +14,8 @@ import (
 var optionFlags = map[string]string{
 	"PartitionKey":            "--partition-key",
 	"KeyPrefix":               "--key-prefix",
-	"SortKey":                 "--sort-key", // a SortKey's
-	"SortKey.Name":            "--sort-key", // a Counter's, with --counter-sort-key-value
-	"SortKey.Value":           "--counter-sort-key-value",
+	"SortKey":                 "--sort-key", // a SortKey's, and a Counter's with --counter-sort-key-value
+	"SortKeyValue":            "--counter-sort-key-value",
 	"Layout.SortKey":          "--sort-key",
 	"SortKeyDigits":           "--sort-key-width",
 	"Layout.SortKeyDigits":    "--sort-key-width",

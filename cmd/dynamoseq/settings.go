@@ -140,7 +140,7 @@ func (s *settings) sortKeyDigits() int {
 func (s *settings) counterOptions(o *dynamoseq.CounterOptions) {
 	o.PartitionKey, o.KeyPrefix = s.partitionKey, s.keyPrefix
 	if s.counterSortKey != "" {
-		o.SortKey = &dynamoseq.CounterSortKey{Name: s.sortKey, Value: s.counterSortKey}
+		o.SortKey, o.SortKeyValue = s.sortKey, s.counterSortKey
 	}
 	o.ValueAttribute = s.valueAttribute
 	o.Start, o.Step, o.MaxValue = s.start, s.step, s.maxValue

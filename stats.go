@@ -22,7 +22,6 @@ type Stats struct {
 	Resends    int64         // requests sent again to settle an unknown outcome (a lost answer, a timeout, a server error)
 	LostRaces  int64         // SortKey, Latest: writes refused because another writer had written the number first
 	Throttled  int64         // requests refused for want of capacity: ThrottlingException, ProvisionedThroughputExceededException, RequestLimitExceeded, or a transaction cancelled for it
-	Conflicts  int64         // requests refused because another transaction held an item: TransactionConflictException, or a transaction cancelled for it
 	WaitTime   time.Duration // time spent waiting before sending again after a throttle or a conflict; a Block's: calls of Next waiting for a lease
 }
 
@@ -60,7 +59,6 @@ type capacityFigures struct {
 // into copies f into st.
 func (f capacityFigures) into(st *Stats) {
 	st.Throttled = f.Throttled + f.ThrottledTransactions
-	st.Conflicts = f.Conflicts
 	st.WaitTime = f.CapacityWait
 }
 
@@ -137,11 +135,6 @@ type ErrorStats struct {
 	Invalid        int64 // ErrInvalidArgument, ErrTableNotFound, ErrTableMismatch, ErrClosed: a code or deployment error; nothing was written
 	Canceled       int64 // the caller's context ended: context.Canceled or context.DeadlineExceeded
 	Other          int64 // anything else, such as the SDK's error after its retries (a network error)
-}
-
-// Total returns the number of failed calls.
-func (e ErrorStats) Total() int64 {
-	return e.Exhausted + e.UnknownOutcome + e.Throttled + e.Contention + e.NotFound + e.Invalid + e.Canceled + e.Other
 }
 
 // errorFigures are the failed calls by kind in full, for the tests.

@@ -18,53 +18,24 @@ import (
 
 // Block hands out numbers from ranges leased from a Counter (the hi/lo or
 // segment allocator): one Counter.NextN of size values reserves a range in
-// DynamoDB, and Next hands its numbers out from memory, one atomic addition
-// each. Each sequence name has its own range.
+// DynamoDB, and Next hands its numbers out from memory. The next range is
+// leased in the background before the current one runs out, one lease per
+// name at a time, so a caller waits for DynamoDB only on the first call for
+// a name or when numbers run out faster than a lease returns.
 //
-// Before a range runs out, once BlockOptions.RefillThreshold of it has been
-// handed out, the next range is leased in the background. Concurrent
-// refills of one name are merged into one lease: at most one NextN per name
-// is in flight. A caller waits for DynamoDB only on the first call for a
-// name, and when the numbers run out before the next range arrives
-// (consumption faster than a round trip, or a failed refill). After such a
-// wait the Block adapts, so that a steady stream stops waiting: it leases
-// the next range at once, sized to last at least two lease round trips at
-// the rate the last range was used, up to BlockOptions.MaxSize (see
-// NewBlock).
+// Guarantees: unique across every Block, Counter and process sharing the
+// counter's table; increasing within one Block per name (no order across
+// Blocks or processes); not gap-free: a range's unused numbers are lost
+// when the process stops without Close (Close hands them back when no one
+// leased after it). Near MaxValue a range that no longer fits whole is not
+// leased: ErrExhausted.
 //
-// Guarantees:
-//   - Unique: no number is handed out twice, by this Block or by any other
-//     Block, Counter or process sharing the counter's table, because every
-//     range is reserved with one conditional UpdateItem before any of its
-//     numbers is handed out.
-//   - Increasing within one Block, per name: if one Next for a name returns
-//     before another Next for the same name starts, in any goroutines, the
-//     later one returns the larger number. Calls that overlap in time may
-//     return in either order. There is no order across Blocks, and so none
-//     across processes: each holds its own range, and a process may hand out
-//     a small number of an old range after another process handed out a
-//     larger one.
-//   - Not gap-free: the numbers of a leased range that are not handed out
-//     are lost when the process stops without Close; the next range starts
-//     after them. Close hands them back when it can: when no other Block or
-//     Counter leased from the name since this Block's last lease, one
-//     conditional UpdateItem moves the counter back to the last number
-//     handed out, so that a clean restart continues without a gap.
-//     Otherwise they are lost. A refill that fails, or one interrupted by
-//     Close after DynamoDB applied it (Stats' Interrupted), may lose a range
-//     too. Lost numbers are never handed out, by anyone.
-//   - Near the Counter's MaxValue, a range that no longer fits whole is not
-//     leased: Next returns ErrExhausted although a few numbers remain.
-//
-// Cost: one UpdateItem round trip and one write unit per range, whatever
-// its size; nothing per number; one more per name at Close. Next from
-// memory allocates nothing (docs/block.md has its time). Memory: a
-// few hundred bytes per name ever used, kept until the Block is garbage (a
-// Block suits a bounded set of names, not one per user). Stats reports
-// what it did.
+// Cost: one UpdateItem round trip and one write unit per range, nothing per
+// number, one more per name at Close; a few hundred bytes of memory per
+// name ever used.
 //
 // A Block is safe for concurrent use by any number of goroutines. It starts
-// one goroutine per lease in flight; Close stops them and waits for them.
+// one goroutine per lease in flight; Close stops them. See docs/block.md.
 type Block struct {
 	counter  *Counter
 	size     int64        // the first range size of every name
@@ -143,27 +114,16 @@ type blockRefill struct {
 // the options optFns set; the table, key layout, Start, Step, MaxValue and
 // Region slicing (GlobalTableMREC) are the Counter's.
 //
-// The range size of each name follows one of three rules:
-//   - Growing, by default: ranges of size, until a caller has to wait
-//     because a range ran out before the next arrived. The range after that
-//     is sized to last, at the rate the one that ran out was used, at least
-//     two round trips of the lease it waited for (over the part after
-//     RefillThreshold), and is leased as soon as the awaited range arrives.
-//     Sizes never shrink, and stay at most MaxSize (default 64 times size).
-//   - Fixed, when MaxSize is size.
-//   - Following the rate, with FollowRate set: each lease is sized so that
-//     it lasts about FollowRate.Lifetime at the rate the previous range was
-//     used, between FollowRate.MinSize and MaxSize. A name used in bursts
-//     gets large ranges, an idle name small ones, so that it wastes few
-//     numbers when its process stops.
-//
-// Near MaxValue, a grown range that no longer fits is asked for again at
-// size, with one more UpdateItem.
+// By default ranges are of size until a caller had to wait for one; the
+// next ones are then sized to last two lease round trips at the rate used,
+// up to MaxSize (64 times size). MaxSize equal to size fixes the size;
+// Lifetime makes sizes follow the rate, between MinSize and MaxSize.
+// docs/block.md has the rules.
 //
 // It makes no call to DynamoDB and starts no goroutine. It returns an error
 // wrapping ErrInvalidArgument when c is nil or size is below 1, and an
-// *OptionError when FollowRate.MinSize is above size, MaxSize below it,
-// RefillThreshold is not in (0, 1], or a duration is negative.
+// *OptionError when MinSize is above size, MaxSize below it, or a duration
+// is negative.
 func NewBlock(c *Counter, size int64, optFns ...func(*BlockOptions)) (*Block, error) {
 	fail := func(err error) (*Block, error) {
 		e := &Error{Op: "NewBlock", Err: err}

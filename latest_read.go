@@ -189,14 +189,9 @@ func (l *Latest) decode(item map[string]types.AttributeValue, out any) error {
 //		before = next
 //	}
 //
-// A document with no version gives an empty page and no error. All lists
-// the versions oldest first too, and with a range loop.
-//
-// With LayoutSortKey a page is one strongly consistent Query, in descending
-// sort key order (1 read unit per 4 KB read). With LayoutPartitionKey every
-// version is its own partition: a page is one GetItem of 'latest' (first
-// page only) and one strongly consistent GetItem per version, up to 8 at a
-// time.
+// A document with no version gives an empty page and no error. A page is
+// one strongly consistent Query with LayoutSortKey (1 read unit per 4 KB);
+// with LayoutPartitionKey, one GetItem per version, up to 8 at a time.
 func (l *Latest) Versions(ctx context.Context, name string, before int64, limit int) (page []Item, next int64, err error) {
 	return l.versions(ctx, "Latest.Versions", name, before, limit, NewestFirst)
 }
@@ -211,20 +206,11 @@ func (l *Latest) Versions(ctx context.Context, name string, before int64, limit 
 //		// use v.Number and v.Item, or v.Decode
 //	}
 //
-// Decode turns it into an iterator of the caller's type. An error (a bad
-// name or order, a failed read, ctx ending) comes as the second value of
-// the last iteration: the iteration ends after it.
-//
-// Underneath it pages as Versions does, a page read when the loop reaches
-// it, never ahead of it; the first page holds 16 versions and each next
-// one twice as many, up to 1000. A loop that breaks reads no further page.
-// With LayoutSortKey a page is one strongly consistent Query (1 read unit
-// per 4 KB read, up to 1 MB). With LayoutPartitionKey it is one strongly
-// consistent GetItem per version, up to 8 at a time, and one GetItem of
-// 'latest' on the first page NewestFirst and on every page OldestFirst.
-// Each page is a snapshot: versions appended while the loop runs show up
-// OldestFirst (on a later page), not NewestFirst. Each range over the
-// iterator lists from the start again.
+// An error (a bad name or order, a failed read, ctx ending) comes with the
+// last iteration. It pages as Versions does, a page read when the loop
+// reaches it, 16 versions first and twice as many each time up to 1000;
+// versions appended meanwhile show up OldestFirst only. Each range lists
+// from the start again. docs/latest.md gives the reads of each layout.
 func (l *Latest) All(ctx context.Context, name string, order Order) iter.Seq2[Item, error] {
 	return pages(ctx, func(cursor int64, limit int) ([]Item, int64, error) {
 		return l.versions(ctx, "Latest.All", name, cursor, limit, order)

@@ -39,7 +39,7 @@ type IDMinter struct {
 // nil, the format is invalid or has no DateLayout, the layout writes the
 // same date in two periods of the next ten years (or dates of varying
 // width with no Separator), a Period's answers are not consecutive
-// periods, or an option is refused (an *OptionError: a TTL.Attribute that
+// periods, or an option is refused (an *OptionError: a PeriodTTL.Attribute that
 // is one of the Counter's key or value attributes, a TTL on
 // GlobalTableMRSC).
 func NewIDMinter[S *Counter | *Block](seq S, format Format, period Period, optFns ...func(*IDMinterOptions)) (*IDMinter, error) {

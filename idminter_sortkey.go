@@ -38,7 +38,7 @@ type SortKeyIDMinter struct {
 // makes no call to DynamoDB and refuses what NewIDMinter refuses, with
 // ErrInvalidArgument: a nil s or period, an invalid format, a date layout
 // that does not tell the periods apart, an option out of range, a
-// TTL.Attribute that is one of the SortKey's own attributes, a TTL on
+// PeriodTTL.Attribute that is one of the SortKey's own attributes, a TTL on
 // GlobalTableMRSC.
 func NewSortKeyIDMinter(s *SortKey, format Format, period Period, optFns ...func(*IDMinterOptions)) (*SortKeyIDMinter, error) {
 	m := &SortKeyIDMinter{sortKey: s}

@@ -10,6 +10,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -21,6 +22,10 @@ var update = flag.Bool("update", false, "rewrite api/*.txt from the packages' ex
 // contract (guarantee, cost, concurrency, a link); the mechanism belongs in
 // docs/.
 const maxDocLines = 20
+
+// privateName matches what a public doc must not point at: a file of the
+// package, or a package users cannot import.
+var privateName = regexp.MustCompile(`\b[a-z_]+\.go\b|\binternal/|\(see (turns|combine|settle)\b|\b(combine|settle|turns)\.[A-Z]`)
 
 // TestAPI lists the exported API of each package, one line per exported
 // identifier with its signature, and compares the listing with
@@ -49,7 +54,7 @@ func TestAPI(t *testing.T) {
 				t.Errorf("the exported API of %s differs from %s (- listed, + in the code); if the change is meant, run go test -run TestAPI -update .\n%s", p.dir, p.file, diff)
 			}
 			if p.dir == "." && len(long) > 0 {
-				t.Errorf("doc comments over %d lines (move the mechanism to docs/):\n%s", maxDocLines, strings.Join(long, "\n"))
+				t.Errorf("doc comments over %d lines, or naming private files or packages (move the mechanism to docs/):\n%s", maxDocLines, strings.Join(long, "\n"))
 			}
 		})
 	}
@@ -76,6 +81,7 @@ func apiListing(t *testing.T, dir string) (lines, long []string) {
 		if l.pkg == "" {
 			l.pkg = f.Name.Name
 		}
+		l.doc("package "+f.Name.Name, f.Doc)
 		for _, d := range f.Decls {
 			l.decl(d)
 		}
@@ -101,6 +107,12 @@ func (l *lister) add(format string, args ...any) {
 func (l *lister) doc(name string, g *ast.CommentGroup) {
 	if g == nil {
 		return
+	}
+	if m := privateName.FindString(g.Text()); m != "" {
+		l.long = append(l.long, fmt.Sprintf("%s: names %q, private to the package", name, m))
+	}
+	if strings.HasPrefix(name, "package ") {
+		return // the overview may be long
 	}
 	if n := len(strings.Split(strings.TrimSpace(g.Text()), "\n")); n > maxDocLines {
 		l.long = append(l.long, fmt.Sprintf("%s: %d lines", name, n))

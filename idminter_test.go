@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -700,5 +701,21 @@ func TestSortKeyIDMinterTTL(t *testing.T) {
 		var oe *dynamoseq.OptionError
 		require.ErrorAs(t, err, &oe, "TTL on %q", attr)
 		assert.Equal(t, "TTL.Attribute", oe.Field, "TTL on %q", attr)
+	}
+}
+
+// TestIDMinterMisuseDoesNotCompile: an IDMinter over a SortKey or a
+// Latest, and Append or Get on an IDMinter, do not compile:
+// testdata/idmisuse does all four, and the compiler refuses each.
+func TestIDMinterMisuseDoesNotCompile(t *testing.T) {
+	out, err := exec.Command("go", "build", "-gcflags=-e", "-o", os.DevNull, "./testdata/idmisuse").CombinedOutput()
+	require.Error(t, err, "testdata/idmisuse built; want a compile error per misuse")
+	for _, want := range []string{
+		"*dynamoseq.SortKey does not satisfy *dynamoseq.Counter | *dynamoseq.Block",
+		"*dynamoseq.Latest does not satisfy *dynamoseq.Counter | *dynamoseq.Block",
+		"m.Append undefined",
+		"m.Get undefined",
+	} {
+		assert.Contains(t, string(out), want, "go build ./testdata/idmisuse")
 	}
 }

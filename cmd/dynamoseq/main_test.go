@@ -53,6 +53,7 @@ func TestCommand(t *testing.T) {
 	t.Run("profile", func(t *testing.T) { testProfile(t, bin, endpoint, client) })
 	t.Run("environment", func(t *testing.T) { testEnvironment(t, bin, endpoint, client) })
 	t.Run("kind flags", func(t *testing.T) { testKindFlags(t, run, bin, endpoint, client) })
+	t.Run("unasked", func(t *testing.T) { testUnasked(t, run, client) })
 }
 
 // result is what one run of the command printed and its exit status.
@@ -294,7 +295,7 @@ func testSingleTable(t *testing.T, run runFunc, client *dynamodb.Client) {
 	assert.Contains(t, run(t, append([]string{"check"}, single...)...).ok(t), "as counter expects")
 	assert.Equal(t, "1\n", run(t, append([]string{"next", "orders"}, single...)...).ok(t))
 	// An item of the same partition that is not the counter.
-	run(t, "next", "orders", "--kind", "sortkey", "--sort-key-type", "S", "--table", table, "--key-prefix", "SEQ#").ok(t)
+	run(t, "next", "orders", "--write", "--kind", "sortkey", "--sort-key-type", "S", "--table", table, "--key-prefix", "SEQ#").ok(t)
 	assert.Equal(t, "orders\t1\n", run(t, append([]string{"list"}, single...)...).ok(t))
 	assert.Equal(t, "2\n", run(t, append([]string{"next", "orders"}, single...)...).ok(t))
 }
@@ -357,7 +358,7 @@ func testCheck(t *testing.T, run runFunc, client *dynamodb.Client) {
 func testLatest(t *testing.T, run runFunc, client *dynamodb.Client) {
 	table := newTable(t, client)
 	run(t, "create-table", "--kind", "latest", "--table", table).ok(t)
-	assert.Equal(t, "1\n2\n3\n", run(t, "next", "doc1", "-n", "3", "--kind", "latest", "--table", table).ok(t))
+	assert.Equal(t, "1\n2\n3\n", run(t, "next", "doc1", "-n", "3", "--write", "--kind", "latest", "--table", table).ok(t))
 	assert.Equal(t, "3\n", run(t, "current", "doc1", "--kind", "latest", "--table", table).ok(t))
 	assert.Equal(t, "3\t{}\n2\t{}\n1\t{}\n", run(t, "versions", "doc1", "--table", table, "--page-size", "2").ok(t))
 	assert.Equal(t, "2\t{}\n", run(t, "get", "doc1", "2", "--table", table).ok(t))
@@ -371,7 +372,7 @@ func testLatest(t *testing.T, run runFunc, client *dynamodb.Client) {
 func testSortKey(t *testing.T, run runFunc, client *dynamodb.Client) {
 	table := newTable(t, client)
 	run(t, "create-table", "--kind", "sortkey", "--table", table, "--sort-key-type", "S", "--sort-key-width", "6").ok(t)
-	assert.Equal(t, "1\n2\n", run(t, "next", "projectA", "-n", "2", "--kind", "sortkey", "--table", table, "--sort-key-type", "S", "--sort-key-width", "6").ok(t))
+	assert.Equal(t, "1\n2\n", run(t, "next", "projectA", "-n", "2", "--write", "--kind", "sortkey", "--table", table, "--sort-key-type", "S", "--sort-key-width", "6").ok(t))
 	sk := []string{"--kind", "sortkey", "--table", table, "--sort-key-type", "S", "--sort-key-width", "6"}
 	assert.Equal(t, "2\n", run(t, append([]string{"current", "projectA"}, sk...)...).ok(t))
 	assert.Equal(t, "2\t{}\n1\t{}\n", run(t, append([]string{"versions", "projectA"}, sk...)...).ok(t))
@@ -404,21 +405,21 @@ func testKindRule(t *testing.T, run runFunc, client *dynamodb.Client) {
 	assert.Equal(t, "1\n", run(t, "current", "orders", "--table", counters).ok(t))
 	assert.Contains(t, run(t, "check", "--table", counters).ok(t), "ok       kind: counter, read from the table's key (a partition key only)")
 	assert.Equal(t, "10\n", run(t, "next", "fresh", "--start", "10", "--table", counters).ok(t), "a counter's flag does not stop the look for a 'latest' item")
-	run(t, "next", "doc1", "--table", pkDocs, "--kind", "latest", "--layout", "partitionkey").ok(t)
-	assert.Equal(t, "2\n", run(t, "next", "doc1", "--table", pkDocs).ok(t), "doc1 has a 'latest' item")
+	run(t, "next", "doc1", "--write", "--table", pkDocs, "--kind", "latest", "--layout", "partitionkey").ok(t)
+	assert.Equal(t, "2\n", run(t, "next", "doc1", "--write", "--table", pkDocs).ok(t), "doc1 has a 'latest' item")
 	assert.Equal(t, "2\t{}\n1\t{}\n", run(t, "versions", "doc1", "--table", pkDocs).ok(t))
 	assert.Equal(t, "1\t{}\n", run(t, "get", "doc1", "1", "--table", pkDocs).ok(t))
-	assert.Equal(t, "1\n", run(t, "next", "doc2", "--table", pkDocs, "--layout", "partitionkey").ok(t))
+	assert.Equal(t, "1\n", run(t, "next", "doc2", "--write", "--table", pkDocs, "--layout", "partitionkey").ok(t))
 	assert.Equal(t, "1\n", run(t, "current", "doc2", "--table", pkDocs).ok(t))
 
 	// A table with a sort key: SortKey sequences, or documents with a
 	// 'latest' item at sort key 0.
-	assert.Equal(t, "1\n2\n", run(t, "next", "tickets", "-n", "2", "--table", items).ok(t))
+	assert.Equal(t, "1\n2\n", run(t, "next", "tickets", "-n", "2", "--write", "--table", items).ok(t))
 	assert.Equal(t, "2\n", run(t, "current", "tickets", "--table", items).ok(t))
 	assert.Equal(t, "1\t{}\n", run(t, "get", "tickets", "1", "--table", items).ok(t))
 	assert.Contains(t, run(t, "check", "--table", items).ok(t), "ok       kind: sortkey, read from the table's key (a sort key)")
-	run(t, "next", "doc1", "--table", docs, "--kind", "latest").ok(t)
-	assert.Equal(t, "2\n", run(t, "next", "doc1", "--table", docs).ok(t))
+	run(t, "next", "doc1", "--write", "--table", docs, "--kind", "latest").ok(t)
+	assert.Equal(t, "2\n", run(t, "next", "doc1", "--write", "--table", docs).ok(t))
 	assert.Equal(t, "2\n", run(t, "current", "doc1", "--table", docs).ok(t))
 	assert.Equal(t, "2\t{}\n1\t{}\n", run(t, "versions", "doc1", "--table", docs).ok(t))
 
@@ -530,7 +531,7 @@ func testTypos(t *testing.T, run runFunc, client *dynamodb.Client) {
 	assert.Equal(t, "501\n", run(t, "next", "fresh", "--table", counters).ok(t))
 
 	// Documents: a mistyped name, a version past the last.
-	run(t, "next", "doc1", "-n", "3", "--kind", "latest", "--table", docs).ok(t)
+	run(t, "next", "doc1", "-n", "3", "--write", "--kind", "latest", "--table", docs).ok(t)
 	stderr = failed("get", "doc", "--table", docs)
 	assert.Contains(t, stderr, `sequence "doc": not found`)
 	assert.Contains(t, stderr, "the closest of the table's 1 name: doc1\n")

@@ -39,12 +39,13 @@ func nextCommand() *command {
 		summary:  "Take the next numbers of a sequence",
 		doc: "As the library hands them out: with --kind counter, Counter.NextN, one\n" +
 			"UpdateItem for all -n numbers; with sortkey or latest, one Next (an empty\n" +
-			"item) per number.\n" + kindRule,
+			"item) per number, and only with --write.\n" + nextWriteDoc,
 		minArgs: 1, maxArgs: 1,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := defineKind(fs, kindCounter, kindSortKey, kindLatest)
 			n := fs.Int64P("count", "n", 1, "how many numbers to take")
 			period := definePeriod(fs)
+			write := fs.Bool("write", false, writeFlagHelp)
 			return func(ctx context.Context, e *env, args []string) error {
 				if *n < 1 || *n > maxNext {
 					return usageErrorf("-n is %d, want 1 to %d", *n, maxNext)
@@ -52,6 +53,9 @@ func nextCommand() *command {
 				name, k, err := e.target(ctx, args[0], period, kind)
 				if err != nil {
 					return err
+				}
+				if k != kindCounter && !*write {
+					return e.unasked(ctx, k, name, *n)
 				}
 				got, err := e.next(ctx, k, name, *n)
 				if len(got) == 0 {
@@ -117,7 +121,7 @@ func currentCommand() *command {
 		summary:  "Print the last number of a sequence",
 		doc: "One strongly consistent read: Counter.Current, SortKey.Last, or the\n" +
 			"version of Latest's 'latest' item. Exit status 1 when the sequence was never\n" +
-			"used, with the closest names on stderr (one Scan page of at most 1000 items).\n" + kindRule,
+			"used, with the closest names on stderr (one Scan page of at most 1000 items).\n",
 		minArgs: 1, maxArgs: 1,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := defineKind(fs, kindCounter, kindSortKey, kindLatest)

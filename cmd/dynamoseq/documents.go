@@ -30,7 +30,7 @@ func versionsCommand() *command {
 			"consistent Query per page of --page-size (with --layout partitionkey one\n" +
 			"GetItem per version); with --kind sortkey, SortKey.Items, one Query a page.\n" +
 			"Exit status 1 when NAME has none, with the closest names on stderr (one Scan\n" +
-			"page of at most 1000 items).\n" + kindRule,
+			"page of at most 1000 items).\n",
 		minArgs: 1, maxArgs: 1,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := defineKind(fs, kindLatest, kindSortKey)
@@ -113,7 +113,7 @@ func getCommand() *command {
 			"sequence (SortKey.Get), or under its last number (SortKey.Last first, a\n" +
 			"Query). Text output: the number, a tab, the attributes as JSON. Exit status\n" +
 			"1 when there is no such version, with the last one or the closest names on\n" +
-			"stderr.\n" + kindRule,
+			"stderr.\n",
 		minArgs: 1, maxArgs: 2,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := defineKind(fs, kindLatest, kindSortKey)

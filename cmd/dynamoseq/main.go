@@ -99,7 +99,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	i := slices.IndexFunc(commands(), func(c *command) bool { return c.name == name })
 	if i < 0 {
-		fmt.Fprintf(stderr, "dynamoseq: unknown command %q\n\n", name)
+		fmt.Fprintf(stderr, "%s\n\n", unknownCommand(name))
 		usage(stderr)
 		return 2
 	}
@@ -135,7 +135,7 @@ func runCommand(ctx context.Context, c *command, args []string, stdout, stderr i
 	}
 	switch {
 	case err != nil:
-		return usageFailed(stderr, c, err)
+		return usageFailed(stderr, c, didYouMean(c, fs, err))
 	case len(positional) < c.minArgs || len(positional) > c.maxArgs:
 		return usageFailed(stderr, c, fmt.Errorf("want %s, got %d arguments", c.synopsis, len(positional)))
 	}
@@ -208,18 +208,26 @@ Run 'dynamoseq COMMAND --help' for a command's flags.
 // long flag names.
 func commandUsage(w io.Writer, c *command, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, "usage: %s\n\n%s.\n%s", synopsis(c), c.summary, c.doc)
+	kinds := commandKinds(c, fs)
+	if f := fs.Lookup("kind"); f != nil {
+		if k, ok := f.Value.(*kindChoice); ok {
+			fmt.Fprint(w, kindRule(k.choices))
+		}
+	}
 	kindFlagsHelp(w, c.only)
 	shared := sharedFlags()
 	own := func(f *pflag.Flag) bool { return shared.Lookup(f.Name) == nil }
 	fmt.Fprintf(w, "\nFlags of %s:\n", c.name)
-	printFlags(w, fs, own)
+	printFlags(w, fs, kinds, own)
 	fmt.Fprintf(w, "\nFlags of every command:\n")
-	printFlags(w, fs, func(f *pflag.Flag) bool { return !own(f) })
+	printFlags(w, fs, kinds, func(f *pflag.Flag) bool { return !own(f) })
 }
 
-func printFlags(w io.Writer, fs *pflag.FlagSet, which func(*pflag.Flag) bool) {
+// printFlags writes the flags of fs that which picks, but those that none
+// of the command's kinds reads (which it refuses on the command line).
+func printFlags(w io.Writer, fs *pflag.FlagSet, kinds []string, which func(*pflag.Flag) bool) {
 	fs.VisitAll(func(f *pflag.Flag) {
-		if !which(f) {
+		if !which(f) || !readByAny(f.Name, kinds) {
 			return
 		}
 		_, help := pflag.UnquoteUsage(f)
@@ -227,7 +235,7 @@ func printFlags(w io.Writer, fs *pflag.FlagSet, which func(*pflag.Flag) bool) {
 		if !isZeroDefault(f) {
 			def = fmt.Sprintf(" (default %s)", f.DefValue)
 		}
-		fmt.Fprintf(w, "  %s%s\n    \t%s%s%s\n", flagSynopsis(f), kindMark(f.Name), help, def, envNote(f.Name))
+		fmt.Fprintf(w, "  %s%s\n    \t%s%s%s\n", flagSynopsis(f), kindMark(f.Name, kinds), help, def, envNote(f.Name))
 	})
 }
 

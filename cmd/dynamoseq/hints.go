@@ -70,6 +70,10 @@ func (e *env) notFound(ctx context.Context, kind, typed, name string, err error)
 		where = fmt.Sprintf("%s among its first %d items", plural(len(names), "name"), maxHintItems)
 	}
 	close := closest(name, names, maxHintNames)
+	if typed != name { // --period wrote name: hint the NAMEs it takes
+		close = periodClosest(typed, strings.TrimPrefix(name, typed), names)
+		where += fmt.Sprintf(", as NAME with --period %s", periodFlagOf(name))
+	}
 	switch {
 	case len(close) > 0:
 		hints = append(hints, fmt.Sprintf("the closest of %s: %s", where, strings.Join(close, ", ")))
@@ -106,6 +110,53 @@ func periodFlag(date string) (period, dateFlag string) {
 		return "month", date[:4] + "-" + date[4:]
 	}
 	return "year", date
+}
+
+// periodClosest returns at most maxHintNames NAMEs, as --period takes
+// them, whose counters among names are close to typed in the period of
+// suffix ("#2026"): "acme"; then those of other periods of the same
+// length, with the --date that names them: "acme --date 2025".
+func periodClosest(typed, suffix string, names []string) []string {
+	var same, other []string
+	dates := map[string][]string{} // the dates of each NAME of another period
+	for _, n := range names {
+		m := periodName.FindStringSubmatch(n)
+		if m == nil || len(m[2]) != len(suffix)-1 {
+			continue
+		}
+		if "#"+m[2] == suffix {
+			same = append(same, m[1])
+			continue
+		}
+		if !slices.Contains(other, m[1]) {
+			other = append(other, m[1])
+		}
+		dates[m[1]] = append(dates[m[1]], m[2])
+	}
+	found := closest(typed, same, maxHintNames)
+	other = slices.DeleteFunc(other, func(b string) bool { return slices.Contains(found, b) })
+	bases := closest(typed, other, maxHintNames-len(found))
+	if slices.Contains(other, typed) { // NAME itself, in other periods
+		bases = append([]string{typed}, bases[:min(len(bases), maxHintNames-len(found)-1)]...)
+	}
+	for _, base := range bases {
+		ds := dates[base]
+		slices.Sort(ds)
+		_, date := periodFlag(ds[len(ds)-1]) // the newest
+		found = append(found, base+" --date "+date)
+	}
+	return found
+}
+
+// periodFlagOf is the --period of the period counter name, such as "year"
+// for "acme#2026".
+func periodFlagOf(name string) string {
+	m := periodName.FindStringSubmatch(name)
+	if m == nil {
+		return ""
+	}
+	period, _ := periodFlag(m[2])
+	return period
 }
 
 // periodHints says how --period writes name, when it looks like a period's

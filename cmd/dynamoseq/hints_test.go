@@ -31,3 +31,12 @@ func TestPeriodHints(t *testing.T) {
 		periodHints("orders#2026", names))
 	assert.Empty(t, periodHints("invoices", names))
 }
+
+func TestPeriodClosest(t *testing.T) {
+	names := []string{"acme#2026", "globex#2026", "acme#2025", "acmes#2024", "acme#20261122", "acme"}
+	assert.Equal(t, []string{"acme", "acmes --date 2024"}, periodClosest("acmee", "#2026", names), "the same year first, then others with their --date")
+	assert.Equal(t, []string{"acme --date 2026", "acmes --date 2024"}, periodClosest("acme", "#2027", names), "NAME itself in another year")
+	assert.Empty(t, periodClosest("zzz", "#2026", names))
+	assert.Equal(t, "year", periodFlagOf("acme#2026"))
+	assert.Equal(t, "day", periodFlagOf("acme#20261122"))
+}

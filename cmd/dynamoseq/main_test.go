@@ -54,6 +54,7 @@ func TestCommand(t *testing.T) {
 	t.Run("environment", func(t *testing.T) { testEnvironment(t, bin, endpoint, client) })
 	t.Run("kind flags", func(t *testing.T) { testKindFlags(t, run, bin, endpoint, client) })
 	t.Run("unasked", func(t *testing.T) { testUnasked(t, run, client) })
+	t.Run("invoices", func(t *testing.T) { testInvoices(t, run, client) })
 }
 
 // result is what one run of the command printed and its exit status.

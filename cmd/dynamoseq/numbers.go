@@ -26,6 +26,7 @@ type value struct {
 	Table       string `json:"table"`
 	Sequence    string `json:"sequence"`
 	Value       int64  `json:"value"`
+	ID          string `json:"id,omitempty"` // current with --id-date-layout
 	AlreadyPast bool   `json:"already_past,omitempty"`
 }
 
@@ -126,7 +127,12 @@ func currentCommand() *command {
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := defineKind(fs, kindCounter, kindSortKey, kindLatest)
 			period := definePeriod(fs)
+			idf := defineIDFormat(fs)
 			return func(ctx context.Context, e *env, args []string) error {
+				ids, err := idf.check(period, time.Now())
+				if err != nil {
+					return err
+				}
 				name, k, err := e.target(ctx, args[0], period, kind)
 				if err != nil {
 					return err
@@ -134,6 +140,9 @@ func currentCommand() *command {
 				v, err := e.current(ctx, k, name)
 				if err != nil {
 					return e.notFound(ctx, k, args[0], name, err)
+				}
+				if ids != nil {
+					return e.print(fmt.Sprintf("%d\t%s\n", v, ids(v)), value{Table: e.table, Sequence: name, Value: v, ID: ids(v)})
 				}
 				return e.print(fmt.Sprintln(v), value{Table: e.table, Sequence: name, Value: v})
 			}

@@ -215,6 +215,33 @@ func (e *env) sampleNames(ctx context.Context, kind string) (names []string, mor
 	return names, out.LastEvaluatedKey != nil, nil
 }
 
+// counterScan is a Scan of the counters whose name starts with prefix: the
+// items whose partition key starts with the key prefix and prefix and whose
+// value attribute is a Number (at the counter sort key value, when there is
+// one), projected to those two attributes.
+func (e *env) counterScan(prefix string) *dynamodb.ScanInput {
+	in := &dynamodb.ScanInput{
+		TableName:                aws.String(e.table),
+		ProjectionExpression:     aws.String("#pk, #v"),
+		ExpressionAttributeNames: map[string]string{"#pk": or(e.partitionKey, dynamoseq.DefaultPartitionKey), "#v": or(e.valueAttribute, dynamoseq.DefaultValueAttribute)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":n": &types.AttributeValueMemberS{Value: "N"},
+		},
+	}
+	filters := []string{"attribute_type(#v, :n)"}
+	if start := e.keyPrefix + prefix; start != "" { // begins_with needs a non-empty string
+		filters = append(filters, "begins_with(#pk, :p)")
+		in.ExpressionAttributeValues[":p"] = &types.AttributeValueMemberS{Value: start}
+	}
+	if e.counterSortKey != "" { // counters beside other items of a single-table design
+		filters = append(filters, "#sk = :sk")
+		in.ExpressionAttributeNames["#sk"] = or(e.sortKey, dynamoseq.DefaultSortKey)
+		in.ExpressionAttributeValues[":sk"] = &types.AttributeValueMemberS{Value: e.counterSortKey}
+	}
+	in.FilterExpression = aws.String(strings.Join(filters, " AND "))
+	return in
+}
+
 // nameScan is a Scan of the partition keys that start with the key prefix.
 func (e *env) nameScan() *dynamodb.ScanInput {
 	in := &dynamodb.ScanInput{
@@ -236,11 +263,7 @@ func (e *env) nameOf(kind, key string) (string, bool) {
 	if kind != kindLatest || e.layout != "partitionkey" {
 		return key, true
 	}
-	before, after, ok := strings.Cut(or(e.latestKeyFormat, dynamoseq.DefaultLatestKeyFormat), "%s")
-	if !ok || !strings.HasPrefix(key, before) || !strings.HasSuffix(key, after) || len(key) <= len(before)+len(after) {
-		return "", false
-	}
-	return key[len(before) : len(key)-len(after)], true
+	return latestKeyName(or(e.latestKeyFormat, dynamoseq.DefaultLatestKeyFormat), key)
 }
 
 // closest returns at most n of names that are close to name, the closest

@@ -88,3 +88,44 @@ func roundNumbers(doc document) document {
 	}
 	return doc
 }
+
+// testListKinds lists the sequences of every kind: the invoices of issue
+// 27 (SortKey, yearly), Latest documents in both layouts, and a Block's
+// counter as the range it leased.
+func testListKinds(t *testing.T, run runFunc, client *dynamodb.Client) {
+	invoices := seedInvoices(t, run, client)
+	r := run(t, "list", "--period", "year", "--date", "2026", "--table", invoices)
+	assert.Equal(t, "acme#2026\tsortkey\t3\nglobex#2026\tsortkey\t1\n", r.ok(t))
+	r = run(t, "list", "--period", "day", "--date", "2026-03-01", "--table", invoices)
+	assert.Empty(t, r.ok(t))
+	assert.Contains(t, r.stderr, `no sequences in table "`+invoices+`" whose name ends with "#20260301"; it holds 2 SortKey sequences`)
+
+	docs, pkDocs := newTable(t, client), newTable(t, client)
+	run(t, "create-table", "--kind", "latest", "--table", docs).ok(t)
+	run(t, "create-table", "--kind", "latest", "--layout", "partitionkey", "--table", pkDocs).ok(t)
+	run(t, "next", "doc1", "-n", "3", "--write", "--kind", "latest", "--table", docs).ok(t)
+	run(t, "next", "tickets", "-n", "2", "--write", "--kind", "sortkey", "--table", docs).ok(t)
+	assert.Equal(t, "doc1\tlatest\t3\ntickets\tsortkey\t2\n", run(t, "list", "--table", docs).ok(t))
+	assert.Equal(t, "doc1\tlatest\t3\n", run(t, "list", "--table", docs, "--kind", "latest").ok(t))
+	run(t, "next", "doc2", "-n", "2", "--write", "--kind", "latest", "--layout", "partitionkey", "--table", pkDocs).ok(t)
+	run(t, "next", "orders", "--kind", "counter", "--table", pkDocs).ok(t)
+	r = run(t, "list", "--table", pkDocs)
+	assert.Equal(t, "doc2\tlatest\t2\norders\tcounter\t1\n", r.ok(t))
+	assert.Contains(t, r.stderr, "a counter's value is the last number it handed out, or the end of the ranges a Block leased: --kind block lists counters as Blocks'")
+
+	// A Block leases a range: its counter holds the range's end.
+	ctx := context.Background()
+	counter, err := dynamoseq.NewCounter(client, pkDocs)
+	require.NoError(t, err)
+	block, err := dynamoseq.NewBlock(counter, 1000)
+	require.NoError(t, err)
+	n, err := block.Next(ctx, "audit")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), n)
+	assert.Equal(t, "audit\tblock\tleased up to 1000\norders\tblock\tleased up to 1\n", run(t, "list", "--table", pkDocs, "--kind", "block").ok(t),
+		"while the Block runs")
+	got := jsonOf[[]listed](t, run(t, "list", "--table", pkDocs, "--kind", "block", "--prefix", "au", "--output", "json"))
+	assert.Equal(t, []listed{{Sequence: "audit", Kind: "block", Value: 1000}}, got)
+	require.NoError(t, block.Close()) // hands the unused numbers back
+	assert.Equal(t, "audit\tblock\tleased up to 1\n", run(t, "list", "--table", pkDocs, "--kind", "block", "--prefix", "au").ok(t))
+}

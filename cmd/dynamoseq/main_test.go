@@ -55,6 +55,7 @@ func TestCommand(t *testing.T) {
 	t.Run("kind flags", func(t *testing.T) { testKindFlags(t, run, bin, endpoint, client) })
 	t.Run("unasked", func(t *testing.T) { testUnasked(t, run, client) })
 	t.Run("invoices", func(t *testing.T) { testInvoices(t, run, client) })
+	t.Run("list kinds", func(t *testing.T) { testListKinds(t, run, client) })
 }
 
 // result is what one run of the command printed and its exit status.
@@ -255,11 +256,11 @@ func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
 	run(t, "next", "invoices", "--table", table).ok(t)
 	run(t, "next", "other", "--table", table, "--key-prefix", "SEQ#").ok(t)
 	r = run(t, "list", "--table", table)
-	assert.Equal(t, "SEQ#other\t1\ninvoices\t1\norders\t1001\n", r.ok(t))
+	assert.Equal(t, "SEQ#other\tcounter\t1\ninvoices\tcounter\t1\norders\tcounter\t1001\n", r.ok(t))
 	assert.Contains(t, r.stderr, "paginated Scan")
-	assert.Equal(t, "orders\t1001\n", run(t, "list", "--table", table, "--prefix", "ord").ok(t))
+	assert.Equal(t, "orders\tcounter\t1001\n", run(t, "list", "--table", table, "--prefix", "ord").ok(t))
 	listedJSON := jsonOf[[]listed](t, run(t, "list", "--table", table, "--key-prefix", "SEQ#", "--output", "json"))
-	assert.Equal(t, []listed{{Sequence: "other", Value: 1}}, listedJSON)
+	assert.Equal(t, []listed{{Sequence: "other", Kind: "counter", Value: 1}}, listedJSON)
 
 	// An MREC global table: this Region (the second of two) hands out every
 	// other number, from its own slice.
@@ -297,7 +298,7 @@ func testSingleTable(t *testing.T, run runFunc, client *dynamodb.Client) {
 	assert.Equal(t, "1\n", run(t, append([]string{"next", "orders"}, single...)...).ok(t))
 	// An item of the same partition that is not the counter.
 	run(t, "next", "orders", "--write", "--kind", "sortkey", "--sort-key-type", "S", "--table", table, "--key-prefix", "SEQ#").ok(t)
-	assert.Equal(t, "orders\t1\n", run(t, append([]string{"list"}, single...)...).ok(t))
+	assert.Equal(t, "orders\tcounter\t1\norders\tsortkey\t1\n", run(t, append([]string{"list"}, single...)...).ok(t), "the counter and the SortKey items of one partition")
 	assert.Equal(t, "2\n", run(t, append([]string{"next", "orders"}, single...)...).ok(t))
 }
 
@@ -383,13 +384,14 @@ func testSortKey(t *testing.T, run runFunc, client *dynamodb.Client) {
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, `sequence "projectA": not found`)
 
-	// list finds no counters on a SortKey table, and says so.
+	// list reads the SortKey sequences of a String sort key.
 	r = run(t, "list", "--table", table)
-	assert.Empty(t, r.ok(t))
+	assert.Equal(t, "projectA\tsortkey\t2\n", r.ok(t))
 	assert.Contains(t, r.stderr, "2 items in 1 page\n")
-	assert.Contains(t, r.stderr, `no counters in table "`+table+`": none of its 2 items has a Number attribute "value"; its key, pk (S, HASH), sk (S, RANGE), is that of a SortKey or Latest table`)
 	r = run(t, "list", "--table", table, "--prefix", "zzz")
-	assert.Contains(t, r.stderr, `no counters in table "`+table+`" whose name starts with "zzz"`)
+	assert.Contains(t, r.stderr, `no sequences in table "`+table+`" whose name starts with "zzz"; it holds 1 SortKey sequence`)
+	r = run(t, "list", "--table", table, "--kind", "counter")
+	assert.Contains(t, r.stderr, `no counters in table "`+table+`"; it holds 1 SortKey sequence`)
 }
 
 // testKindRule leaves --kind out: every command reads it from the table.
@@ -474,8 +476,8 @@ func testPeriod(t *testing.T, run runFunc, client *dynamodb.Client) {
 	after := "orders#" + time.Now().UTC().Format("20060102")
 	assert.Contains(t, []string{before, after}, got.Sequence)
 
-	assert.Equal(t, "orders#20261122\t101\n", run(t, "list", "--table", table, "--period", "day", "--date", "2026-11-22").ok(t))
-	assert.Equal(t, "orders#2026\t1\n", run(t, "list", "--table", table, "--period", "year", "--date", "2026-05-01").ok(t))
+	assert.Equal(t, "orders#20261122\tcounter\t101\n", run(t, "list", "--table", table, "--period", "day", "--date", "2026-11-22").ok(t))
+	assert.Equal(t, "orders#2026\tcounter\t1\n", run(t, "list", "--table", table, "--period", "year", "--date", "2026-05-01").ok(t))
 	for _, args := range [][]string{
 		{"current", "orders", "--table", table, "--date", "2026-11-22"},
 		{"current", "orders", "--table", table, "--period", "day", "--date", "2026-11"},
@@ -584,7 +586,7 @@ func testEnvironment(t *testing.T, bin, endpoint string, client *dynamodb.Client
 	}
 	// The flag wins over the variable; the prefix came from the variable.
 	env := []string{"DYNAMOSEQ_TABLE=no_such_table", "DYNAMOSEQ_KEY_PREFIX=SEQ#"}
-	assert.Equal(t, "SEQ#env-AWS_ENDPOINT_URL\t1\nSEQ#env-AWS_ENDPOINT_URL_DYNAMODB\t1\n",
+	assert.Equal(t, "SEQ#env-AWS_ENDPOINT_URL\tcounter\t1\nSEQ#env-AWS_ENDPOINT_URL_DYNAMODB\tcounter\t1\n",
 		runBinary(t, bin, endpoint, env, "list", "--table", table, "--key-prefix", "").ok(t))
 	r := runBinary(t, bin, endpoint, []string{"DYNAMOSEQ_OUTPUT=yaml"}, "next", "orders", "--table", table)
 	assert.Equal(t, 2, r.code)

@@ -56,7 +56,7 @@ type command struct {
 	minArgs  int
 	maxArgs  int
 	// only is the one kind a command without --kind works on (advance
-	// and list work on counters), whose unread flags runCommand refuses;
+	// works on counters), whose unread flags runCommand refuses;
 	// "" for a command that resolves its kind itself.
 	only   string
 	define func(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []string) error

@@ -11,7 +11,7 @@ func TestClosest(t *testing.T) {
 		a, b string
 		d    int
 	}{
-		{"", "", 0}, {"orders", "orders", 0}, {"ordres", "orders", 2}, {"order", "orders", 1},
+		{"", "", 0}, {"orders", "orders", 0}, {"ordres", "orders", 1}, {"nxet", "next", 1}, {"ab", "ba", 1}, {"order", "orders", 1},
 		{"orders", "", 6}, {"kitten", "sitting", 3}, {"año", "ano", 1},
 	} {
 		assert.Equal(t, tc.d, distance(tc.a, tc.b), "distance(%q, %q)", tc.a, tc.b)

@@ -20,6 +20,7 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"current", "orders", "--zzzzzz"}, "dynamoseq current: unknown flag: --zzzzzz\n"},
 		{[]string{"lsit"}, "dynamoseq: unknown command \"lsit\"; did you mean list?\n"},
 		{[]string{"nxt", "orders"}, "dynamoseq: unknown command \"nxt\"; did you mean next?\n"},
+		{[]string{"nxet", "orders"}, "dynamoseq: unknown command \"nxet\"; did you mean next?\n"},
 		{[]string{"versoins", "doc1"}, "; did you mean versions?\n"},
 		{[]string{"frobnicate"}, "dynamoseq: unknown command \"frobnicate\"\n"},
 	} {

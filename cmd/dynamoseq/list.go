@@ -37,7 +37,8 @@ func listCommand() *command {
 		minArgs: 0, maxArgs: 0,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			prefix := fs.String("prefix", "", "only the sequences whose name starts with this")
-			kind := defineKind(fs, kindCounter, kindBlock, kindSortKey, kindLatest)
+			var kind kindFlag // list reads no kind from the table: it lists them all
+			choiceVar(fs, &kind.given, "kind", "", "only the sequences of this kind (default: every kind; block: the counters, as Blocks')", kindCounter, kindBlock, kindSortKey, kindLatest)
 			period := definePeriod(fs)
 			return func(ctx context.Context, e *env, _ []string) error {
 				suffix, err := period.suffix(time.Now())

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -51,8 +52,11 @@ func listCommand() *command {
 					}
 				}
 				all, scanned, err := e.survey(ctx)
+				if de := (*dynamoseq.Error)(nil); err != nil && !errors.As(err, &de) {
+					return e.fail("list", *prefix, err) // a Scan's, which names no table
+				}
 				if err != nil {
-					return e.fail("list", *prefix, err)
+					return err
 				}
 				found := chosen(all, *prefix, suffix, kind.given)
 				if len(found) == 0 {

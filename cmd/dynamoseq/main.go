@@ -18,9 +18,11 @@
 // does not read (--sort-key-type for a counter) is refused when it is set on
 // the command line, and left unread when it is set through its variable
 // (kindflags.go). Errors go to stderr, naming the table and the sequence,
-// with the closest names when a name is not found. The exit status is 0 on
-// success, 1 on an error, 2 on a mistake in the command line. Every
-// subcommand takes --help.
+// with the closest names when a name is not found, and the closest flag or
+// command for a typo. next writes to a gap-free sequence (SortKey, Latest)
+// only with --write. The exit status is 0 on success, 1 on an error, 2 on
+// a mistake in the command line (and for next without --write on a
+// gap-free sequence, which writes nothing). Every subcommand takes --help.
 package main
 
 import (
@@ -199,7 +201,8 @@ Credentials and Region come from the standard AWS chain (environment, shared
 config files, --profile). Without --kind, a command reads the strategy from
 the table's key ('dynamoseq next --help' says how). A flag the kind does not
 read is refused on the command line and left unread in its variable.
-Exit status: 0 success, 1 error, 2 usage mistake.
+next writes to a gap-free sequence (sortkey, latest) only with --write.
+Exit status: 0 success, 1 error, 2 usage mistake (or next without --write).
 Run 'dynamoseq COMMAND --help' for a command's flags.
 `)
 }

@@ -62,7 +62,7 @@ func capacityCause(err error, wait time.Duration) *capacityError {
 // after maxWait (Retry.MaxWait), its last refusal being cause.
 func waitedTooLong(cause *capacityError, waited, maxWait time.Duration) error {
 	return &capacityError{kind: cause.kind, wait: cause.wait,
-		err: fmt.Errorf("waited %v for capacity, and Retry.MaxWait is %v: %w", waited.Round(time.Millisecond), maxWait, cause.err)}
+		err: fmt.Errorf("waited %v, Retry.MaxWait is %v: %w", waited.Round(time.Millisecond), maxWait, cause.err)}
 }
 
 // waitForCapacity puts calls back in their name's queue after DynamoDB

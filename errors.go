@@ -247,11 +247,11 @@ type capacityError struct {
 }
 
 func (e *capacityError) Error() string {
-	what := "throttled by DynamoDB"
+	what := "throttled"
 	if e.kind == ErrContention {
-		what = "another transaction held the items (a conflict)"
+		what = "conflict with another transaction"
 	}
-	return fmt.Sprintf("%s: nothing stored (retry in %v): %v", what, e.wait.Round(time.Millisecond), e.err)
+	return fmt.Sprintf("%s, nothing stored (retry in %v): %v", what, e.wait.Round(time.Millisecond), e.err)
 }
 
 // Unwrap returns the kind, ErrThrottled or ErrContention, and DynamoDB's

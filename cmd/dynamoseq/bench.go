@@ -55,7 +55,7 @@ func benchCommand() *command {
 			"benchmarks compare with (on sequence NAME-sdk), the two sides run in\n" +
 			"alternating rounds of about 1s, after an uncounted warm-up of both, so that\n" +
 			"they share the machine's load. It writes to the table: give it a sequence\n" +
-			"of its own.\n" + kindRule,
+			"of its own.\n",
 		minArgs: 0, maxArgs: 1,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			var o benchOptions

@@ -49,7 +49,7 @@ func checkCommand() *command {
 			"MRSC), with what that means for the strategy. One finding a line: ok,\n" +
 			"warning or problem, and under a warning or a problem the flags that fix it\n" +
 			"(fix: ...). Exit status 1 when there is a problem, something that would\n" +
-			"break.\n" + kindRule,
+			"break.\n",
 		minArgs: 0, maxArgs: 0,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := defineKind(fs, kindCounter, kindBlock, kindSortKey, kindLatest)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/spf13/pflag"
@@ -18,6 +19,7 @@ import (
 // SortKey sequence, in the JSON answers of versions and get.
 type document struct {
 	Version int64          `json:"version"`
+	ID      string         `json:"id,omitempty"` // with --id-date-layout
 	Item    map[string]any `json:"item"`
 }
 
@@ -30,16 +32,21 @@ func versionsCommand() *command {
 			"consistent Query per page of --page-size (with --layout partitionkey one\n" +
 			"GetItem per version); with --kind sortkey, SortKey.Items, one Query a page.\n" +
 			"Exit status 1 when NAME has none, with the closest names on stderr (one Scan\n" +
-			"page of at most 1000 items).\n" + kindRule,
+			"page of at most 1000 items).\n",
 		minArgs: 1, maxArgs: 1,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := defineKind(fs, kindLatest, kindSortKey)
 			pageSize := fs.Int("page-size", 100, "versions read per request, 1 to 1000")
 			limit := fs.Int("max-items", 0, "stop after this many versions (default: all)")
 			period := definePeriod(fs)
+			idf := defineIDFormat(fs)
 			return func(ctx context.Context, e *env, args []string) error {
 				if *pageSize < 1 || *pageSize > 1000 {
 					return usageErrorf("--page-size is %d, want 1 to 1000", *pageSize)
+				}
+				ids, err := idf.check(period, time.Now())
+				if err != nil {
+					return err
 				}
 				name, k, err := e.target(ctx, args[0], period, kind)
 				if err != nil {
@@ -53,6 +60,7 @@ func versionsCommand() *command {
 				if err != nil {
 					return e.notFound(ctx, k, args[0], name, err)
 				}
+				labelDocuments(docs, ids)
 				return e.print(documentsText(docs), docs)
 			}
 		},
@@ -113,21 +121,18 @@ func getCommand() *command {
 			"sequence (SortKey.Get), or under its last number (SortKey.Last first, a\n" +
 			"Query). Text output: the number, a tab, the attributes as JSON. Exit status\n" +
 			"1 when there is no such version, with the last one or the closest names on\n" +
-			"stderr.\n" + kindRule,
+			"stderr.\n",
 		minArgs: 1, maxArgs: 2,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := defineKind(fs, kindLatest, kindSortKey)
 			period := definePeriod(fs)
+			idf := defineIDFormat(fs)
 			return func(ctx context.Context, e *env, args []string) error {
-				var version int64
-				if len(args) == 2 {
-					v, err := strconv.ParseInt(args[1], 10, 64)
-					if err != nil || v < 1 {
-						return usageErrorf("VERSION is %q, want a positive whole number", args[1])
-					}
-					version = v
+				name, version, ids, err := getTarget(args, period, idf)
+				if err != nil {
+					return err
 				}
-				name, k, err := e.target(ctx, args[0], period, kind)
+				k, err := kind.of(ctx, e, name)
 				if err != nil {
 					return err
 				}
@@ -135,9 +140,52 @@ func getCommand() *command {
 				if err != nil {
 					return e.noVersion(ctx, k, args[0], name, version, err)
 				}
-				return e.print(documentsText([]document{doc}), doc)
+				docs := []document{doc}
+				labelDocuments(docs, ids)
+				return e.print(documentsText(docs), docs[0])
 			}
 		},
+	}
+}
+
+// getTarget returns the sequence and the number that get's NAME [VERSION]
+// name, and the IDs of that sequence's numbers (nil without the Format).
+// With the Format (--id-date-layout), VERSION is read as a readable ID
+// first, whose date names the period, then as a number; without it, as a
+// number, and a VERSION that is not one gets the Format that reads it, if
+// a guess finds one.
+func getTarget(args []string, period *periodFlags, idf *idFlags) (name string, version int64, ids func(int64) string, err error) {
+	if len(args) == 2 && idf.given() && period.period != "" {
+		seq, n, idErr := idf.sequenceOfID(period, args[0], args[1])
+		if idErr == nil {
+			ids, err := idf.idsOf(period, args[1])
+			return seq, n, ids, err
+		}
+		if _, perr := strconv.ParseInt(args[1], 10, 64); perr != nil {
+			return "", 0, nil, idErr
+		}
+	}
+	if ids, err = idf.check(period, time.Now()); err != nil {
+		return "", 0, nil, err
+	}
+	if len(args) == 2 {
+		v, err := strconv.ParseInt(args[1], 10, 64)
+		if err != nil || v < 1 {
+			return "", 0, nil, notANumber(args[1], period)
+		}
+		version = v
+	}
+	name, err = period.sequence(args[0], time.Now())
+	return name, version, ids, err
+}
+
+// labelDocuments sets the ID of each document, with ids.
+func labelDocuments(docs []document, ids func(int64) string) {
+	if ids == nil {
+		return
+	}
+	for i := range docs {
+		docs[i].ID = ids(docs[i].Version)
 	}
 }
 
@@ -200,6 +248,10 @@ func documentsText(docs []document) string {
 	var b strings.Builder
 	for _, d := range docs {
 		item, _ := json.Marshal(d.Item) // plain values always marshal
+		if d.ID != "" {
+			fmt.Fprintf(&b, "%s\t%s\n", d.ID, item)
+			continue
+		}
 		fmt.Fprintf(&b, "%d\t%s\n", d.Version, item)
 	}
 	return b.String()

@@ -70,6 +70,10 @@ func (e *env) notFound(ctx context.Context, kind, typed, name string, err error)
 		where = fmt.Sprintf("%s among its first %d items", plural(len(names), "name"), maxHintItems)
 	}
 	close := closest(name, names, maxHintNames)
+	if typed != name { // --period wrote name: hint the NAMEs it takes
+		close = periodClosest(typed, strings.TrimPrefix(name, typed), names)
+		where += fmt.Sprintf(", as NAME with --period %s", periodFlagOf(name))
+	}
 	switch {
 	case len(close) > 0:
 		hints = append(hints, fmt.Sprintf("the closest of %s: %s", where, strings.Join(close, ", ")))
@@ -106,6 +110,53 @@ func periodFlag(date string) (period, dateFlag string) {
 		return "month", date[:4] + "-" + date[4:]
 	}
 	return "year", date
+}
+
+// periodClosest returns at most maxHintNames NAMEs, as --period takes
+// them, whose counters among names are close to typed in the period of
+// suffix ("#2026"): "acme"; then those of other periods of the same
+// length, with the --date that names them: "acme --date 2025".
+func periodClosest(typed, suffix string, names []string) []string {
+	var same, other []string
+	dates := map[string][]string{} // the dates of each NAME of another period
+	for _, n := range names {
+		m := periodName.FindStringSubmatch(n)
+		if m == nil || len(m[2]) != len(suffix)-1 {
+			continue
+		}
+		if "#"+m[2] == suffix {
+			same = append(same, m[1])
+			continue
+		}
+		if !slices.Contains(other, m[1]) {
+			other = append(other, m[1])
+		}
+		dates[m[1]] = append(dates[m[1]], m[2])
+	}
+	found := closest(typed, same, maxHintNames)
+	other = slices.DeleteFunc(other, func(b string) bool { return slices.Contains(found, b) })
+	bases := closest(typed, other, maxHintNames-len(found))
+	if slices.Contains(other, typed) { // NAME itself, in other periods
+		bases = append([]string{typed}, bases[:min(len(bases), maxHintNames-len(found)-1)]...)
+	}
+	for _, base := range bases {
+		ds := dates[base]
+		slices.Sort(ds)
+		_, date := periodFlag(ds[len(ds)-1]) // the newest
+		found = append(found, base+" --date "+date)
+	}
+	return found
+}
+
+// periodFlagOf is the --period of the period counter name, such as "year"
+// for "acme#2026".
+func periodFlagOf(name string) string {
+	m := periodName.FindStringSubmatch(name)
+	if m == nil {
+		return ""
+	}
+	period, _ := periodFlag(m[2])
+	return period
 }
 
 // periodHints says how --period writes name, when it looks like a period's
@@ -164,6 +215,33 @@ func (e *env) sampleNames(ctx context.Context, kind string) (names []string, mor
 	return names, out.LastEvaluatedKey != nil, nil
 }
 
+// counterScan is a Scan of the counters whose name starts with prefix: the
+// items whose partition key starts with the key prefix and prefix and whose
+// value attribute is a Number (at the counter sort key value, when there is
+// one), projected to those two attributes.
+func (e *env) counterScan(prefix string) *dynamodb.ScanInput {
+	in := &dynamodb.ScanInput{
+		TableName:                aws.String(e.table),
+		ProjectionExpression:     aws.String("#pk, #v"),
+		ExpressionAttributeNames: map[string]string{"#pk": or(e.partitionKey, defaultPartitionKey), "#v": or(e.valueAttribute, defaultValueAttribute)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":n": &types.AttributeValueMemberS{Value: "N"},
+		},
+	}
+	filters := []string{"attribute_type(#v, :n)"}
+	if start := e.keyPrefix + prefix; start != "" { // begins_with needs a non-empty string
+		filters = append(filters, "begins_with(#pk, :p)")
+		in.ExpressionAttributeValues[":p"] = &types.AttributeValueMemberS{Value: start}
+	}
+	if e.counterSortKey != "" { // counters beside other items of a single-table design
+		filters = append(filters, "#sk = :sk")
+		in.ExpressionAttributeNames["#sk"] = or(e.sortKey, defaultSortKey)
+		in.ExpressionAttributeValues[":sk"] = &types.AttributeValueMemberS{Value: e.counterSortKey}
+	}
+	in.FilterExpression = aws.String(strings.Join(filters, " AND "))
+	return in
+}
+
 // nameScan is a Scan of the partition keys that start with the key prefix.
 func (e *env) nameScan() *dynamodb.ScanInput {
 	in := &dynamodb.ScanInput{
@@ -185,11 +263,7 @@ func (e *env) nameOf(kind, key string) (string, bool) {
 	if kind != kindLatest || e.layout != "partitionkey" {
 		return key, true
 	}
-	before, after, ok := strings.Cut(or(e.latestKeyFormat, defaultLatestKeyFormat), "%s")
-	if !ok || !strings.HasPrefix(key, before) || !strings.HasSuffix(key, after) || len(key) <= len(before)+len(after) {
-		return "", false
-	}
-	return key[len(before) : len(key)-len(after)], true
+	return latestKeyName(or(e.latestKeyFormat, defaultLatestKeyFormat), key)
 }
 
 // closest returns at most n of names that are close to name, the closest
@@ -223,25 +297,30 @@ func closest(name string, names []string, n int) []string {
 	return out
 }
 
-// distance is the Levenshtein distance between a and b: the fewest
-// letters to insert, delete or replace to turn one into the other.
+// distance is the optimal string alignment distance between a and b: the
+// fewest letters to insert, delete or replace, or pairs of neighbours to
+// swap, to turn one into the other ("nxet" is one swap from "next").
 func distance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
 		for j := 1; j <= len(rb); j++ {
 			cost := 1
 			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(rb)]
+	return d[len(ra)][len(rb)]
 }

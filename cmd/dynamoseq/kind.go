@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -23,20 +24,50 @@ const (
 	kindLatest  = "latest"
 )
 
-// kindRule is how every command that takes --kind, but create-table,
-// chooses the kind when --kind is left out; its help shows it.
-const kindRule = `
+// kindRule is how a command that takes --kind, but create-table, chooses
+// the kind when --kind is left out, for the kinds it takes (the --kind
+// flag's own choices, so that the help offers only what the parser
+// accepts); its help shows it.
+func kindRule(kinds []string) string {
+	takes := func(kind string) bool { return slices.Contains(kinds, kind) }
+	var b strings.Builder
+	b.WriteString(`
 Without --kind, the kind is read from the table: one DescribeTable, and for a
 NAME one strongly consistent GetItem of its Latest 'latest' item.
-  - A table with a partition key only holds counters, or Latest documents in
-    the partitionkey layout: latest when NAME has a 'latest' item (NAME#latest),
-    when --layout partitionkey is given, or when the command reads only
-    documents (versions, get); counter otherwise.
-  - A table with a sort key holds SortKey sequences or Latest documents:
-    latest when NAME has a 'latest' item (at sort key 0), sortkey otherwise;
-    counter with --counter-sort-key-value.
-  - block shares counter's table and is never chosen: pass --kind block.
-`
+`)
+	switch {
+	case takes(kindCounter) && takes(kindLatest):
+		b.WriteString(`  - A table with a partition key only holds counters, or Latest documents in
+    the partitionkey layout: latest when NAME has a 'latest' item (NAME#latest)
+    or when --layout partitionkey is given; counter otherwise.
+`)
+	case takes(kindLatest):
+		b.WriteString(`  - A table with a partition key only holds Latest documents in the
+    partitionkey layout: latest.
+`)
+	}
+	if takes(kindLatest) {
+		b.WriteString(`  - A table with a sort key holds SortKey sequences or Latest documents:
+    latest when NAME has a 'latest' item (at sort key 0), sortkey otherwise`)
+	} else {
+		b.WriteString("  - A table with a sort key holds SortKey sequences: sortkey")
+	}
+	if takes(kindCounter) {
+		b.WriteString(";\n    counter with --counter-sort-key-value")
+	}
+	b.WriteString(".\n")
+	switch {
+	case takes(kindBlock):
+		b.WriteString("  - block shares counter's table and is never chosen: pass --kind block.\n")
+	case takes(kindCounter):
+		b.WriteString("  - A Block keeps its numbers in a counter, which this command reads as a\n    counter: block is not among its kinds.\n")
+	}
+	return b.String()
+}
+
+// kindChoice is the value of the --kind flag that defineKind defines, a
+// choice of the kinds a command takes; the help reads them from it.
+type kindChoice struct{ choice }
 
 // kindFlag is a command's --kind: the strategy given on the command line,
 // among those the command takes, or "" to read it from the table.
@@ -49,7 +80,7 @@ type kindFlag struct {
 // outside them is a usage error when the flags are parsed.
 func defineKind(fs *pflag.FlagSet, choices ...string) *kindFlag {
 	k := &kindFlag{choices: choices}
-	choiceVar(fs, &k.given, "kind", "", "the strategy of the table (default: read from the table, as said above)", choices...)
+	fs.Var(&kindChoice{choice{p: &k.given, choices: choices}}, "kind", "the strategy of the table (default: read from the table, as said above)")
 	return k
 }
 

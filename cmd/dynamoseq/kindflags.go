@@ -22,7 +22,8 @@ import (
 //
 // After the kind is resolved, every command refuses a flag of this table
 // set on the command line for a kind it does not list (refuseUnread), and
-// every command's help marks these flags with their kinds (kindMark): both
+// every command's help marks these flags with their kinds among those the
+// command takes (kindMark) and leaves out those it always refuses: both
 // read this table, so they cannot disagree.
 var kindFlags = []flagKinds{
 	{"sort-key-type", []string{kindSortKey, kindLatest}},
@@ -111,27 +112,55 @@ func joinKinds(kinds []string, conj string) string {
 }
 
 // kindMark is what the help adds to the flag name when only some kinds
-// read it: " [sortkey, latest]"; "" when every kind does.
-func kindMark(name string) string {
-	kinds := kindsReading(name)
-	if kinds == nil {
+// read it: " [sortkey, latest]", those of kinds, the kinds the command
+// takes; "" when every kind does, or when the command takes one kind.
+func kindMark(name string, kinds []string) string {
+	reading := kindsReading(name)
+	if reading == nil || len(kinds) < 2 {
 		return ""
 	}
-	return " [" + strings.Join(kinds, ", ") + "]"
+	reading = slices.DeleteFunc(slices.Clone(reading), func(k string) bool { return !slices.Contains(kinds, k) })
+	if len(reading) == len(kinds) {
+		return ""
+	}
+	return " [" + strings.Join(reading, ", ") + "]"
+}
+
+// readByAny reports whether one of kinds reads the flag name.
+func readByAny(name string, kinds []string) bool {
+	reading := kindsReading(name)
+	return reading == nil || slices.ContainsFunc(kinds, func(k string) bool { return slices.Contains(reading, k) })
+}
+
+// commandKinds returns the kinds the command c takes: its --kind flag's
+// choices (fs holds c's flags), or the one kind it works on.
+func commandKinds(c *command, fs *pflag.FlagSet) []string {
+	if c.only != "" {
+		return []string{c.only}
+	}
+	if f := fs.Lookup("kind"); f != nil {
+		switch v := f.Value.(type) {
+		case *kindChoice:
+			return v.choices
+		case *choice:
+			return v.choices
+		}
+	}
+	return []string{kindCounter, kindBlock, kindSortKey, kindLatest}
 }
 
 // kindFlagsHelp writes what a command's help says about the flags that
 // kindMark marks: that they are refused for another kind, but not when set
 // through their variables. only is the one kind the command works on, for
-// the commands without --kind (advance and list), or "".
+// the commands without --kind (advance), or "".
 func kindFlagsHelp(w io.Writer, only string) {
 	refused := `A flag marked [KINDS] is read by those kinds only. Set on the command line
 while the kind, given by --kind or read from the table, is another, it is
 refused, exit status 2`
 	if only != "" {
-		refused = fmt.Sprintf(`This command works on %s only. A flag marked [KINDS] is read by those
-kinds only: set on the command line without %s among them, it is
-refused, exit status 2`, only, only)
+		refused = fmt.Sprintf(`This command works on %s only, and lists the flags that %s reads. A
+flag that only other kinds read is refused on the command line, exit
+status 2`, only, only)
 	}
 	fmt.Fprintf(w, `
 %s (but a "" or 0 that stands for the default is let

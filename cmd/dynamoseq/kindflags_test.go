@@ -48,7 +48,7 @@ func TestKindFlagsRefused(t *testing.T) {
 		{[]string{"check", "--kind", "sortkey", "--regions", "a,b"}, "--regions is read by --kind counter and block, not by sortkey\n", ""},
 		{[]string{"create-table", "--kind", "latest", "--max-value", "9"}, "--max-value is read by --kind counter, block and sortkey, not by latest\n", ""},
 		{[]string{"advance", "orders", "5", "--sort-key-type", "S"}, "--sort-key-type is read by --kind sortkey and latest, not by counter (advance works on counter only)\n", ""},
-		{[]string{"list", "--version-key-format", "%s#%d"}, "--version-key-format is read by --kind latest, not by counter (list works on counter only)\n", ""},
+		{[]string{"list", "--kind", "counter", "--version-key-format", "%s#%d"}, "--version-key-format is read by --kind latest, not by counter\n", ""},
 		// Each unread flag named, and only those.
 		{[]string{"next", "orders", "--kind", "latest", "--step", "2", "--sort-key-width", "4", "--max-value", "9"},
 			"--max-value is read by --kind counter, block and sortkey, not by latest; --step is read by --kind counter and block, not by latest\n", "--sort-key-width"},
@@ -101,10 +101,10 @@ func TestKindFlagsHelp(t *testing.T) {
 		command string
 		want    []string
 	}{
-		{"next", []string{"  --sort-key-type N|S [sortkey, latest]\n", "  --step int [counter, block]\n", "  --table string\n", "  --period day|month|year\n",
+		{"next", []string{"  --sort-key-type N|S [sortkey, latest]\n", "  --step int [counter]\n", "  --table string\n", "  --period day|month|year\n",
 			"while the kind, given by --kind or read from the table, is another"}},
 		{"bench", []string{"  --size int [block]\n", "  --max-attempts int\n", "  --layout sortkey|partitionkey [latest]\n"}},
-		{"advance", []string{"This command works on counter only.", "  --value-attribute string [counter, block]\n"}},
+		{"advance", []string{"This command works on counter only,", "  --value-attribute string\n"}},
 	} {
 		out := runInProcess(t, tc.command, "--help").ok(t)
 		for _, want := range tc.want {
@@ -115,6 +115,9 @@ func TestKindFlagsHelp(t *testing.T) {
 		out := runInProcess(t, c.name, "--help").ok(t)
 		assert.Contains(t, out, "Set through its DYNAMOSEQ_ variable, it is not refused", "%s --help", c.name)
 	}
+	// A flag none of the command's kinds reads is left out of its help.
+	assert.NotContains(t, runInProcess(t, "advance", "--help").ok(t), "--layout")
+	assert.NotContains(t, runInProcess(t, "get", "--help").ok(t), "--step")
 }
 
 // testKindFlags reads the kind from the table, against DynamoDB Local, and
@@ -125,7 +128,7 @@ func testKindFlags(t *testing.T, run runFunc, bin, endpoint string, client *dyna
 	run(t, "create-table", "--kind", "counter", "--table", counters).ok(t)
 	run(t, "create-table", "--kind", "sortkey", "--table", items).ok(t)
 	run(t, "create-table", "--kind", "latest", "--table", docs).ok(t)
-	run(t, "next", "doc1", "--kind", "latest", "--table", docs).ok(t)
+	run(t, "next", "doc1", "--write", "--kind", "latest", "--table", docs).ok(t)
 
 	const fromTable = ", the kind read from the table (--kind names another)"
 	for _, tc := range []struct {
@@ -152,9 +155,9 @@ func testKindFlags(t *testing.T, run runFunc, bin, endpoint string, client *dyna
 		want string
 	}{
 		{[]string{"next", "orders", "--table", counters, "--start", "10", "--step", "5", "-n", "2"}, "10\n15\n"},
-		{[]string{"next", "tickets", "--table", items, "--sort-key-type", "N", "--start", "7"}, "7\n"},
+		{[]string{"next", "tickets", "--write", "--table", items, "--sort-key-type", "N", "--start", "7"}, "7\n"},
 		{[]string{"current", "doc1", "--table", docs, "--version-attribute", "version"}, "1\n"},
-		{[]string{"next", "doc", "--kind", "latest", "--table", docs, "--period", "day", "--date", "2026-11-22"}, "1\n"},
+		{[]string{"next", "doc", "--write", "--kind", "latest", "--table", docs, "--period", "day", "--date", "2026-11-22"}, "1\n"},
 		{[]string{"current", "doc", "--table", docs, "--period", "day", "--date", "2026-11-22"}, "1\n"},
 	} {
 		assert.Equal(t, tc.want, run(t, tc.args...).ok(t), "dynamoseq %q", tc.args)
@@ -166,7 +169,7 @@ func testKindFlags(t *testing.T, run runFunc, bin, endpoint string, client *dyna
 	env := []string{"DYNAMOSEQ_SORT_KEY_TYPE=S", "DYNAMOSEQ_VERSION_ATTRIBUTE=ver"}
 	assert.Equal(t, "16\n", runBinary(t, bin, endpoint, env, "next", "orders", "--table", counters).ok(t))
 	single := append(slices.Clone(env), "DYNAMOSEQ_COUNTER_SORT_KEY_VALUE=COUNTER")
-	assert.Equal(t, "8\n", runBinary(t, bin, endpoint, single, "next", "tickets", "--table", items, "--counter-sort-key-value", "", "--sort-key-type", "N").ok(t))
+	assert.Equal(t, "8\n", runBinary(t, bin, endpoint, single, "next", "tickets", "--write", "--table", items, "--counter-sort-key-value", "", "--sort-key-type", "N").ok(t))
 	r := runBinary(t, bin, endpoint, env, "next", "orders", "--table", counters, "--version-attribute", "ver")
 	assert.Equal(t, 2, r.code, "the same flag on the command line; stderr:\n%s", r.stderr)
 	assert.Contains(t, r.stderr, "--version-attribute is read by --kind latest, not by counter"+fromTable)

@@ -18,9 +18,11 @@
 // does not read (--sort-key-type for a counter) is refused when it is set on
 // the command line, and left unread when it is set through its variable
 // (kindflags.go). Errors go to stderr, naming the table and the sequence,
-// with the closest names when a name is not found. The exit status is 0 on
-// success, 1 on an error, 2 on a mistake in the command line. Every
-// subcommand takes --help.
+// with the closest names when a name is not found, and the closest flag or
+// command for a typo. next writes to a gap-free sequence (SortKey, Latest)
+// only with --write. The exit status is 0 on success, 1 on an error, 2 on
+// a mistake in the command line (and for next without --write on a
+// gap-free sequence, which writes nothing). Every subcommand takes --help.
 package main
 
 import (
@@ -56,7 +58,7 @@ type command struct {
 	minArgs  int
 	maxArgs  int
 	// only is the one kind a command without --kind works on (advance
-	// and list work on counters), whose unread flags runCommand refuses;
+	// works on counters), whose unread flags runCommand refuses;
 	// "" for a command that resolves its kind itself.
 	only   string
 	define func(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []string) error
@@ -99,7 +101,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	i := slices.IndexFunc(commands(), func(c *command) bool { return c.name == name })
 	if i < 0 {
-		fmt.Fprintf(stderr, "dynamoseq: unknown command %q\n\n", name)
+		fmt.Fprintf(stderr, "%s\n\n", unknownCommand(name))
 		usage(stderr)
 		return 2
 	}
@@ -135,7 +137,7 @@ func runCommand(ctx context.Context, c *command, args []string, stdout, stderr i
 	}
 	switch {
 	case err != nil:
-		return usageFailed(stderr, c, err)
+		return usageFailed(stderr, c, didYouMean(c, fs, err))
 	case len(positional) < c.minArgs || len(positional) > c.maxArgs:
 		return usageFailed(stderr, c, fmt.Errorf("want %s, got %d arguments", c.synopsis, len(positional)))
 	}
@@ -199,7 +201,8 @@ Credentials and Region come from the standard AWS chain (environment, shared
 config files, --profile). Without --kind, a command reads the strategy from
 the table's key ('dynamoseq next --help' says how). A flag the kind does not
 read is refused on the command line and left unread in its variable.
-Exit status: 0 success, 1 error, 2 usage mistake.
+next writes to a gap-free sequence (sortkey, latest) only with --write.
+Exit status: 0 success, 1 error, 2 usage mistake (or next without --write).
 Run 'dynamoseq COMMAND --help' for a command's flags.
 `)
 }
@@ -208,18 +211,26 @@ Run 'dynamoseq COMMAND --help' for a command's flags.
 // long flag names.
 func commandUsage(w io.Writer, c *command, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, "usage: %s\n\n%s.\n%s", synopsis(c), c.summary, c.doc)
+	kinds := commandKinds(c, fs)
+	if f := fs.Lookup("kind"); f != nil {
+		if k, ok := f.Value.(*kindChoice); ok {
+			fmt.Fprint(w, kindRule(k.choices))
+		}
+	}
 	kindFlagsHelp(w, c.only)
 	shared := sharedFlags()
 	own := func(f *pflag.Flag) bool { return shared.Lookup(f.Name) == nil }
 	fmt.Fprintf(w, "\nFlags of %s:\n", c.name)
-	printFlags(w, fs, own)
+	printFlags(w, fs, kinds, own)
 	fmt.Fprintf(w, "\nFlags of every command:\n")
-	printFlags(w, fs, func(f *pflag.Flag) bool { return !own(f) })
+	printFlags(w, fs, kinds, func(f *pflag.Flag) bool { return !own(f) })
 }
 
-func printFlags(w io.Writer, fs *pflag.FlagSet, which func(*pflag.Flag) bool) {
+// printFlags writes the flags of fs that which picks, but those that none
+// of the command's kinds reads (which it refuses on the command line).
+func printFlags(w io.Writer, fs *pflag.FlagSet, kinds []string, which func(*pflag.Flag) bool) {
 	fs.VisitAll(func(f *pflag.Flag) {
-		if !which(f) {
+		if !which(f) || !readByAny(f.Name, kinds) {
 			return
 		}
 		_, help := pflag.UnquoteUsage(f)
@@ -227,7 +238,7 @@ func printFlags(w io.Writer, fs *pflag.FlagSet, which func(*pflag.Flag) bool) {
 		if !isZeroDefault(f) {
 			def = fmt.Sprintf(" (default %s)", f.DefValue)
 		}
-		fmt.Fprintf(w, "  %s%s\n    \t%s%s%s\n", flagSynopsis(f), kindMark(f.Name), help, def, envNote(f.Name))
+		fmt.Fprintf(w, "  %s%s\n    \t%s%s%s\n", flagSynopsis(f), kindMark(f.Name, kinds), help, def, envNote(f.Name))
 	})
 }
 

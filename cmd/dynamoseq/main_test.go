@@ -53,6 +53,9 @@ func TestCommand(t *testing.T) {
 	t.Run("profile", func(t *testing.T) { testProfile(t, bin, endpoint, client) })
 	t.Run("environment", func(t *testing.T) { testEnvironment(t, bin, endpoint, client) })
 	t.Run("kind flags", func(t *testing.T) { testKindFlags(t, run, bin, endpoint, client) })
+	t.Run("unasked", func(t *testing.T) { testUnasked(t, run, client) })
+	t.Run("invoices", func(t *testing.T) { testInvoices(t, run, client) })
+	t.Run("list kinds", func(t *testing.T) { testListKinds(t, run, client) })
 }
 
 // result is what one run of the command printed and its exit status.
@@ -253,11 +256,11 @@ func testCounter(t *testing.T, run runFunc, client *dynamodb.Client) {
 	run(t, "next", "invoices", "--table", table).ok(t)
 	run(t, "next", "other", "--table", table, "--key-prefix", "SEQ#").ok(t)
 	r = run(t, "list", "--table", table)
-	assert.Equal(t, "SEQ#other\t1\ninvoices\t1\norders\t1001\n", r.ok(t))
+	assert.Equal(t, "SEQ#other\tcounter\t1\ninvoices\tcounter\t1\norders\tcounter\t1001\n", r.ok(t))
 	assert.Contains(t, r.stderr, "paginated Scan")
-	assert.Equal(t, "orders\t1001\n", run(t, "list", "--table", table, "--prefix", "ord").ok(t))
+	assert.Equal(t, "orders\tcounter\t1001\n", run(t, "list", "--table", table, "--prefix", "ord").ok(t))
 	listedJSON := jsonOf[[]listed](t, run(t, "list", "--table", table, "--key-prefix", "SEQ#", "--output", "json"))
-	assert.Equal(t, []listed{{Sequence: "other", Value: 1}}, listedJSON)
+	assert.Equal(t, []listed{{Sequence: "other", Kind: "counter", Value: 1}}, listedJSON)
 
 	// An MREC global table: this Region (the second of two) hands out every
 	// other number, from its own slice.
@@ -294,8 +297,8 @@ func testSingleTable(t *testing.T, run runFunc, client *dynamodb.Client) {
 	assert.Contains(t, run(t, append([]string{"check"}, single...)...).ok(t), "as counter expects")
 	assert.Equal(t, "1\n", run(t, append([]string{"next", "orders"}, single...)...).ok(t))
 	// An item of the same partition that is not the counter.
-	run(t, "next", "orders", "--kind", "sortkey", "--sort-key-type", "S", "--table", table, "--key-prefix", "SEQ#").ok(t)
-	assert.Equal(t, "orders\t1\n", run(t, append([]string{"list"}, single...)...).ok(t))
+	run(t, "next", "orders", "--write", "--kind", "sortkey", "--sort-key-type", "S", "--table", table, "--key-prefix", "SEQ#").ok(t)
+	assert.Equal(t, "orders\tcounter\t1\norders\tsortkey\t1\n", run(t, append([]string{"list"}, single...)...).ok(t), "the counter and the SortKey items of one partition")
 	assert.Equal(t, "2\n", run(t, append([]string{"next", "orders"}, single...)...).ok(t))
 }
 
@@ -357,7 +360,7 @@ func testCheck(t *testing.T, run runFunc, client *dynamodb.Client) {
 func testLatest(t *testing.T, run runFunc, client *dynamodb.Client) {
 	table := newTable(t, client)
 	run(t, "create-table", "--kind", "latest", "--table", table).ok(t)
-	assert.Equal(t, "1\n2\n3\n", run(t, "next", "doc1", "-n", "3", "--kind", "latest", "--table", table).ok(t))
+	assert.Equal(t, "1\n2\n3\n", run(t, "next", "doc1", "-n", "3", "--write", "--kind", "latest", "--table", table).ok(t))
 	assert.Equal(t, "3\n", run(t, "current", "doc1", "--kind", "latest", "--table", table).ok(t))
 	assert.Equal(t, "3\t{}\n2\t{}\n1\t{}\n", run(t, "versions", "doc1", "--table", table, "--page-size", "2").ok(t))
 	assert.Equal(t, "2\t{}\n", run(t, "get", "doc1", "2", "--table", table).ok(t))
@@ -371,7 +374,7 @@ func testLatest(t *testing.T, run runFunc, client *dynamodb.Client) {
 func testSortKey(t *testing.T, run runFunc, client *dynamodb.Client) {
 	table := newTable(t, client)
 	run(t, "create-table", "--kind", "sortkey", "--table", table, "--sort-key-type", "S", "--sort-key-width", "6").ok(t)
-	assert.Equal(t, "1\n2\n", run(t, "next", "projectA", "-n", "2", "--kind", "sortkey", "--table", table, "--sort-key-type", "S", "--sort-key-width", "6").ok(t))
+	assert.Equal(t, "1\n2\n", run(t, "next", "projectA", "-n", "2", "--write", "--kind", "sortkey", "--table", table, "--sort-key-type", "S", "--sort-key-width", "6").ok(t))
 	sk := []string{"--kind", "sortkey", "--table", table, "--sort-key-type", "S", "--sort-key-width", "6"}
 	assert.Equal(t, "2\n", run(t, append([]string{"current", "projectA"}, sk...)...).ok(t))
 	assert.Equal(t, "2\t{}\n1\t{}\n", run(t, append([]string{"versions", "projectA"}, sk...)...).ok(t))
@@ -381,13 +384,14 @@ func testSortKey(t *testing.T, run runFunc, client *dynamodb.Client) {
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, `sequence "projectA": not found`)
 
-	// list finds no counters on a SortKey table, and says so.
+	// list reads the SortKey sequences of a String sort key.
 	r = run(t, "list", "--table", table)
-	assert.Empty(t, r.ok(t))
+	assert.Equal(t, "projectA\tsortkey\t2\n", r.ok(t))
 	assert.Contains(t, r.stderr, "2 items in 1 page\n")
-	assert.Contains(t, r.stderr, `no counters in table "`+table+`": none of its 2 items has a Number attribute "value"; its key, pk (S, HASH), sk (S, RANGE), is that of a SortKey or Latest table`)
 	r = run(t, "list", "--table", table, "--prefix", "zzz")
-	assert.Contains(t, r.stderr, `no counters in table "`+table+`" whose name starts with "zzz"`)
+	assert.Contains(t, r.stderr, `no sequences in table "`+table+`" whose name starts with "zzz"; it holds 1 SortKey sequence`)
+	r = run(t, "list", "--table", table, "--kind", "counter")
+	assert.Contains(t, r.stderr, `no counters in table "`+table+`"; it holds 1 SortKey sequence`)
 }
 
 // testKindRule leaves --kind out: every command reads it from the table.
@@ -404,21 +408,21 @@ func testKindRule(t *testing.T, run runFunc, client *dynamodb.Client) {
 	assert.Equal(t, "1\n", run(t, "current", "orders", "--table", counters).ok(t))
 	assert.Contains(t, run(t, "check", "--table", counters).ok(t), "ok       kind: counter, read from the table's key (a partition key only)")
 	assert.Equal(t, "10\n", run(t, "next", "fresh", "--start", "10", "--table", counters).ok(t), "a counter's flag does not stop the look for a 'latest' item")
-	run(t, "next", "doc1", "--table", pkDocs, "--kind", "latest", "--layout", "partitionkey").ok(t)
-	assert.Equal(t, "2\n", run(t, "next", "doc1", "--table", pkDocs).ok(t), "doc1 has a 'latest' item")
+	run(t, "next", "doc1", "--write", "--table", pkDocs, "--kind", "latest", "--layout", "partitionkey").ok(t)
+	assert.Equal(t, "2\n", run(t, "next", "doc1", "--write", "--table", pkDocs).ok(t), "doc1 has a 'latest' item")
 	assert.Equal(t, "2\t{}\n1\t{}\n", run(t, "versions", "doc1", "--table", pkDocs).ok(t))
 	assert.Equal(t, "1\t{}\n", run(t, "get", "doc1", "1", "--table", pkDocs).ok(t))
-	assert.Equal(t, "1\n", run(t, "next", "doc2", "--table", pkDocs, "--layout", "partitionkey").ok(t))
+	assert.Equal(t, "1\n", run(t, "next", "doc2", "--write", "--table", pkDocs, "--layout", "partitionkey").ok(t))
 	assert.Equal(t, "1\n", run(t, "current", "doc2", "--table", pkDocs).ok(t))
 
 	// A table with a sort key: SortKey sequences, or documents with a
 	// 'latest' item at sort key 0.
-	assert.Equal(t, "1\n2\n", run(t, "next", "tickets", "-n", "2", "--table", items).ok(t))
+	assert.Equal(t, "1\n2\n", run(t, "next", "tickets", "-n", "2", "--write", "--table", items).ok(t))
 	assert.Equal(t, "2\n", run(t, "current", "tickets", "--table", items).ok(t))
 	assert.Equal(t, "1\t{}\n", run(t, "get", "tickets", "1", "--table", items).ok(t))
 	assert.Contains(t, run(t, "check", "--table", items).ok(t), "ok       kind: sortkey, read from the table's key (a sort key)")
-	run(t, "next", "doc1", "--table", docs, "--kind", "latest").ok(t)
-	assert.Equal(t, "2\n", run(t, "next", "doc1", "--table", docs).ok(t))
+	run(t, "next", "doc1", "--write", "--table", docs, "--kind", "latest").ok(t)
+	assert.Equal(t, "2\n", run(t, "next", "doc1", "--write", "--table", docs).ok(t))
 	assert.Equal(t, "2\n", run(t, "current", "doc1", "--table", docs).ok(t))
 	assert.Equal(t, "2\t{}\n1\t{}\n", run(t, "versions", "doc1", "--table", docs).ok(t))
 
@@ -472,8 +476,8 @@ func testPeriod(t *testing.T, run runFunc, client *dynamodb.Client) {
 	after := "orders#" + time.Now().UTC().Format("20060102")
 	assert.Contains(t, []string{before, after}, got.Sequence)
 
-	assert.Equal(t, "orders#20261122\t101\n", run(t, "list", "--table", table, "--period", "day", "--date", "2026-11-22").ok(t))
-	assert.Equal(t, "orders#2026\t1\n", run(t, "list", "--table", table, "--period", "year", "--date", "2026-05-01").ok(t))
+	assert.Equal(t, "orders#20261122\tcounter\t101\n", run(t, "list", "--table", table, "--period", "day", "--date", "2026-11-22").ok(t))
+	assert.Equal(t, "orders#2026\tcounter\t1\n", run(t, "list", "--table", table, "--period", "year", "--date", "2026-05-01").ok(t))
 	for _, args := range [][]string{
 		{"current", "orders", "--table", table, "--date", "2026-11-22"},
 		{"current", "orders", "--table", table, "--period", "day", "--date", "2026-11"},
@@ -530,7 +534,7 @@ func testTypos(t *testing.T, run runFunc, client *dynamodb.Client) {
 	assert.Equal(t, "501\n", run(t, "next", "fresh", "--table", counters).ok(t))
 
 	// Documents: a mistyped name, a version past the last.
-	run(t, "next", "doc1", "-n", "3", "--kind", "latest", "--table", docs).ok(t)
+	run(t, "next", "doc1", "-n", "3", "--write", "--kind", "latest", "--table", docs).ok(t)
 	stderr = failed("get", "doc", "--table", docs)
 	assert.Contains(t, stderr, `sequence "doc": not found`)
 	assert.Contains(t, stderr, "the closest of the table's 1 name: doc1\n")
@@ -582,7 +586,7 @@ func testEnvironment(t *testing.T, bin, endpoint string, client *dynamodb.Client
 	}
 	// The flag wins over the variable; the prefix came from the variable.
 	env := []string{"DYNAMOSEQ_TABLE=no_such_table", "DYNAMOSEQ_KEY_PREFIX=SEQ#"}
-	assert.Equal(t, "SEQ#env-AWS_ENDPOINT_URL\t1\nSEQ#env-AWS_ENDPOINT_URL_DYNAMODB\t1\n",
+	assert.Equal(t, "SEQ#env-AWS_ENDPOINT_URL\tcounter\t1\nSEQ#env-AWS_ENDPOINT_URL_DYNAMODB\tcounter\t1\n",
 		runBinary(t, bin, endpoint, env, "list", "--table", table, "--key-prefix", "").ok(t))
 	r := runBinary(t, bin, endpoint, []string{"DYNAMOSEQ_OUTPUT=yaml"}, "next", "orders", "--table", table)
 	assert.Equal(t, 2, r.code)

@@ -26,6 +26,7 @@ type value struct {
 	Table       string `json:"table"`
 	Sequence    string `json:"sequence"`
 	Value       int64  `json:"value"`
+	ID          string `json:"id,omitempty"` // current with --id-date-layout
 	AlreadyPast bool   `json:"already_past,omitempty"`
 }
 
@@ -39,12 +40,13 @@ func nextCommand() *command {
 		summary:  "Take the next numbers of a sequence",
 		doc: "As the library hands them out: with --kind counter, Counter.NextN, one\n" +
 			"UpdateItem for all -n numbers; with sortkey or latest, one Next (an empty\n" +
-			"item) per number.\n" + kindRule,
+			"item) per number, and only with --write.\n" + nextWriteDoc,
 		minArgs: 1, maxArgs: 1,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := defineKind(fs, kindCounter, kindSortKey, kindLatest)
 			n := fs.Int64P("count", "n", 1, "how many numbers to take")
 			period := definePeriod(fs)
+			write := fs.Bool("write", false, writeFlagHelp)
 			return func(ctx context.Context, e *env, args []string) error {
 				if *n < 1 || *n > maxNext {
 					return usageErrorf("-n is %d, want 1 to %d", *n, maxNext)
@@ -52,6 +54,9 @@ func nextCommand() *command {
 				name, k, err := e.target(ctx, args[0], period, kind)
 				if err != nil {
 					return err
+				}
+				if k != kindCounter && !*write {
+					return e.unasked(ctx, k, name, *n)
 				}
 				got, err := e.next(ctx, k, name, *n)
 				if len(got) == 0 {
@@ -117,12 +122,17 @@ func currentCommand() *command {
 		summary:  "Print the last number of a sequence",
 		doc: "One strongly consistent read: Counter.Current, SortKey.Last, or the\n" +
 			"version of Latest's 'latest' item. Exit status 1 when the sequence was never\n" +
-			"used, with the closest names on stderr (one Scan page of at most 1000 items).\n" + kindRule,
+			"used, with the closest names on stderr (one Scan page of at most 1000 items).\n",
 		minArgs: 1, maxArgs: 1,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := defineKind(fs, kindCounter, kindSortKey, kindLatest)
 			period := definePeriod(fs)
+			idf := defineIDFormat(fs)
 			return func(ctx context.Context, e *env, args []string) error {
+				ids, err := idf.check(period, time.Now())
+				if err != nil {
+					return err
+				}
 				name, k, err := e.target(ctx, args[0], period, kind)
 				if err != nil {
 					return err
@@ -130,6 +140,9 @@ func currentCommand() *command {
 				v, err := e.current(ctx, k, name)
 				if err != nil {
 					return e.notFound(ctx, k, args[0], name, err)
+				}
+				if ids != nil {
+					return e.print(fmt.Sprintf("%d\t%s\n", v, ids(v)), value{Table: e.table, Sequence: name, Value: v, ID: ids(v)})
 				}
 				return e.print(fmt.Sprintln(v), value{Table: e.table, Sequence: name, Value: v})
 			}

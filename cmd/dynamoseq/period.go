@@ -48,12 +48,9 @@ func (p *periodFlags) sequence(name string, now time.Time) (string, error) {
 		}
 		return name, nil
 	}
-	loc := time.UTC
-	if p.location != "" {
-		var err error
-		if loc, err = time.LoadLocation(p.location); err != nil {
-			return "", usageErrorf("--location %q: %v", p.location, err)
-		}
+	loc, err := p.loc()
+	if err != nil {
+		return "", err
 	}
 	t, err := p.instant(now.In(loc), loc)
 	if err != nil {
@@ -64,6 +61,18 @@ func (p *periodFlags) sequence(name string, now time.Time) (string, error) {
 		return "", err
 	}
 	return m.SequenceAt(name, t)
+}
+
+// loc is --location, or UTC.
+func (p *periodFlags) loc() (*time.Location, error) {
+	if p.location == "" {
+		return time.UTC, nil
+	}
+	loc, err := time.LoadLocation(p.location)
+	if err != nil {
+		return nil, usageErrorf("--location %q: %v", p.location, err)
+	}
+	return loc, nil
 }
 
 // instant is --date in loc, or now.

@@ -291,7 +291,7 @@ func TestBlockRefillFailure(t *testing.T) {
 		assert.Equal(t, "Block.Next", e.Op)
 		assert.Equal(t, table, e.Table)
 		assert.Equal(t, "orders", e.Sequence)
-		assert.Equal(t, fmt.Sprintf(`dynamoseq: Block.Next: table %q, sequence "orders": lease of 10 numbers: injected failure`, table), err.Error())
+		assert.Equal(t, fmt.Sprintf(`dynamoseq: Block.Next: table %q, sequence "orders": lease of 10 numbers: UpdateItem: injected failure`, table), err.Error())
 	}
 
 	// The next call tries again and recovers; the failed leases reserved

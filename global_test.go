@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dynamoseq/dynamoseq"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
 	"github.com/dynamoseq/dynamoseq/internal/ddblocal"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
 )
 
 // replicationDelay is how long the simulated MREC table takes to apply a

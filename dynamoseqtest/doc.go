@@ -31,11 +31,11 @@
 //
 // # Options
 //
-// Start takes functional options (WithService, WithDBPath), as
-// httptest-like helpers do, so that the common call stays Start(t) and each
-// option reads as what it asks for at the call site. What an option
-// describes in detail is a plain struct with useful zero values: the
-// Service of WithService, the Faults of NewFaultTransport.
+// Start takes functional options (WithService, WithDBPath): the common
+// call stays Start(t), one call as httptest.NewServer is, and each option
+// names what it asks for at the call site. What an option describes in
+// detail is a plain struct with useful zero values: the Service of
+// WithService, the Faults of NewFaultTransport.
 //
 // # The service model
 //

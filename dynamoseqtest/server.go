@@ -50,28 +50,25 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	for _, o := range opts {
 		o(&c)
 	}
-	srv := &Server{}
+	var local *Server // DynamoDB Local: the shared one, or the test's own
 	if c.dbPath != "" {
-		srv = startOwn(tb, c.dbPath)
+		local = startOwn(tb, c.dbPath)
 	} else {
 		s, err := Shared()
 		if err != nil {
 			tb.Fatalf("dynamoseqtest: this test needs DynamoDB Local: %v", err)
 		}
-		if c.service == nil {
-			return s
-		}
-		srv.endpoint = s.endpoint
+		local = s
 	}
 	if c.service == nil {
-		return srv
+		return local
 	}
-	m, err := newModel(srv.endpoint, *c.service)
+	m, err := newModel(local.endpoint, *c.service)
 	if err != nil {
 		tb.Fatalf("%v", err)
 	}
 	tb.Cleanup(m.close)
-	return &Server{endpoint: m.srv.URL, local: srv.local, model: m}
+	return &Server{endpoint: m.srv.URL, local: local.local, model: m}
 }
 
 // Shared is Start for code that has no testing.TB, such as a runnable

@@ -39,11 +39,11 @@ var defaultRegions = []string{"us-east-1", "eu-west-1"}
 // NewGlobalTable creates the table in describes in each of regions
 // (default us-east-1 and eu-west-1), under one name unique to this test
 // (in.TableName, if set, as its stem), with a stream of NEW_IMAGE unless in
-// has a stream with new images, and replicates it, each write after delay,
-// until the test ends; then it fails the test if the replicator met an
-// error, and deletes the tables. in itself is not changed. Each Region is
-// a DynamoDB Local that the test binary's global tables share, started on
-// first use, all at once.
+// has a stream (of new images), and replicates it until the test ends: each
+// write after delay (0: as soon as the replicator reads the stream, every
+// 25ms). Then it fails the test if the replicator met an error, and deletes
+// the tables. in itself is not changed. Each Region is a DynamoDB Local that
+// the test binary's global tables share, started on first use, all at once.
 func NewGlobalTable(tb testing.TB, in *dynamodb.CreateTableInput, delay time.Duration, regions ...string) *GlobalTable {
 	tb.Helper()
 	if len(regions) == 0 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
@@ -40,19 +41,14 @@ import (
 // Region): nothing was written, and the same request may succeed after a
 // wait.
 func capacityRefused(err error) bool {
-	switch settle.Classify(err) {
-	case settle.Throttled:
-		return true
-	case settle.Conflict:
-		return !settle.ReplicatedConflict(err)
-	}
-	return false
+	v := decide(err)
+	return v == engine.Throttled || v == engine.Conflict
 }
 
 // capacityCause is the cause of a wait of wait for capacity after err.
 func capacityCause(err error, wait time.Duration) *capacityError {
 	kind := ErrThrottled
-	if settle.Classify(err) == settle.Conflict {
+	if decide(err) == engine.Conflict {
 		kind = ErrContention
 	}
 	return &capacityError{kind: kind, wait: wait, err: err}

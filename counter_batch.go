@@ -13,6 +13,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
 // Group commit. The reservations of one sequence that wait for each other
@@ -116,19 +117,25 @@ func (c *Counter) write(ctx context.Context, key counterKey, lane *counterLane, 
 			return err
 		})
 	})
-	var ccf *types.ConditionalCheckFailedException
-	switch {
-	case err == nil:
+	switch decide(err) {
+	case engine.Stored:
 		c.rtt.add(time.Since(start))
 		lane.capacity.Reset()
 		c.handOut(out.Attributes, span, calls)
-	case capacityRefused(err):
-		waitForCapacity(calls, &lane.capacity, c.rtt.load(), c.opts.MaxWait, &c.stats.waits, err)
-	case len(calls) > 1 && errors.As(err, &ccf):
-		oneByOne(calls, func(one []*counterCall) { c.write(ctx, key, lane, one, one[0].Req.span) })
-	case errors.Is(err, ErrUnknownOutcome):
+	case engine.Unknown:
 		failCalls(calls, fmt.Errorf("%w (an update that was applied leaves a gap; retrying is safe)", err))
-	default:
+	case engine.Throttled, engine.Conflict:
+		waitForCapacity(calls, &lane.capacity, c.rtt.load(), c.opts.MaxWait, &c.stats.waits, err)
+	case engine.LostRace:
+		// A failed condition is MaxValue's (a replicated write conflict
+		// comes back from resendConflicts as ErrContention).
+		var ccf *types.ConditionalCheckFailedException
+		if len(calls) > 1 && errors.As(err, &ccf) {
+			oneByOne(calls, func(one []*counterCall) { c.write(ctx, key, lane, one, one[0].Req.span) })
+			return
+		}
+		failCalls(calls, c.updateError(ctx, in.Key, err))
+	default: // engine.RefusedItem (the table is not what the options describe), engine.Other
 		failCalls(calls, c.updateError(ctx, in.Key, err))
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 	"github.com/dynamoseq/dynamoseq/internal/settle"
 	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
@@ -74,9 +75,8 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 		start := time.Now()
 		tok := &types.AttributeValueMemberS{Value: turns.Token(settle.RequestToken(), v, tn)}
 		err = l.putVersion(ctx, base, v, calls[0].Req.attrs, tok)
-		var ccf *types.ConditionalCheckFailedException
-		switch {
-		case err == nil:
+		switch decide(err) {
+		case engine.Stored:
 			// The item is stored under v: the call has its version
 			// whatever happens to 'latest', which the next write moves
 			// first if it did not move now (see catchUp).
@@ -91,16 +91,18 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 				return
 			}
 			l.pace.won(&hint.nameWriter, start, tn) // both writes: the turn's round trip
-		case errors.Is(err, ErrUnknownOutcome):
+		case engine.Unknown:
 			hint.known = false
 			calls[0].Res, calls[0].Err = v, err // the version that may hold the item
 			failCalls(calls[1:], &unsentError{fmt.Errorf("the write of version %d, queued before it, has an unknown outcome, and no later version may be written before it is settled", v)})
 			return
-		case capacityRefused(err):
+		case engine.Throttled, engine.Conflict:
 			l.pace.waitForCapacity(&hint.nameWriter, calls, err)
 			return
-		case errors.As(err, &ccf) || settle.ReplicatedConflict(err):
+		case engine.LostRace:
 			races++
+			var ccf *types.ConditionalCheckFailedException
+			errors.As(err, &ccf) // nil for a replicated write conflict
 			if err := l.lostVersion(ctx, base, hint, v, start, ccf, races, err); capacityRefused(err) {
 				l.pace.waitForCapacity(&hint.nameWriter, calls, err)
 				return
@@ -108,7 +110,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 				failCalls(calls, err)
 				return
 			}
-		case settle.IsValidation(err):
+		case engine.RefusedItem:
 			// This item alone is refused and nothing was stored: the next
 			// call takes v.
 			calls[0].Err = fmt.Errorf("%w: DynamoDB refused the version item: %w", ErrInvalidArgument, err)

@@ -2,7 +2,6 @@ package dynamoseq
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 	"github.com/dynamoseq/dynamoseq/internal/settle"
 	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
@@ -47,29 +47,33 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 	in := l.transaction(base, prev, calls, tn)
 	start := time.Now()
 	err = l.commit(ctx, in)
-	switch {
-	case err == nil:
+	switch decide(err) {
+	case engine.Stored:
 		l.pace.won(&hint.nameWriter, start, tn)
 		for i, c := range calls {
 			c.Res = prev + 1 + int64(i)
 		}
 		hint.version = prev + int64(len(calls))
-	case errors.Is(err, ErrUnknownOutcome):
+	case engine.Unknown:
 		hint.known = false // the version this process knew may be stale
 		for i, c := range calls {
 			c.Res, c.Err = prev+1+int64(i), err // the version that may hold the item
 		}
-	case capacityRefused(err):
+	case engine.Throttled, engine.Conflict:
 		// Nothing was written: the hint still holds.
 		l.pace.waitForCapacity(&hint.nameWriter, calls, err)
-	case settle.Classify(err) == settle.ConditionFailed:
+	case engine.LostRace:
 		hint.known = false
 		l.lostRace(ctx, hint, calls, start, err)
-	case len(calls) > 1 && settle.IsValidation(err):
-		// One item DynamoDB refuses must not fail the others of the
-		// batch: find it by writing them one at a time.
+	case engine.RefusedItem:
 		hint.known = false
-		oneByOne(calls, func(one []*combine.Call[appendReq, int64]) { l.write(ctx, base, hint, one) })
+		if len(calls) > 1 {
+			// One item DynamoDB refuses must not fail the others of the
+			// batch: find it by writing them one at a time.
+			oneByOne(calls, func(one []*combine.Call[appendReq, int64]) { l.write(ctx, base, hint, one) })
+			return
+		}
+		calls[0].Err = fmt.Errorf("%w: DynamoDB refused the item: %w", ErrInvalidArgument, err)
 	default:
 		hint.known = false
 		failCalls(calls, l.writeError(err))
@@ -184,7 +188,7 @@ func (l *Latest) item(key map[string]types.AttributeValue, attrs map[string]type
 }
 
 // writeError explains a transaction that failed for a reason other than a
-// lost race.
+// lost race, a want of capacity or an item DynamoDB refused.
 func (l *Latest) writeError(err error) error {
 	if reasons, ok := settle.Reasons(err); ok {
 		var codes []string
@@ -198,11 +202,6 @@ func (l *Latest) writeError(err error) error {
 			}
 		}
 		return fmt.Errorf("transaction cancelled: %s: %w", strings.Join(codes, ", "), err)
-	}
-	if settle.IsValidation(err) {
-		// Every input was checked before the call: the table is not what
-		// the options describe, or an item is larger than estimated.
-		return fmt.Errorf("DynamoDB refused the transaction (the options want %s): %w", l.layout.schema(), err)
 	}
 	return classify(err)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
@@ -193,6 +194,10 @@ func raceLost[Req any, R racer[Req]](calls []*combine.Call[Req, int64], maxAttem
 	}
 	return again
 }
+
+// decide is the verdict on the outcome of a write that returned err (see
+// engine.Decide): every write path of every strategy takes it, and only it.
+func decide(err error) engine.Verdict { return engine.Decide(err, ErrUnknownOutcome) }
 
 // failCalls sets err as the outcome of every call.
 func failCalls[Req any](calls []*combine.Call[Req, int64], err error) {

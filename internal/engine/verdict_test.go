@@ -160,15 +160,10 @@ func TestDecideAnswered(t *testing.T) {
 		ans  answer.Func
 		want engine.Verdict
 	}{
-		{"condition failed", answer.Status(400, "ConditionalCheckFailedException"), engine.LostRace},
-		{"transaction conflict", answer.Status(400, "TransactionConflictException"), engine.Conflict},
+		{"validation, a code the SDK has no type for", answer.Status(400, "ValidationException"), engine.RefusedItem},
 		{"replicated write conflict", answer.Status(400, "ReplicatedWriteConflictException"), engine.LostRace},
-		{"throttled, on-demand", answer.Status(400, "ThrottlingException"), engine.Throttled},
-		{"throttled, provisioned", answer.Status(400, "ProvisionedThroughputExceededException"), engine.Throttled},
 		{"throttled, account", answer.Status(400, "RequestLimitExceeded"), engine.Throttled},
-		{"validation", answer.Status(400, "ValidationException"), engine.RefusedItem},
 		{"access denied", answer.Status(400, "AccessDeniedException"), engine.Other},
-		{"table not found", answer.Status(400, "ResourceNotFoundException"), engine.Other},
 		{"server error, left unsettled", answer.Status(500, "InternalServerError"), engine.Unknown},
 		{"answer lost, left unsettled", answer.Reset, engine.Unknown},
 		{"not sent", answer.RefusedDial, engine.Other},

@@ -48,7 +48,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 	races := 0
 	for len(calls) > 0 {
 		if err := ctx.Err(); err != nil {
-			failCalls(calls, err)
+			engine.Fail(calls, err)
 			return
 		}
 		if races == 0 {
@@ -65,11 +65,11 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 		}
 		v := hint.version + 1
 		if v > l.maxVersion {
-			failCalls(calls, fmt.Errorf("%w: version %d is the highest the sort key holds", ErrExhausted, l.maxVersion))
+			engine.Fail(calls, fmt.Errorf("%w: version %d is the highest the sort key holds", ErrExhausted, l.maxVersion))
 			return
 		}
 		if !calls[0].Publish(v) { // its caller left: nothing to write
-			calls[0].Err, calls = errCallerLeft, calls[1:]
+			calls[0].Err, calls = engine.ErrCallerLeft, calls[1:]
 			continue
 		}
 		start := time.Now()
@@ -94,7 +94,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 		case engine.Unknown:
 			hint.known = false
 			calls[0].Res, calls[0].Err = v, err // the version that may hold the item
-			failCalls(calls[1:], &unsentError{fmt.Errorf("the write of version %d, queued before it, has an unknown outcome, and no later version may be written before it is settled", v)})
+			engine.Fail(calls[1:], &unsentError{fmt.Errorf("the write of version %d, queued before it, has an unknown outcome, and no later version may be written before it is settled", v)})
 			return
 		case engine.Throttled, engine.Conflict:
 			l.pace.waitForCapacity(&hint.nameWriter, calls, err)
@@ -107,7 +107,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 				l.pace.waitForCapacity(&hint.nameWriter, calls, err)
 				return
 			} else if err != nil {
-				failCalls(calls, err)
+				engine.Fail(calls, err)
 				return
 			}
 		case engine.RefusedItem:
@@ -118,7 +118,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			races = 0 // the next call has all its attempts
 		default:
 			hint.known = false
-			failCalls(calls, classify(err))
+			engine.Fail(calls, classify(err))
 			return
 		}
 	}

@@ -19,7 +19,7 @@ import (
 // run writes one batch of appends to the document base, in as many
 // transactions as DynamoDB's limits on actions and bytes require.
 func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch []*combine.Call[appendReq, int64]) {
-	defer linger(batch, l.rtt.load())
+	defer engine.Linger(batch, l.rtt.load())
 	if singleItemWrites(l.opts.NoTransactions, l.opts.GlobalTable) {
 		l.appendEach(ctx, base, hint, batch)
 		return
@@ -29,7 +29,7 @@ func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch [
 
 // write appends the versions of calls in one transaction and sets the
 // outcome of every call, or puts the calls back in the queue: after a lost
-// race (see raceLost), or to wait for capacity (see waitForCapacity).
+// race (see engine.RaceLost), or to wait for capacity (see waitForCapacity).
 func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls []*combine.Call[appendReq, int64]) {
 	tn, err := l.place(ctx, base, hint)
 	if err != nil {
@@ -38,10 +38,10 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 	}
 	prev := hint.version
 	if int64(len(calls)) > l.maxVersion-prev {
-		failCalls(calls, fmt.Errorf("%w: version %d is the highest the sort key holds", ErrExhausted, l.maxVersion))
+		engine.Fail(calls, fmt.Errorf("%w: version %d is the highest the sort key holds", ErrExhausted, l.maxVersion))
 		return
 	}
-	if calls = publish(calls, prev+1, 1); len(calls) == 0 {
+	if calls = engine.Publish(calls, prev+1, 1); len(calls) == 0 {
 		return
 	}
 	in := l.transaction(base, prev, calls, tn)
@@ -70,13 +70,13 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 		if len(calls) > 1 {
 			// One item DynamoDB refuses must not fail the others of the
 			// batch: find it by writing them one at a time.
-			oneByOne(calls, func(one []*combine.Call[appendReq, int64]) { l.write(ctx, base, hint, one) })
+			engine.OneByOne(calls, func(one []*combine.Call[appendReq, int64]) { l.write(ctx, base, hint, one) })
 			return
 		}
 		calls[0].Err = fmt.Errorf("%w: DynamoDB refused the item: %w", ErrInvalidArgument, err)
 	default:
 		hint.known = false
-		failCalls(calls, l.writeError(err))
+		engine.Fail(calls, l.writeError(err))
 	}
 }
 
@@ -85,7 +85,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 // failed condition returns the item, which tells the version to write
 // after, at once and without another read; a failed condition that
 // returned no item waits, and reads. The calls go back in the queue (see
-// raceLost).
+// engine.RaceLost).
 func (l *Latest) lostRace(ctx context.Context, hint *latestHint, calls []*combine.Call[appendReq, int64], start time.Time, err error) {
 	l.stats.lostRaces.Add(1)
 	hint.Lost(start)
@@ -98,11 +98,11 @@ func (l *Latest) lostRace(ctx context.Context, hint *latestHint, calls []*combin
 	}
 	if !hint.known {
 		if werr := l.policy.Wait(ctx, calls[0].Req.races+1); werr != nil {
-			failCalls(calls, werr)
+			engine.Fail(calls, werr)
 			return
 		}
 	}
-	if raceLost(calls, l.opts.MaxAttempts, err) {
+	if engine.RaceLost(calls, l.opts.MaxAttempts, ErrContention, err) {
 		l.stats.retries.Add(1)
 	}
 }

@@ -137,7 +137,7 @@ func NewSortKey(client Client, table string, optFns ...func(*SortKeyOptions)) (*
 		headNames: map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey, "#tok": o.TokenAttribute},
 		putNames:  map[string]string{"#pk": o.PartitionKey, "#tok": o.TokenAttribute},
 	}
-	s.calls = combine.New[string, hint, appendReq, int64](maxTransactItems, sortKeyHints, graceOf(o.Retry, &s.rtt))
+	s.calls = combine.New[string, hint, appendReq, int64](engine.MaxTransactItems, sortKeyHints, graceOf(o.Retry, &s.rtt))
 	s.client = countingClient{Client: client, n: &s.stats.requests}
 	s.reads = patientClient{Client: s.client, p: patience{maxWait: o.MaxWait, rtt: &s.rtt, waits: &s.stats.waits}}
 	s.resolver = o.resender(&s.stats.resends)
@@ -239,17 +239,17 @@ type sortKeyCall = combine.Call[appendReq, int64]
 // transactions as DynamoDB's limits allow. It is called by combine.Group,
 // one run per key at a time.
 func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyCall) {
-	defer linger(batch, s.rtt.load())
+	defer engine.Linger(batch, s.rtt.load())
 	if singleItemWrites(s.opts.NoTransactions, s.opts.GlobalTable) {
 		s.writeEach(ctx, pk, h, batch)
 		return
 	}
-	runBatches(batch, maxTransactItems, false, &s.stats.appendStats, func(calls []*sortKeyCall) { s.write(ctx, pk, h, calls) })
+	runBatches(batch, engine.MaxTransactItems, false, &s.stats.appendStats, func(calls []*sortKeyCall) { s.write(ctx, pk, h, calls) })
 }
 
 // write stores the items of calls at the numbers that follow the last one
 // and sets every call's outcome, or puts the calls back in the queue: after
-// a lost race (see raceLost), or to wait for capacity (see
+// a lost race (see engine.RaceLost), or to wait for capacity (see
 // waitForCapacity).
 func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKeyCall) {
 	races := calls[0].Req.races // the oldest call has lost the most
@@ -261,11 +261,11 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			return
 		}
 		if room := s.max - (first - 1); int64(len(calls)) > room {
-			failCalls(calls[max(room, 0):], fmt.Errorf("%w: the sequence holds numbers up to %d (MaxValue, or the widest String sort key)", ErrExhausted, s.max))
+			engine.Fail(calls[max(room, 0):], fmt.Errorf("%w: the sequence holds numbers up to %d (MaxValue, or the widest String sort key)", ErrExhausted, s.max))
 			calls = calls[:max(room, 0)]
 			continue
 		}
-		if calls = publish(calls, first, 1); len(calls) == 0 {
+		if calls = engine.Publish(calls, first, 1); len(calls) == 0 {
 			return
 		}
 		start := time.Now()
@@ -301,7 +301,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 
 // lostRace handles a write of calls, started at start, that lost race
 // number races+1 to another writer (err): it learns the last number from
-// the items returned, and puts the calls back in the queue (see raceLost).
+// the items returned, and puts the calls back in the queue (see engine.RaceLost).
 func (s *SortKey) lostRace(ctx context.Context, h *hint, calls []*sortKeyCall, start time.Time, warm bool, races int, err error) {
 	s.stats.lostRaces.Add(1)
 	h.Lost(start)
@@ -316,11 +316,11 @@ func (s *SortKey) lostRace(ctx context.Context, h *hint, calls []*sortKeyCall, s
 		// A failed condition that returned no item: nothing to learn but
 		// that the name is busy.
 		if err := s.policy.Wait(ctx, races+1); err != nil {
-			failCalls(calls, err)
+			engine.Fail(calls, err)
 			return
 		}
 	}
-	if raceLost(calls, s.opts.MaxAttempts, err) {
+	if engine.RaceLost(calls, s.opts.MaxAttempts, ErrContention, err) {
 		s.stats.retries.Add(1)
 	}
 }
@@ -353,10 +353,10 @@ func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls [
 			// DynamoDB refused the transaction as a whole without saying
 			// which item was at fault (DynamoDB Local does so for an item
 			// that nests too deep or holds an empty set).
-			oneByOne(calls, func(one []*sortKeyCall) { s.write(ctx, pk, h, one) })
+			engine.OneByOne(calls, func(one []*sortKeyCall) { s.write(ctx, pk, h, one) })
 			return nil
 		}
-		failCalls(calls, s.writeError(err))
+		engine.Fail(calls, s.writeError(err))
 		return nil
 	}
 	// DynamoDB named the items it would not store. A ValidationError
@@ -369,7 +369,7 @@ func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls [
 	for _, f := range faults {
 		what := fmt.Sprintf("item %d of %d in the transaction (number %d)", f.Index+1, len(calls), first+int64(f.Index))
 		if !f.Invalid {
-			failCalls(calls, fmt.Errorf("transaction cancelled because of %s: %s: %s: %w", what, f.Code, f.Message, err))
+			engine.Fail(calls, fmt.Errorf("transaction cancelled because of %s: %s: %s: %w", what, f.Code, f.Message, err))
 			return nil
 		}
 		if f.Index < len(calls) {

@@ -32,7 +32,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 	races := 0
 	for len(calls) > 0 {
 		if err := ctx.Err(); err != nil {
-			failCalls(calls, err)
+			engine.Fail(calls, err)
 			return
 		}
 		if races == 0 {
@@ -44,11 +44,11 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 			return
 		}
 		if n > s.max {
-			failCalls(calls, fmt.Errorf("%w: the sequence holds numbers up to %d (MaxValue, or the widest String sort key)", ErrExhausted, s.max))
+			engine.Fail(calls, fmt.Errorf("%w: the sequence holds numbers up to %d (MaxValue, or the widest String sort key)", ErrExhausted, s.max))
 			return
 		}
 		if !calls[0].Publish(n) { // its caller left: nothing to write
-			calls[0].Err, calls = errCallerLeft, calls[1:]
+			calls[0].Err, calls = engine.ErrCallerLeft, calls[1:]
 			continue
 		}
 		start := time.Now()
@@ -61,7 +61,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 		case engine.Unknown:
 			h.known = false
 			calls[0].Res, calls[0].Err = n, err // the number that may hold the item
-			failCalls(calls[1:], &unsentError{fmt.Errorf("the write of number %d, queued before it, has an unknown outcome, and gap-free numbering lets no later number be written before it is settled", n)})
+			engine.Fail(calls[1:], &unsentError{fmt.Errorf("the write of number %d, queued before it, has an unknown outcome, and gap-free numbering lets no later number be written before it is settled", n)})
 			return
 		case engine.Throttled, engine.Conflict:
 			s.pace.waitForCapacity(&h.nameWriter, calls, err)
@@ -69,7 +69,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 		case engine.LostRace:
 			races++
 			if err := s.lostEach(ctx, h, start, races, err); err != nil {
-				failCalls(calls, err)
+				engine.Fail(calls, err)
 				return
 			}
 		case engine.RefusedItem:
@@ -80,7 +80,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 			races = 0 // the next call has all its attempts
 		default:
 			h.known = false
-			failCalls(calls, s.writeError(err))
+			engine.Fail(calls, s.writeError(err))
 			return
 		}
 	}

@@ -39,7 +39,9 @@ import (
 // want of capacity, or because another transaction held an item of it
 // (not a replicated write conflict, which is a race lost to another
 // Region): nothing was written, and the same request may succeed after a
-// wait.
+// wait. These are engine.Decide's Throttled and Conflict: a write whose
+// outcome is unknown is not among them, even when the last of its resends
+// was throttled (an earlier send may have been applied).
 func capacityRefused(err error) bool {
 	v := decide(err)
 	return v == engine.Throttled || v == engine.Conflict

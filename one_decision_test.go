@@ -35,6 +35,27 @@ func quick(r *dynamoseq.Retry) {
 	r.MaxAttempts, r.BaseDelay, r.MaxDelay, r.MaxWait = 3, time.Millisecond, 2*time.Millisecond, 50*time.Millisecond
 }
 
+// appendVia is one Append of the strategy made over client by newAppender,
+// with quick's waits and NoTransactions as given.
+func appendVia[O any](newAppender func(dynamoseq.Client, string, ...func(*O)) (appendGetter, error), opt func(*O)) func(dynamoseq.Client) error {
+	return func(c dynamoseq.Client) error {
+		a, err := newAppender(c, "table", opt)
+		if err != nil {
+			return err
+		}
+		_, err = a.Append(context.Background(), "n", map[string]string{"a": "b"})
+		return err
+	}
+}
+
+func newSortKeyAppender(c dynamoseq.Client, table string, optFns ...func(*dynamoseq.SortKeyOptions)) (appendGetter, error) {
+	return dynamoseq.NewSortKey(c, table, optFns...)
+}
+
+func newLatestAppender(c dynamoseq.Client, table string, optFns ...func(*dynamoseq.LatestOptions)) (appendGetter, error) {
+	return dynamoseq.NewLatest(c, table, optFns...)
+}
+
 // oneDecisionStrategies are the write paths, each as one call that writes
 // through client.
 var oneDecisionStrategies = []struct {
@@ -42,38 +63,10 @@ var oneDecisionStrategies = []struct {
 	tx   bool // sends TransactWriteItems for a lone call
 	call func(client dynamoseq.Client) error
 }{
-	{"SortKey", false, func(c dynamoseq.Client) error {
-		s, err := dynamoseq.NewSortKey(c, "table", func(o *dynamoseq.SortKeyOptions) { quick(&o.Retry) })
-		if err != nil {
-			return err
-		}
-		_, err = s.Append(context.Background(), "n", map[string]string{"a": "b"})
-		return err
-	}},
-	{"SortKey/NoTransactions", false, func(c dynamoseq.Client) error {
-		s, err := dynamoseq.NewSortKey(c, "table", func(o *dynamoseq.SortKeyOptions) { quick(&o.Retry); o.NoTransactions = true })
-		if err != nil {
-			return err
-		}
-		_, err = s.Append(context.Background(), "n", map[string]string{"a": "b"})
-		return err
-	}},
-	{"Latest", true, func(c dynamoseq.Client) error {
-		l, err := dynamoseq.NewLatest(c, "table", func(o *dynamoseq.LatestOptions) { quick(&o.Retry) })
-		if err != nil {
-			return err
-		}
-		_, err = l.Append(context.Background(), "n", map[string]string{"a": "b"})
-		return err
-	}},
-	{"Latest/NoTransactions", false, func(c dynamoseq.Client) error {
-		l, err := dynamoseq.NewLatest(c, "table", func(o *dynamoseq.LatestOptions) { quick(&o.Retry); o.NoTransactions = true })
-		if err != nil {
-			return err
-		}
-		_, err = l.Append(context.Background(), "n", map[string]string{"a": "b"})
-		return err
-	}},
+	{"SortKey", false, appendVia(newSortKeyAppender, func(o *dynamoseq.SortKeyOptions) { quick(&o.Retry) })},
+	{"SortKey/NoTransactions", false, appendVia(newSortKeyAppender, func(o *dynamoseq.SortKeyOptions) { quick(&o.Retry); o.NoTransactions = true })},
+	{"Latest", true, appendVia(newLatestAppender, func(o *dynamoseq.LatestOptions) { quick(&o.Retry) })},
+	{"Latest/NoTransactions", false, appendVia(newLatestAppender, func(o *dynamoseq.LatestOptions) { quick(&o.Retry); o.NoTransactions = true })},
 	{"Counter", false, func(c dynamoseq.Client) error {
 		n, err := dynamoseq.NewCounter(c, "table", func(o *dynamoseq.CounterOptions) { quick(&o.Retry) })
 		if err != nil {

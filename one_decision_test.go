@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/dynamoseq/dynamoseq"
-	"github.com/dynamoseq/dynamoseq/internal/answer"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/answer"
 )
 
 // answering is a real client whose requests a fake transport answers, for

@@ -40,7 +40,7 @@ all: test
 
 ## demo: mint order numbers against DynamoDB Local (or DYNAMODB_ENDPOINT, or AWS with AWS=1)
 # The quickstart takes -endpoint, or else the AWS configuration chain;
-# internal/withddblocal starts DynamoDB Local for the run and passes its
+# tools/withddblocal starts DynamoDB Local for the run and passes its
 # endpoint.
 demo: deps $(if $(or $(DYNAMODB_ENDPOINT),$(AWS)),,ddblocal)
 ifneq ($(DYNAMODB_ENDPOINT),)
@@ -49,7 +49,7 @@ else ifneq ($(AWS),)
 	$(GO) run ./examples/quickstart $(DEMO_FLAGS)
 else
 	$(GO) build -o /dev/null ./examples/quickstart  # compiled before DynamoDB Local starts
-	$(GO) run ./internal/withddblocal $(GO) run ./examples/quickstart $(DEMO_FLAGS)
+	$(GO) run ./tools/withddblocal $(GO) run ./examples/quickstart $(DEMO_FLAGS)
 endif
 
 # The fault and crash tests print what they did (requests resent, answers
@@ -69,7 +69,7 @@ bench: deps ddblocal
 	set -o pipefail; { \
 		$(GO) test -run '^$$' -bench '$(MODELBENCH)' -benchtime 1x -count 1 -timeout 30m . && \
 		$(GO) test -run '^$$' -bench '$(BENCH)' -skip '$(MODELBENCH)' -benchmem -count $(BENCHCOUNT) -timeout 30m ./... ; \
-	} | tee $(BENCHOUT) /dev/stderr | $(GO) run ./internal/benchratio
+	} | tee $(BENCHOUT) /dev/stderr | $(GO) run ./tools/benchratio
 
 ## charts: docs/performance's SVGs from the model set in bench.out (make bench first); not part of make test
 charts:

@@ -27,7 +27,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq"
 	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
 )
 
 func newBlock(t *testing.T, c *dynamoseq.Counter, size int64, optFns ...func(*dynamoseq.BlockOptions)) *dynamoseq.Block {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
@@ -38,21 +39,18 @@ import (
 // want of capacity, or because another transaction held an item of it
 // (not a replicated write conflict, which is a race lost to another
 // Region): nothing was written, and the same request may succeed after a
-// wait.
+// wait. These are engine.Decide's Throttled and Conflict: a write whose
+// outcome is unknown is not among them, even when the last of its resends
+// was throttled (an earlier send may have been applied).
 func capacityRefused(err error) bool {
-	switch settle.Classify(err) {
-	case settle.Throttled:
-		return true
-	case settle.Conflict:
-		return !settle.ReplicatedConflict(err)
-	}
-	return false
+	v := decide(err)
+	return v == engine.Throttled || v == engine.Conflict
 }
 
 // capacityCause is the cause of a wait of wait for capacity after err.
 func capacityCause(err error, wait time.Duration) *capacityError {
 	kind := ErrThrottled
-	if settle.Classify(err) == settle.Conflict {
+	if decide(err) == engine.Conflict {
 		kind = ErrContention
 	}
 	return &capacityError{kind: kind, wait: wait, err: err}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
 // Group commit. The reservations of one sequence that wait for each other
@@ -30,7 +31,7 @@ import (
 //
 // When a run carried more than one call, the sequence is hot: its next run
 // waits for the callers the run has just answered, who call again at once
-// (a fifth of a round trip at most; see linger), so that they join one
+// (a fifth of a round trip at most; see engine.Linger), so that they join one
 // batch instead of alternating between a batch of one and a batch of the
 // rest. A caller alone on a sequence never waits; one left alone by
 // callers that stopped waits that fifth of a round trip once.
@@ -81,8 +82,8 @@ func maxSpan(capacity, stride int64) int64 {
 // arrival order: as many in each UpdateItem as the sequence can hold.
 // A caller who has left before its update is sent is not written.
 func (c *Counter) run(ctx context.Context, key counterKey, lane *counterLane, calls []*counterCall) {
-	defer linger(calls, c.rtt.load())
-	calls = publish(calls, 0, 0) // a caller who gives up is told 0: unknown
+	defer engine.Linger(calls, c.rtt.load())
+	calls = engine.Publish(calls, 0, 0) // a caller who gives up is told 0: unknown
 	for len(calls) > 0 {
 		k, span := 1, calls[0].Req.span
 		for k < len(calls) && calls[k].Req.span <= c.maxSpan-span {
@@ -90,7 +91,7 @@ func (c *Counter) run(ctx context.Context, key counterKey, lane *counterLane, ca
 			k++
 		}
 		c.write(ctx, key, lane, calls[:k], span)
-		if putBack(calls[:k], calls[k:]) {
+		if engine.PutBack(calls[:k], calls[k:]) {
 			return
 		}
 		calls = calls[k:]
@@ -116,20 +117,26 @@ func (c *Counter) write(ctx context.Context, key counterKey, lane *counterLane, 
 			return err
 		})
 	})
-	var ccf *types.ConditionalCheckFailedException
-	switch {
-	case err == nil:
+	switch decide(err) {
+	case engine.Stored:
 		c.rtt.add(time.Since(start))
 		lane.capacity.Reset()
 		c.handOut(out.Attributes, span, calls)
-	case capacityRefused(err):
+	case engine.Unknown:
+		engine.Fail(calls, fmt.Errorf("%w (an update that was applied leaves a gap; retrying is safe)", err))
+	case engine.Throttled, engine.Conflict:
 		waitForCapacity(calls, &lane.capacity, c.rtt.load(), c.opts.MaxWait, &c.stats.waits, err)
-	case len(calls) > 1 && errors.As(err, &ccf):
-		oneByOne(calls, func(one []*counterCall) { c.write(ctx, key, lane, one, one[0].Req.span) })
-	case errors.Is(err, ErrUnknownOutcome):
-		failCalls(calls, fmt.Errorf("%w (an update that was applied leaves a gap; retrying is safe)", err))
-	default:
-		failCalls(calls, c.updateError(ctx, in.Key, err))
+	case engine.LostRace:
+		// A failed condition is MaxValue's (a replicated write conflict
+		// comes back from resendConflicts as ErrContention).
+		var ccf *types.ConditionalCheckFailedException
+		if len(calls) > 1 && errors.As(err, &ccf) {
+			engine.OneByOne(calls, func(one []*counterCall) { c.write(ctx, key, lane, one, one[0].Req.span) })
+			return
+		}
+		engine.Fail(calls, c.updateError(ctx, in.Key, err))
+	default: // engine.RefusedItem (the table is not what the options describe), engine.Other
+		engine.Fail(calls, c.updateError(ctx, in.Key, err))
 	}
 }
 
@@ -138,7 +145,7 @@ func (c *Counter) write(ctx context.Context, key counterKey, lane *counterLane, 
 func (c *Counter) handOut(attrs map[string]types.AttributeValue, span int64, calls []*counterCall) {
 	first, err := c.firstOf(attrs, span)
 	if err != nil {
-		failCalls(calls, err)
+		engine.Fail(calls, err)
 		return
 	}
 	for _, call := range calls {

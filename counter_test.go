@@ -21,7 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dynamoseq/dynamoseq"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
 )
 
 func newCounter(t *testing.T, optFns ...func(*dynamoseq.CounterOptions)) (*dynamoseq.Counter, *dynamodb.Client, string) {

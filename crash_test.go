@@ -89,7 +89,7 @@ func keyTable(sk bool) *dynamodb.CreateTableInput {
 // emulatorWindow before a kill, and reports them.
 func TestCrashRestart(t *testing.T) {
 	t.Parallel()
-	srv := dynamoseqtest.New(t, dynamoseqtest.Options{DBPath: t.TempDir()})
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithDBPath(t.TempDir()))
 	items := srv.NewTable(t, keyTable(true))
 	counters := srv.NewTable(t, keyTable(false))
 	client := srv.Client(dynamoseqtest.FastRetries())

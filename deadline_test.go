@@ -63,7 +63,7 @@ func TestModelDeadlineStalledAnswer(t *testing.T) {
 				// A write in flight at the deadline: its answer held, or, on a
 				// loaded machine, not back from the server yet.
 				require.Positive(t, unknown, "no caller's write was in flight: the test proves nothing")
-				t.Logf("the callers returned after %v at most; %d answers held", slices.Max(took), ft.Counts().Stalled)
+				t.Logf("the callers returned after %v at most; %d answers held", slices.Max(took), ft.Stalled())
 				checkAppends(t, srv.Client(), table, "s", results, true)
 			})
 		}
@@ -118,7 +118,7 @@ func TestModelDeadlineStalledCounter(t *testing.T) {
 // answers at once (no latency), so that a deadline rarely passes while a
 // request is in flight.
 func starved(t *testing.T, form dynamoseqtest.ThrottleForm) *dynamoseqtest.Server {
-	return dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{WriteUnits: 0.01, Throttle: form, Latency: dynamoseqtest.Latencies{Off: true}}))
+	return dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{WriteUnits: 0.01, Throttle: form, NoLatency: true}))
 }
 
 // untilNotInFlight calls call up to 3 times while its error is
@@ -218,7 +218,7 @@ func starvedNext(t *testing.T, srv *dynamoseqtest.Server, strategy, sortKeyTable
 // context.DeadlineExceeded, and nothing is stored.
 func TestModelReadsThrottled(t *testing.T) {
 	t.Parallel()
-	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{ReadUnits: 0.01, Latency: dynamoseqtest.Latencies{Off: true}}))
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{ReadUnits: 0.01, NoLatency: true}))
 	table := srv.NewTable(t, dynamoseq.SortKeyTable("starved"))
 	s, err := dynamoseq.NewSortKey(srv.Client(), table)
 	require.NoError(t, err)

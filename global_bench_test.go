@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/dynamoseq/dynamoseq"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
 )
 
 // BenchmarkCounterNextMRECInterleaved alternates, call by call, the raw

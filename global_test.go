@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dynamoseq/dynamoseq"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
 	"github.com/dynamoseq/dynamoseq/internal/ddblocal"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
 )
 
 // replicationDelay is how long the simulated MREC table takes to apply a
@@ -102,10 +102,9 @@ func flatten[T any](got [][][]T) []T {
 // DynamoDB Local servers, one per Region.
 func TestMREC(t *testing.T) {
 	t.Parallel()
-	endpoints := dbtest.RegionServers(t, 2)
 	for _, tt := range []struct {
 		name string
-		test func(*testing.T, []string)
+		test func(*testing.T)
 	}{
 		{"PlainCounterHandsOutDuplicates", testMRECPlainCounterHandsOutDuplicates},
 		{"SlicedCounter", testMRECSlicedCounter},
@@ -114,7 +113,7 @@ func TestMREC(t *testing.T) {
 		{"SlicedProcesses", testMRECSlicedProcesses},
 		{"AddRegion", testMRECAddRegion},
 	} {
-		t.Run(tt.name, func(t *testing.T) { tt.test(t, endpoints) })
+		t.Run(tt.name, tt.test)
 	}
 }
 
@@ -122,9 +121,9 @@ func TestMREC(t *testing.T) {
 // knows nothing of Regions, used in both Regions of an MREC table, hands
 // out the same numbers in both, and replication (last writer wins) loses
 // the evidence.
-func testMRECPlainCounterHandsOutDuplicates(t *testing.T, endpoints []string) {
+func testMRECPlainCounterHandsOutDuplicates(t *testing.T) {
 	t.Parallel()
-	g := dbtest.MRECTable(t, endpoints, replicationDelay)
+	g := dbtest.MRECTable(t, replicationDelay)
 	var counters [2]*dynamoseq.Counter
 	for r := range counters {
 		c, err := dynamoseq.NewCounter(g.Clients[r], g.Table)
@@ -137,7 +136,7 @@ func testMRECPlainCounterHandsOutDuplicates(t *testing.T, endpoints []string) {
 	all = append(all, flatten(mintInRegions(t, 2, 2, 10, next))...)
 	g.Settle(t)
 	dups := repeated(all)
-	t.Logf("%d numbers, %d handed out twice; replicator: %+v", len(all), len(dups), g.Replicator.Stats())
+	t.Logf("%d numbers, %d handed out twice; replicator: %+v", len(all), len(dups), g.Stats())
 	require.NotEmpty(t, dups, "a plain Counter on an MREC table should hand out duplicates")
 	c0, err := counters[0].Current(context.Background(), "orders")
 	require.NoError(t, err)
@@ -150,9 +149,9 @@ func testMRECPlainCounterHandsOutDuplicates(t *testing.T, endpoints []string) {
 // testMRECSlicedCounter mints with Next and NextN in both Regions at once,
 // before and after replication settles: no number twice, each Region in its
 // slice, and Current agrees in both Regions once replication settles.
-func testMRECSlicedCounter(t *testing.T, endpoints []string) {
+func testMRECSlicedCounter(t *testing.T) {
 	t.Parallel()
-	g := dbtest.MRECTable(t, endpoints, replicationDelay)
+	g := dbtest.MRECTable(t, replicationDelay)
 	counters := slicedCounters(t, g)
 	next := func(r, g int) (int64, error) {
 		if g == 0 {
@@ -173,7 +172,7 @@ func testMRECSlicedCounter(t *testing.T, endpoints []string) {
 			}
 		}
 		g.Settle(t)
-		t.Logf("round %d: replicator %+v", round, g.Replicator.Stats())
+		t.Logf("round %d: replicator %+v", round, g.Stats())
 	}
 	require.Empty(t, repeated(all), "numbers handed out twice")
 	require.Len(t, all, 2*2*(10+2*10*3))
@@ -187,9 +186,9 @@ func testMRECSlicedCounter(t *testing.T, endpoints []string) {
 
 // testMRECSlicedBlock leases blocks in both Regions at once: no number
 // twice, before or after replication settles.
-func testMRECSlicedBlock(t *testing.T, endpoints []string) {
+func testMRECSlicedBlock(t *testing.T) {
 	t.Parallel()
-	g := dbtest.MRECTable(t, endpoints, replicationDelay)
+	g := dbtest.MRECTable(t, replicationDelay)
 	var blocks [2]*dynamoseq.Block
 	for r, c := range slicedCounters(t, g) {
 		b, err := dynamoseq.NewBlock(c, 10)
@@ -217,9 +216,9 @@ func testMRECSlicedBlock(t *testing.T, endpoints []string) {
 
 // testMRECSlicedIDMinter mints readable IDs in both Regions at once: no ID
 // twice.
-func testMRECSlicedIDMinter(t *testing.T, endpoints []string) {
+func testMRECSlicedIDMinter(t *testing.T) {
 	t.Parallel()
-	g := dbtest.MRECTable(t, endpoints, replicationDelay)
+	g := dbtest.MRECTable(t, replicationDelay)
 	now := func() time.Time { return time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC) }
 	var minters [2]*dynamoseq.IDMinter
 	for r, c := range slicedCounters(t, g) {
@@ -270,9 +269,9 @@ func init() {
 // testMRECSlicedProcesses mints with a Counter, a Block and an IDMinter
 // from two OS processes per Region, all at once, twice with replication
 // settling in between: no number and no ID twice.
-func testMRECSlicedProcesses(t *testing.T, endpoints []string) {
+func testMRECSlicedProcesses(t *testing.T) {
 	t.Parallel()
-	g := dbtest.MRECTable(t, endpoints, replicationDelay)
+	g := dbtest.MRECTable(t, replicationDelay)
 	var envs [][]string
 	for r := range 2 {
 		for range 2 {
@@ -297,9 +296,9 @@ func testMRECSlicedProcesses(t *testing.T, endpoints []string) {
 // Current, then with the new list advance every Region's counter to it.
 // The third Region's counter lives in the first server, as its replica
 // would after replication.
-func testMRECAddRegion(t *testing.T, endpoints []string) {
+func testMRECAddRegion(t *testing.T) {
 	t.Parallel()
-	g := dbtest.MRECTable(t, endpoints, replicationDelay)
+	g := dbtest.MRECTable(t, replicationDelay)
 	ctx := context.Background()
 	old := dbtest.MRECRegions
 	var before []int64

@@ -18,7 +18,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq"
 	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
 )
 
 // testClock is a clock that tests set and advance. It counts its readings.

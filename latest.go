@@ -5,13 +5,14 @@ import (
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 	"github.com/dynamoseq/dynamoseq/internal/settle"
 	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // latestMaxBatch is the most appends one transaction carries: one action per
 // version item plus one for 'latest' fit DynamoDB's limit of 100 actions.
-const latestMaxBatch = maxTransactItems - 1
+const latestMaxBatch = engine.MaxTransactItems - 1
 
 // latestMaxIdle is how many idle documents a Latest remembers the latest
 // version of.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynamoseq/dynamoseq/internal/answer"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/answer"
 )
 
 // TestLatestNotSentNotResent: an error raised before anything was sent is

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 	"github.com/dynamoseq/dynamoseq/internal/settle"
 	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
@@ -47,7 +48,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 	races := 0
 	for len(calls) > 0 {
 		if err := ctx.Err(); err != nil {
-			failCalls(calls, err)
+			engine.Fail(calls, err)
 			return
 		}
 		if races == 0 {
@@ -64,19 +65,18 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 		}
 		v := hint.version + 1
 		if v > l.maxVersion {
-			failCalls(calls, fmt.Errorf("%w: version %d is the highest the sort key holds", ErrExhausted, l.maxVersion))
+			engine.Fail(calls, fmt.Errorf("%w: version %d is the highest the sort key holds", ErrExhausted, l.maxVersion))
 			return
 		}
 		if !calls[0].Publish(v) { // its caller left: nothing to write
-			calls[0].Err, calls = errCallerLeft, calls[1:]
+			calls[0].Err, calls = engine.ErrCallerLeft, calls[1:]
 			continue
 		}
 		start := time.Now()
 		tok := &types.AttributeValueMemberS{Value: turns.Token(settle.RequestToken(), v, tn)}
 		err = l.putVersion(ctx, base, v, calls[0].Req.attrs, tok)
-		var ccf *types.ConditionalCheckFailedException
-		switch {
-		case err == nil:
+		switch decide(err) {
+		case engine.Stored:
 			// The item is stored under v: the call has its version
 			// whatever happens to 'latest', which the next write moves
 			// first if it did not move now (see catchUp).
@@ -91,24 +91,26 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 				return
 			}
 			l.pace.won(&hint.nameWriter, start, tn) // both writes: the turn's round trip
-		case errors.Is(err, ErrUnknownOutcome):
+		case engine.Unknown:
 			hint.known = false
 			calls[0].Res, calls[0].Err = v, err // the version that may hold the item
-			failCalls(calls[1:], &unsentError{fmt.Errorf("the write of version %d, queued before it, has an unknown outcome, and no later version may be written before it is settled", v)})
+			engine.Fail(calls[1:], &unsentError{fmt.Errorf("the write of version %d, queued before it, has an unknown outcome, and no later version may be written before it is settled", v)})
 			return
-		case capacityRefused(err):
+		case engine.Throttled, engine.Conflict:
 			l.pace.waitForCapacity(&hint.nameWriter, calls, err)
 			return
-		case errors.As(err, &ccf) || settle.ReplicatedConflict(err):
+		case engine.LostRace:
 			races++
+			var ccf *types.ConditionalCheckFailedException
+			errors.As(err, &ccf) // nil for a replicated write conflict
 			if err := l.lostVersion(ctx, base, hint, v, start, ccf, races, err); capacityRefused(err) {
 				l.pace.waitForCapacity(&hint.nameWriter, calls, err)
 				return
 			} else if err != nil {
-				failCalls(calls, err)
+				engine.Fail(calls, err)
 				return
 			}
-		case settle.IsValidation(err):
+		case engine.RefusedItem:
 			// This item alone is refused and nothing was stored: the next
 			// call takes v.
 			calls[0].Err = fmt.Errorf("%w: DynamoDB refused the version item: %w", ErrInvalidArgument, err)
@@ -116,7 +118,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			races = 0 // the next call has all its attempts
 		default:
 			hint.known = false
-			failCalls(calls, classify(err))
+			engine.Fail(calls, classify(err))
 			return
 		}
 	}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq"
 	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
 )
 
 // dyingClient kills its own process (SIGKILL) when asked for its second
@@ -50,7 +50,7 @@ func init() {
 func appendAndDie(t *testing.T, layout int, table, name, id string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), dbtest.HelperEnv+"=latest-die", dynamoseqtest.EndpointEnv+"="+dbtest.Endpoint(t),
+	cmd.Env = append(os.Environ(), dbtest.HelperEnv+"=latest-die", dbtest.EndpointEnv+"="+dbtest.Endpoint(t),
 		"LAYOUT="+strconv.Itoa(layout), "TABLE="+table, "NAME="+name, "ID="+id)
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
@@ -130,7 +130,7 @@ func TestFaultsAppendSingleItem(t *testing.T) {
 			appendFn := newAppender(t, strategy, lossyClient(t, ft), table, fastResolve, true)
 			results := appendUnique(t, appendFn, "s", 8, 8)
 			logCounts(t, ft)
-			require.Positive(t, ft.Counts().LostAnswers, "no answer was lost: the test proves nothing")
+			require.Positive(t, ft.LostAnswers(), "no answer was lost: the test proves nothing")
 			checkAppends(t, dbtest.Client(t), table, "s", results, false)
 			if strategy == "Latest" {
 				l, err := dynamoseq.NewLatest(dbtest.Client(t), table, func(o *dynamoseq.LatestOptions) { o.NoTransactions = true })

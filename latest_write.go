@@ -2,7 +2,6 @@ package dynamoseq
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 	"github.com/dynamoseq/dynamoseq/internal/settle"
 	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
@@ -19,7 +19,7 @@ import (
 // run writes one batch of appends to the document base, in as many
 // transactions as DynamoDB's limits on actions and bytes require.
 func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch []*combine.Call[appendReq, int64]) {
-	defer linger(batch, l.rtt.load())
+	defer engine.Linger(batch, l.rtt.load())
 	if singleItemWrites(l.opts.NoTransactions, l.opts.GlobalTable) {
 		l.appendEach(ctx, base, hint, batch)
 		return
@@ -29,7 +29,7 @@ func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch [
 
 // write appends the versions of calls in one transaction and sets the
 // outcome of every call, or puts the calls back in the queue: after a lost
-// race (see raceLost), or to wait for capacity (see waitForCapacity).
+// race (see engine.RaceLost), or to wait for capacity (see waitForCapacity).
 func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls []*combine.Call[appendReq, int64]) {
 	tn, err := l.place(ctx, base, hint)
 	if err != nil {
@@ -38,41 +38,45 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 	}
 	prev := hint.version
 	if int64(len(calls)) > l.maxVersion-prev {
-		failCalls(calls, fmt.Errorf("%w: version %d is the highest the sort key holds", ErrExhausted, l.maxVersion))
+		engine.Fail(calls, fmt.Errorf("%w: version %d is the highest the sort key holds", ErrExhausted, l.maxVersion))
 		return
 	}
-	if calls = publish(calls, prev+1, 1); len(calls) == 0 {
+	if calls = engine.Publish(calls, prev+1, 1); len(calls) == 0 {
 		return
 	}
 	in := l.transaction(base, prev, calls, tn)
 	start := time.Now()
 	err = l.commit(ctx, in)
-	switch {
-	case err == nil:
+	switch decide(err) {
+	case engine.Stored:
 		l.pace.won(&hint.nameWriter, start, tn)
 		for i, c := range calls {
 			c.Res = prev + 1 + int64(i)
 		}
 		hint.version = prev + int64(len(calls))
-	case errors.Is(err, ErrUnknownOutcome):
+	case engine.Unknown:
 		hint.known = false // the version this process knew may be stale
 		for i, c := range calls {
 			c.Res, c.Err = prev+1+int64(i), err // the version that may hold the item
 		}
-	case capacityRefused(err):
+	case engine.Throttled, engine.Conflict:
 		// Nothing was written: the hint still holds.
 		l.pace.waitForCapacity(&hint.nameWriter, calls, err)
-	case settle.Classify(err) == settle.ConditionFailed:
+	case engine.LostRace:
 		hint.known = false
 		l.lostRace(ctx, hint, calls, start, err)
-	case len(calls) > 1 && settle.IsValidation(err):
-		// One item DynamoDB refuses must not fail the others of the
-		// batch: find it by writing them one at a time.
+	case engine.RefusedItem:
 		hint.known = false
-		oneByOne(calls, func(one []*combine.Call[appendReq, int64]) { l.write(ctx, base, hint, one) })
+		if len(calls) > 1 {
+			// One item DynamoDB refuses must not fail the others of the
+			// batch: find it by writing them one at a time.
+			engine.OneByOne(calls, func(one []*combine.Call[appendReq, int64]) { l.write(ctx, base, hint, one) })
+			return
+		}
+		calls[0].Err = fmt.Errorf("%w: DynamoDB refused the item: %w", ErrInvalidArgument, err)
 	default:
 		hint.known = false
-		failCalls(calls, l.writeError(err))
+		engine.Fail(calls, l.writeError(err))
 	}
 }
 
@@ -81,7 +85,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 // failed condition returns the item, which tells the version to write
 // after, at once and without another read; a failed condition that
 // returned no item waits, and reads. The calls go back in the queue (see
-// raceLost).
+// engine.RaceLost).
 func (l *Latest) lostRace(ctx context.Context, hint *latestHint, calls []*combine.Call[appendReq, int64], start time.Time, err error) {
 	l.stats.lostRaces.Add(1)
 	hint.Lost(start)
@@ -94,11 +98,11 @@ func (l *Latest) lostRace(ctx context.Context, hint *latestHint, calls []*combin
 	}
 	if !hint.known {
 		if werr := l.policy.Wait(ctx, calls[0].Req.races+1); werr != nil {
-			failCalls(calls, werr)
+			engine.Fail(calls, werr)
 			return
 		}
 	}
-	if raceLost(calls, l.opts.MaxAttempts, err) {
+	if engine.RaceLost(calls, l.opts.MaxAttempts, ErrContention, err) {
 		l.stats.retries.Add(1)
 	}
 }
@@ -184,7 +188,7 @@ func (l *Latest) item(key map[string]types.AttributeValue, attrs map[string]type
 }
 
 // writeError explains a transaction that failed for a reason other than a
-// lost race.
+// lost race, a want of capacity or an item DynamoDB refused.
 func (l *Latest) writeError(err error) error {
 	if reasons, ok := settle.Reasons(err); ok {
 		var codes []string
@@ -198,11 +202,6 @@ func (l *Latest) writeError(err error) error {
 			}
 		}
 		return fmt.Errorf("transaction cancelled: %s: %w", strings.Join(codes, ", "), err)
-	}
-	if settle.IsValidation(err) {
-		// Every input was checked before the call: the table is not what
-		// the options describe, or an item is larger than estimated.
-		return fmt.Errorf("DynamoDB refused the transaction (the options want %s): %w", l.layout.schema(), err)
 	}
 	return classify(err)
 }

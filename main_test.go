@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
 )
 
 func TestMain(m *testing.M) {

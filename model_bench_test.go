@@ -131,19 +131,20 @@ func newModelBench(b *testing.B) modelBench {
 func (mb modelBench) start(b *testing.B, form dynamoseqtest.ThrottleForm, seed uint64) *dynamoseqtest.Server {
 	b.Helper()
 	svc := dynamoseqtest.Service{Scale: mb.scale, Throttle: form, Seed: seed}
-	if mb.latency != 1 { // the published figures (Latencies' defaults) times the factor
+	if mb.latency != 1 { // the published figures (the Service's defaults) times the factor; each item of a transaction beyond 5 follows its P50
 		at := func(d time.Duration) time.Duration { return time.Duration(float64(d) * mb.latency) }
-		svc.Latency = dynamoseqtest.Latencies{
-			Write:           dynamoseqtest.Latency{P50: at(7500 * time.Microsecond), P99: at(16 * time.Millisecond)},
-			Transact:        dynamoseqtest.Latency{P50: at(25 * time.Millisecond), P99: at(95 * time.Millisecond)},
-			TransactPerItem: at(350 * time.Microsecond),
-		}
+		svc.WriteLatency = dynamoseqtest.Latency{P50: at(7500 * time.Microsecond), P99: at(16 * time.Millisecond)}
+		svc.TransactLatency = dynamoseqtest.Latency{P50: at(25 * time.Millisecond), P99: at(95 * time.Millisecond)}
 	}
 	return dynamoseqtest.Start(b, dynamoseqtest.WithService(svc))
 }
 
+// modelWriteUnits is the model's default write units a second of one
+// partition key value (Service.WriteUnits).
+const modelWriteUnits = 1000
+
 // capacity is the write units a second of one partition key value.
-func (mb modelBench) capacity() float64 { return dynamoseqtest.DefaultWriteUnits * mb.scale }
+func (mb modelBench) capacity() float64 { return modelWriteUnits * mb.scale }
 
 // modelKinds are the strategies of the model set: the table each needs,
 // whether it has a sort key, and the throttle forms its 16-writer row is
@@ -229,7 +230,7 @@ func (mb modelBench) runInProcess(b *testing.B, srv *dynamoseqtest.Server, table
 		func() { before = srv.ModelStats() }, func() { after = srv.ModelStats() })
 	b.StopTimer()
 	runtime.ReadMemStats(&m1)
-	w := window{t: t, p: delta(after, before, dynamoseqtest.Partition{Table: table, Key: "S:" + hot})}
+	w := window{t: t, p: delta(after, before, table, "S:"+hot)}
 	if n := t.all; n > 0 {
 		w.allocs = float64(m1.Mallocs-m0.Mallocs) / float64(n)
 		w.bytes = float64(m1.TotalAlloc-m0.TotalAlloc) / float64(n)
@@ -241,7 +242,7 @@ func (mb modelBench) runInProcess(b *testing.B, srv *dynamoseqtest.Server, table
 // and the hot partition's figures.
 type window struct {
 	t             tally
-	p             dynamoseqtest.PartitionStats
+	p             dynamoseqtest.ModelStats
 	allocs, bytes float64 // per call, when measured in this process; else 0
 }
 
@@ -462,13 +463,13 @@ func (mb modelBench) runWindow(writers int, call func(ctx context.Context, g int
 	return all
 }
 
-// delta is what the model counted on partition p between two snapshots.
-func delta(after, before dynamoseqtest.ModelStats, p dynamoseqtest.Partition) dynamoseqtest.PartitionStats {
-	a, o := after.Partitions[p], before.Partitions[p]
-	return dynamoseqtest.PartitionStats{
+// delta is what the model counted on the partition key value key of table
+// between two snapshots.
+func delta(after, before dynamoseqtest.ModelStats, table, key string) dynamoseqtest.ModelStats {
+	a, o := after.Partition(table, key), before.Partition(table, key)
+	return dynamoseqtest.ModelStats{
 		Requests:   a.Requests - o.Requests,
 		WriteUnits: a.WriteUnits - o.WriteUnits,
-		ReadUnits:  a.ReadUnits - o.ReadUnits,
 		Throttled:  a.Throttled - o.Throttled,
 		Conflicts:  a.Conflicts - o.Conflicts,
 	}

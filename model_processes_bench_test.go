@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
 )
 
 func init() {
@@ -50,7 +50,7 @@ func (mb modelBench) runProcesses(b *testing.B, kind, mode string, form dynamose
 	table := srv.NewTable(b, sortKeyTableDef("bench"))
 	const hot = "hot"
 	p := dbtest.StartProcesses(b, benchProcesses, "model-one-name",
-		dynamoseqtest.EndpointEnv+"="+srv.Endpoint(), // the model's, not DynamoDB Local's: the last value wins
+		dbtest.EndpointEnv+"="+srv.Endpoint(), // the model's, not DynamoDB Local's: the last value wins
 		"TABLE="+table, "NAME="+hot, "KIND="+kind, "MODE="+mode,
 		"GOROUTINES="+strconv.Itoa(benchGoroutines), "RAMP="+mb.ramp.String(), "WINDOW="+mb.window.String())
 	drainPartition(b, srv.Client(), table, hot, true)
@@ -62,7 +62,7 @@ func (mb modelBench) runProcesses(b *testing.B, kind, mode string, form dynamose
 	after := srv.ModelStats()
 	outs := p.Wait()
 	b.StopTimer()
-	return window{t: processesTally(b, outs), p: delta(after, before, dynamoseqtest.Partition{Table: table, Key: "S:" + hot})}
+	return window{t: processesTally(b, outs), p: delta(after, before, table, "S:"+hot)}
 }
 
 // modelOneNameProcess is one process of BenchmarkModelProcesses: it warms

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynamoseq/dynamoseq/internal/answer"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/answer"
 )
 
 // TestOptionErrors: a constructor refuses an option out of range with an

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 	"github.com/dynamoseq/dynamoseq/internal/settle"
 	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
@@ -100,7 +101,7 @@ func NewSortKey(client Client, table string, optFns ...func(*SortKeyOptions)) (*
 		headNames: map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey, "#tok": o.TokenAttribute},
 		putNames:  map[string]string{"#pk": o.PartitionKey, "#tok": o.TokenAttribute},
 	}
-	s.calls = combine.New[string, hint, appendReq, int64](maxTransactItems, sortKeyHints, graceOf(o.Retry, &s.rtt))
+	s.calls = combine.New[string, hint, appendReq, int64](engine.MaxTransactItems, sortKeyHints, graceOf(o.Retry, &s.rtt))
 	s.client = countingClient{Client: client, n: &s.stats.requests}
 	s.reads = patientClient{Client: s.client, p: patience{maxWait: o.MaxWait, rtt: &s.rtt, waits: &s.stats.waits}}
 	s.resolver = o.resender(&s.stats.resends)
@@ -189,17 +190,17 @@ type sortKeyCall = combine.Call[appendReq, int64]
 // transactions as DynamoDB's limits allow. It is called by combine.Group,
 // one run per key at a time.
 func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyCall) {
-	defer linger(batch, s.rtt.load())
+	defer engine.Linger(batch, s.rtt.load())
 	if singleItemWrites(s.opts.NoTransactions, s.opts.GlobalTable) {
 		s.writeEach(ctx, pk, h, batch)
 		return
 	}
-	runBatches(batch, maxTransactItems, false, &s.stats.appendStats, func(calls []*sortKeyCall) { s.write(ctx, pk, h, calls) })
+	runBatches(batch, engine.MaxTransactItems, false, &s.stats.appendStats, func(calls []*sortKeyCall) { s.write(ctx, pk, h, calls) })
 }
 
 // write stores the items of calls at the numbers that follow the last one
 // and sets every call's outcome, or puts the calls back in the queue: after
-// a lost race (see raceLost), or to wait for capacity (see
+// a lost race (see engine.RaceLost), or to wait for capacity (see
 // waitForCapacity).
 func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKeyCall) {
 	races := calls[0].Req.races // the oldest call has lost the most
@@ -211,38 +212,38 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			return
 		}
 		if room := s.max - (first - 1); int64(len(calls)) > room {
-			failCalls(calls[max(room, 0):], fmt.Errorf("%w: the sequence holds numbers up to %d (MaxValue, or the widest String sort key)", ErrExhausted, s.max))
+			engine.Fail(calls[max(room, 0):], fmt.Errorf("%w: the sequence holds numbers up to %d (MaxValue, or the widest String sort key)", ErrExhausted, s.max))
 			calls = calls[:max(room, 0)]
 			continue
 		}
-		if calls = publish(calls, first, 1); len(calls) == 0 {
+		if calls = engine.Publish(calls, first, 1); len(calls) == 0 {
 			return
 		}
 		start := time.Now()
 		err = s.put(ctx, pk, first, calls, tn)
-		switch {
-		case err == nil:
+		switch decide(err) {
+		case engine.Stored:
 			s.pace.won(&h.nameWriter, start, tn)
 			for i, c := range calls {
 				c.Res = first + int64(i)
 			}
 			h.last = first - 1 + int64(len(calls))
 			return
-		case errors.Is(err, ErrUnknownOutcome):
+		case engine.Unknown:
 			h.known = false // the last number may have moved
 			for i, c := range calls {
 				c.Res, c.Err = first+int64(i), err // the number that may hold the item
 			}
 			return
-		case capacityRefused(err):
+		case engine.Throttled, engine.Conflict:
 			// Nothing was written: the hint still holds.
 			s.pace.waitForCapacity(&h.nameWriter, calls, err)
 			return
-		case settle.Classify(err) == settle.ConditionFailed:
+		case engine.LostRace:
 			h.known = false
 			s.lostRace(ctx, h, calls, start, warm, races, err)
 			return
-		default:
+		default: // engine.RefusedItem, engine.Other
 			h.known = false
 			calls = s.settleRefused(ctx, pk, h, calls, first, err)
 		}
@@ -251,7 +252,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 
 // lostRace handles a write of calls, started at start, that lost race
 // number races+1 to another writer (err): it learns the last number from
-// the items returned, and puts the calls back in the queue (see raceLost).
+// the items returned, and puts the calls back in the queue (see engine.RaceLost).
 func (s *SortKey) lostRace(ctx context.Context, h *hint, calls []*sortKeyCall, start time.Time, warm bool, races int, err error) {
 	s.stats.lostRaces.Add(1)
 	h.Lost(start)
@@ -266,11 +267,11 @@ func (s *SortKey) lostRace(ctx context.Context, h *hint, calls []*sortKeyCall, s
 		// A failed condition that returned no item: nothing to learn but
 		// that the name is busy.
 		if err := s.policy.Wait(ctx, races+1); err != nil {
-			failCalls(calls, err)
+			engine.Fail(calls, err)
 			return
 		}
 	}
-	if raceLost(calls, s.opts.MaxAttempts, err) {
+	if engine.RaceLost(calls, s.opts.MaxAttempts, ErrContention, err) {
 		s.stats.retries.Add(1)
 	}
 }
@@ -297,65 +298,43 @@ func (s *SortKey) place(ctx context.Context, pk string, h *hint) (first int64, t
 // than a lost race (it stored nothing): it sets the outcome of the calls it
 // can settle and returns those to write again.
 func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls []*sortKeyCall, first int64, err error) []*sortKeyCall {
-	refused := refusedItems(err, func(i int) string {
-		return fmt.Sprintf("item %d of %d in the transaction (number %d)", i+1, len(calls), first+int64(i))
-	})
-	if len(refused) == 0 {
-		if len(calls) > 1 && settle.IsValidation(err) {
+	faults := engine.Faults(err)
+	if len(faults) == 0 {
+		if len(calls) > 1 && decide(err) == engine.RefusedItem {
 			// DynamoDB refused the transaction as a whole without saying
 			// which item was at fault (DynamoDB Local does so for an item
 			// that nests too deep or holds an empty set).
-			oneByOne(calls, func(one []*sortKeyCall) { s.write(ctx, pk, h, one) })
+			engine.OneByOne(calls, func(one []*sortKeyCall) { s.write(ctx, pk, h, one) })
 			return nil
 		}
-		failCalls(calls, s.writeError(err))
+		engine.Fail(calls, s.writeError(err))
 		return nil
 	}
-	// DynamoDB named the items it would not store. A ValidationException
+	// DynamoDB named the items it would not store. A ValidationError
 	// concerns that item alone: its caller gets the error, the others are
 	// written again without it, which costs one more round trip and cannot
 	// loop (the batch shrinks). Any other reason, such as a full item
 	// collection, fails the whole batch at once, each caller's error
 	// naming the item DynamoDB gave.
+	refused := make(map[int]bool, len(faults))
+	for _, f := range faults {
+		what := fmt.Sprintf("item %d of %d in the transaction (number %d)", f.Index+1, len(calls), first+int64(f.Index))
+		if !f.Invalid {
+			engine.Fail(calls, fmt.Errorf("transaction cancelled because of %s: %s: %s: %w", what, f.Code, f.Message, err))
+			return nil
+		}
+		if f.Index < len(calls) {
+			refused[f.Index] = true
+			calls[f.Index].Err = fmt.Errorf("%w: DynamoDB refused %s: %s: %s: %w", ErrInvalidArgument, what, f.Code, f.Message, err)
+		}
+	}
 	var kept []*sortKeyCall
 	for i, c := range calls {
-		rerr, bad := refused[i]
-		switch {
-		case bad && errors.Is(rerr, ErrInvalidArgument):
-			c.Err = rerr
-		case bad:
-			failCalls(calls, rerr)
-			return nil
-		default:
+		if !refused[i] {
 			kept = append(kept, c)
 		}
 	}
 	return kept
-}
-
-// refusedItems returns the actions of a cancelled transaction that DynamoDB
-// refused for a reason other than a race or a want of capacity (None,
-// ConditionalCheckFailed, TransactionConflict, ThrottlingError,
-// ProvisionedThroughputExceeded), by index, each with an error that says why:
-// ErrInvalidArgument for a ValidationException (the item is too large, nests
-// too deep, holds an empty set...), the bare reason otherwise. err is
-// wrapped so that the SDK's TransactionCanceledException stays reachable.
-func refusedItems(err error, describe func(i int) string) map[int]error {
-	reasons, _ := settle.Reasons(err)
-	refused := map[int]error{}
-	for i, r := range reasons {
-		switch code := settle.Code(r); code {
-		case settle.ReasonNone, settle.ReasonConditionalCheckFailed, settle.ReasonTransactionConflict,
-			settle.ReasonThrottlingError, settle.ReasonProvisionedThroughputExceeded:
-		case settle.ReasonValidationException, settle.ReasonValidationError:
-			refused[i] = fmt.Errorf("%w: DynamoDB refused %s: %s: %s: %w",
-				ErrInvalidArgument, describe(i), code, aws.ToString(r.Message), err)
-		default:
-			refused[i] = fmt.Errorf("transaction cancelled because of %s: %s: %s: %w",
-				describe(i), code, aws.ToString(r.Message), err)
-		}
-	}
-	return refused
 }
 
 // put writes the items of calls at first, first+1...: one PutItem for a
@@ -414,7 +393,7 @@ func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sort
 // writeError explains a failed write that was not a lost race and named no
 // item.
 func (s *SortKey) writeError(err error) error {
-	if settle.IsValidation(err) {
+	if decide(err) == engine.RefusedItem {
 		// The table's shape was checked by the Query that preceded the
 		// first write, and the items' sizes before it, so what is left
 		// is an item DynamoDB will not store.

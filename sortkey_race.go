@@ -5,6 +5,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 	"github.com/dynamoseq/dynamoseq/internal/settle"
 	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
@@ -71,10 +72,10 @@ func (s *SortKey) storedUpTo(item map[string]types.AttributeValue) (_ int64, tn 
 	}
 	if tok, isString := item[s.opts.TokenAttribute].(*types.AttributeValueMemberS); isString {
 		last, tn, ok := turns.ParseToken(tok.Value)
-		// One write stores at most maxTransactItems numbers: an end
+		// One write stores at most engine.MaxTransactItems numbers: an end
 		// further on was not written by this library, and is not believed
 		// (gap-freedom rests on it).
-		if ok && last > n && last <= s.max && last-n < maxTransactItems {
+		if ok && last > n && last <= s.max && last-n < engine.MaxTransactItems {
 			return last, tn, true
 		}
 		return n, tn, true

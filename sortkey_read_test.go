@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dynamoseq/dynamoseq"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
 )
 
 // sortKeyTypes are the two sort key types a SortKey works with.

@@ -2,10 +2,10 @@ package dynamoseq
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
@@ -32,7 +32,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 	races := 0
 	for len(calls) > 0 {
 		if err := ctx.Err(); err != nil {
-			failCalls(calls, err)
+			engine.Fail(calls, err)
 			return
 		}
 		if races == 0 {
@@ -44,46 +44,44 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 			return
 		}
 		if n > s.max {
-			failCalls(calls, fmt.Errorf("%w: the sequence holds numbers up to %d (MaxValue, or the widest String sort key)", ErrExhausted, s.max))
+			engine.Fail(calls, fmt.Errorf("%w: the sequence holds numbers up to %d (MaxValue, or the widest String sort key)", ErrExhausted, s.max))
 			return
 		}
 		if !calls[0].Publish(n) { // its caller left: nothing to write
-			calls[0].Err, calls = errCallerLeft, calls[1:]
+			calls[0].Err, calls = engine.ErrCallerLeft, calls[1:]
 			continue
 		}
 		start := time.Now()
 		err = s.put(ctx, pk, n, calls[:1], tn)
-		switch {
-		case err == nil:
+		switch decide(err) {
+		case engine.Stored:
 			s.pace.won(&h.nameWriter, start, tn)
 			calls[0].Res, h.last = n, n
 			calls, races = calls[1:], 0
-		case errors.Is(err, ErrUnknownOutcome):
+		case engine.Unknown:
 			h.known = false
 			calls[0].Res, calls[0].Err = n, err // the number that may hold the item
-			failCalls(calls[1:], &unsentError{fmt.Errorf("the write of number %d, queued before it, has an unknown outcome, and gap-free numbering lets no later number be written before it is settled", n)})
+			engine.Fail(calls[1:], &unsentError{fmt.Errorf("the write of number %d, queued before it, has an unknown outcome, and gap-free numbering lets no later number be written before it is settled", n)})
 			return
-		case capacityRefused(err):
+		case engine.Throttled, engine.Conflict:
 			s.pace.waitForCapacity(&h.nameWriter, calls, err)
 			return
-		case settle.Classify(err) == settle.ConditionFailed || settle.ReplicatedConflict(err):
+		case engine.LostRace:
 			races++
 			if err := s.lostEach(ctx, h, start, races, err); err != nil {
-				failCalls(calls, err)
+				engine.Fail(calls, err)
 				return
 			}
-		default:
-			werr := s.writeError(err)
-			if !errors.Is(werr, ErrInvalidArgument) {
-				h.known = false
-				failCalls(calls, werr)
-				return
-			}
+		case engine.RefusedItem:
 			// DynamoDB refused this item alone and stored nothing: the
 			// next call takes n.
-			calls[0].Err = werr
+			calls[0].Err = s.writeError(err)
 			calls = calls[1:]
 			races = 0 // the next call has all its attempts
+		default:
+			h.known = false
+			engine.Fail(calls, s.writeError(err))
+			return
 		}
 	}
 }

@@ -21,7 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dynamoseq/dynamoseq"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
 )
 
 func newSortKey(t *testing.T, optFns ...func(*dynamoseq.SortKeyOptions)) (*dynamoseq.SortKey, *dynamodb.Client, string) {

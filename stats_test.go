@@ -15,7 +15,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq"
 	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
 )
 
 // TestCounterStats causes each event a Counter counts and checks its figures.
@@ -331,7 +331,7 @@ func TestAppendStatsUnknownOutcome(t *testing.T) {
 				_, err := appendFn(context.Background(), "u", ticket{Title: "lost"})
 				errc <- err
 			}()
-			waitFor(t, func() bool { return ft.Counts().LostAnswers > 0 })
+			waitFor(t, func() bool { return ft.LostAnswers() > 0 })
 			ft.SetUnreachable(true)
 			require.ErrorIs(t, <-errc, dynamoseq.ErrUnknownOutcome)
 

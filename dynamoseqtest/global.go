@@ -21,15 +21,11 @@ import (
 // (MREC) mode, which DynamoDB Local does not have, simulated: the same
 // table in one DynamoDB Local per Region, and a replicator that applies
 // each write made in one Region to the others after a delay, item by item,
-// with last writer wins per item, as the service's replication does. A
-// write that loses is lost without a trace, as on the service, so a test
-// can show what two Regions writing one item do to the code under test.
-//
-// What it does not simulate: the service's replication latency (the delay
-// is the test's choice), replicated transactions (each item of a
-// transaction is replicated on its own, as on the service), and the MRSC
-// mode. The repository's docs/global-tables.md says how the replicator
-// judges the last writer.
+// last writer wins, as the service's replication does. A write that loses
+// is lost without a trace, as on the service. It does not simulate the
+// service's replication latency (the delay is the test's), replicated
+// transactions, or MRSC mode; the repository's docs/global-tables.md says
+// how the replicator judges the last writer.
 type GlobalTable struct {
 	name    string
 	regions []string
@@ -37,63 +33,45 @@ type GlobalTable struct {
 	rep     *replicator.Replicator
 }
 
-// GlobalTableOptions configures NewGlobalTable. A zero field means its
-// default.
-type GlobalTableOptions struct {
-	// Regions names the table's Regions. Default: us-east-1 and eu-west-1.
-	Regions []string
-	// Servers are the DynamoDB Local servers that stand for the Regions,
-	// one per Region in the order of Regions, each a different server (from
-	// New), so that several tests share them: each global table has a name
-	// of its own. Default: NewGlobalTable starts one per Region (at once)
-	// and stops them when the test ends.
-	Servers []*Server
-	// Delay is how long a write made in one Region takes to be applied in
-	// the others. Default 0: as soon as the replicator reads it from the
-	// Region's stream, which it polls every 25ms.
-	Delay time.Duration
-}
+// defaultRegions are the Regions of a global table when none are named.
+var defaultRegions = []string{"us-east-1", "eu-west-1"}
 
-// NewGlobalTable creates the table in describes in every Region, under one
-// name unique to this test (in.TableName, if set, as its stem), with a
-// stream of NEW_IMAGE unless in has one of NEW_IMAGE or NEW_AND_OLD_IMAGES,
-// and replicates it until the test ends; then it fails the test if the
-// replicator met an error, and deletes the tables. in itself is not
-// changed.
-func NewGlobalTable(tb testing.TB, in *dynamodb.CreateTableInput, o GlobalTableOptions) *GlobalTable {
+// NewGlobalTable creates the table in describes in each of regions
+// (default us-east-1 and eu-west-1), under one name unique to this test
+// (in.TableName, if set, as its stem), with a stream of NEW_IMAGE unless in
+// has a stream (of new images), and replicates it until the test ends: each
+// write after delay (0: as soon as the replicator reads the stream, every
+// 25ms). Then it fails the test if the replicator met an error, and deletes
+// the tables. in itself is not changed. Each Region is a DynamoDB Local that
+// the test binary's global tables share, started on first use, all at once.
+func NewGlobalTable(tb testing.TB, in *dynamodb.CreateTableInput, delay time.Duration, regions ...string) *GlobalTable {
 	tb.Helper()
-	g := &GlobalTable{regions: o.Regions, servers: o.Servers}
-	if len(g.regions) == 0 {
-		g.regions = []string{"us-east-1", "eu-west-1"}
+	if len(regions) == 0 {
+		regions = defaultRegions
 	}
-	if len(g.regions) < 2 {
-		tb.Fatalf("dynamoseqtest: a global table needs two Regions or more, not %d", len(g.regions))
+	if len(regions) < 2 {
+		tb.Fatalf("dynamoseqtest: a global table needs two Regions or more, not %d", len(regions))
 	}
-	if g.servers == nil {
-		g.servers = startServers(tb, len(g.regions))
+	for i, r := range regions {
+		if slices.Contains(regions[:i], r) {
+			tb.Fatalf("dynamoseqtest: Region %s named twice in %v", r, regions)
+		}
 	}
-	if len(g.servers) != len(g.regions) || slices.Contains(g.servers, nil) {
-		tb.Fatalf("dynamoseqtest: %d Servers for %d Regions", len(g.servers), len(g.regions))
-	}
+	g := &GlobalTable{regions: slices.Clone(regions), servers: regionServers(tb, regions)}
 	def := *in
 	def.TableName = aws.String(uniqueTableName(tb, aws.ToString(in.TableName)))
 	g.name = *def.TableName
 	if def.StreamSpecification == nil {
 		def.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage}
 	}
-	endpoints := map[string]bool{}
 	replicas := make([]replicator.Region, len(g.regions))
 	for i, s := range g.servers {
-		if endpoints[s.endpoint] {
-			tb.Fatalf("dynamoseqtest: Regions %v share the server at %s; each needs its own", g.regions, s.endpoint)
-		}
-		endpoints[s.endpoint] = true
 		s.createTable(tb, &def)
 		replicas[i] = replicator.Region{Name: g.regions[i], Endpoint: s.endpoint}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	r, err := replicator.Start(ctx, g.name, o.Delay, replicas...)
+	r, err := replicator.Start(ctx, g.name, delay, replicas...)
 	if err != nil {
 		tb.Fatalf("dynamoseqtest: replicating %s: %v", g.name, err)
 	}
@@ -106,11 +84,50 @@ func NewGlobalTable(tb testing.TB, in *dynamodb.CreateTableInput, o GlobalTableO
 	return g
 }
 
-// startServers starts n in-memory DynamoDB Local servers at once, stopped
-// when the test ends.
-func startServers(tb testing.TB, n int) []*Server {
+// regions are the DynamoDB Local servers of the Regions of global tables,
+// by Region, which the test binary's global tables share: each has a table
+// name of its own.
+var regions struct {
+	mu      sync.Mutex // protects servers, held while servers start
+	servers map[string]*ddblocal.Server
+}
+
+// regionServers returns the server of each of names, starting at once the
+// ones that are not running yet.
+func regionServers(tb testing.TB, names []string) []*Server {
 	tb.Helper()
-	servers := make([]*Server, n)
+	regions.mu.Lock()
+	defer regions.mu.Unlock()
+	if regions.servers == nil {
+		regions.servers = map[string]*ddblocal.Server{}
+	}
+	var missing []string
+	for _, n := range names {
+		if regions.servers[n] == nil {
+			missing = append(missing, n)
+		}
+	}
+	started, err := startServers(len(missing))
+	for i, s := range started {
+		if s != nil {
+			regions.servers[missing[i]] = s
+		}
+	}
+	if err != nil {
+		tb.Fatalf("dynamoseqtest: a global table needs a DynamoDB Local per Region: %v", err)
+	}
+	servers := make([]*Server, len(names))
+	for i, n := range names {
+		servers[i] = &Server{endpoint: regions.servers[n].Endpoint}
+	}
+	return servers
+}
+
+// startServers starts n in-memory DynamoDB Local servers at once. It
+// returns the ones that started (nil for the others), and the errors of
+// the others.
+func startServers(n int) ([]*ddblocal.Server, error) {
+	servers := make([]*ddblocal.Server, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
@@ -119,31 +136,25 @@ func startServers(tb testing.TB, n int) []*Server {
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 			defer cancel()
-			local, err := ddblocal.StartConfig(ctx, ddblocal.Config{Advice: howToInstall(false)})
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			servers[i] = &Server{endpoint: local.Endpoint, local: local}
+			servers[i], errs[i] = ddblocal.StartConfig(ctx, ddblocal.Config{Advice: howToInstall(false)})
 		}()
 	}
 	wg.Wait()
-	for _, s := range servers {
-		if s != nil {
-			tb.Cleanup(s.local.Stop)
-		}
+	return servers, errors.Join(errs...)
+}
+
+// stopRegions stops the servers of the Regions (Main).
+func stopRegions() {
+	regions.mu.Lock()
+	defer regions.mu.Unlock()
+	for _, s := range regions.servers {
+		s.Stop()
 	}
-	if err := errors.Join(errs...); err != nil {
-		tb.Fatalf("dynamoseqtest: a global table needs a DynamoDB Local per Region: %v", err)
-	}
-	return servers
+	regions.servers = nil
 }
 
 // Name is the table's name, the same in every Region.
 func (g *GlobalTable) Name() string { return g.name }
-
-// Regions are the table's Regions, in the order of the options.
-func (g *GlobalTable) Regions() []string { return slices.Clone(g.regions) }
 
 // Server is the server that stands for region, whose Client writes in that
 // Region. It panics if region is not one of the table's.

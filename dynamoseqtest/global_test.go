@@ -48,7 +48,7 @@ func putOwner(c *dynamodb.Client, tableName, pk, who string) error {
 func TestGlobalTable(t *testing.T) {
 	t.Parallel()
 	const delay = time.Second
-	g := dynamoseqtest.NewGlobalTable(t, table(), dynamoseqtest.GlobalTableOptions{Delay: delay})
+	g := dynamoseqtest.NewGlobalTable(t, table(), delay)
 	require.Equal(t, []string{"us-east-1", "eu-west-1"}, g.Regions())
 	east, west := g.Server("us-east-1").Client(), g.Server("eu-west-1").Client()
 	assert.NotEqual(t, g.Server("us-east-1").Endpoint(), g.Server("eu-west-1").Endpoint())

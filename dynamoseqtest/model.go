@@ -40,10 +40,10 @@ type model struct {
 
 	mu     sync.Mutex // protects the fields below
 	rnd    *rand.Rand
-	parts  map[Partition]*partState
+	parts  map[partition]*partState
 	holds  map[string]*hold
 	tokens map[string]*tokenState
-	ops    map[string]*OperationStats
+	ops    map[string]*opStats
 	// pruneAt is the number of tokens at which the expired ones are
 	// dropped next.
 	pruneAt int
@@ -52,7 +52,7 @@ type model struct {
 // partState is a partition key value's capacity and figures.
 type partState struct {
 	write, read bucket
-	stats       PartitionStats
+	stats       partStats
 }
 
 // hold counts the requests in flight on an item: transactions (which make
@@ -91,10 +91,10 @@ func newModel(upstream string, svc Service) (*model, error) {
 		stop:    stop,
 		tables:  map[string]*tableInfo{},
 		rnd:     rand.New(rand.NewPCG(r.seed, 0x5e41ce)),
-		parts:   map[Partition]*partState{},
+		parts:   map[partition]*partState{},
 		holds:   map[string]*hold{},
 		tokens:  map[string]*tokenState{},
-		ops:     map[string]*OperationStats{},
+		ops:     map[string]*opStats{},
 		pruneAt: 4096,
 	}
 	m.ddb = dynamodb.New(dynamodb.Options{
@@ -281,10 +281,10 @@ func (m *model) forget(body []byte) {
 }
 
 // op returns the figures of an operation. m.mu must be held.
-func (m *model) op(name string) *OperationStats {
+func (m *model) op(name string) *opStats {
 	s := m.ops[name]
 	if s == nil {
-		s = &OperationStats{}
+		s = &opStats{}
 		m.ops[name] = s
 	}
 	return s
@@ -292,7 +292,7 @@ func (m *model) op(name string) *OperationStats {
 
 // part returns a partition key value's state. m.mu must be held.
 func (m *model) part(t *target) *partState {
-	k := Partition{Table: t.table.name, Key: t.part}
+	k := partition{table: t.table.name, key: t.part}
 	p := m.parts[k]
 	if p == nil {
 		p = &partState{}
@@ -306,14 +306,15 @@ func (m *model) stats() ModelStats {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s := ModelStats{
-		Operations: make(map[string]OperationStats, len(m.ops)),
-		Partitions: make(map[Partition]PartitionStats, len(m.parts)),
+		ops:   make(map[string]opStats, len(m.ops)),
+		parts: make(map[partition]partStats, len(m.parts)),
 	}
 	for k, v := range m.ops {
-		s.Operations[k] = *v
+		s.ops[k] = *v
+		s.add(*v)
 	}
 	for k, v := range m.parts {
-		s.Partitions[k] = v.stats
+		s.parts[k] = v.stats
 	}
 	return s
 }

@@ -31,7 +31,7 @@ func mustJSON(v any) []byte {
 
 // onDemand says whether a throttle on table t takes the on-demand form.
 func (m *model) onDemand(t *tableInfo) bool {
-	return m.rules.throttle == ThrottleOnDemand || (m.rules.throttle == ThrottleByBillingMode && t.onDemand)
+	return m.rules.throttle == ThrottleOnDemand || (m.rules.throttle == "" && t.onDemand)
 }
 
 // throttleBody counts a throttled request and returns its answer: the

@@ -32,8 +32,8 @@ func TestServiceScale(t *testing.T) {
 	}, d)
 
 	for _, bad := range []Service{
-		{Scale: -1}, {WriteUnits: -1}, {CancelledShare: 2}, {Throttle: 7},
-		{Latency: Latencies{Write: Latency{P50: 2 * time.Millisecond, P99: time.Millisecond}}},
+		{Scale: -1}, {WriteUnits: -1}, {Throttle: "7"},
+		{WriteLatency: Latency{P50: 2 * time.Millisecond, P99: time.Millisecond}},
 	} {
 		_, err := bad.rules()
 		require.Error(t, err, "%+v", bad)

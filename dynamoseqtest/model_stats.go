@@ -1,20 +1,28 @@
 package dynamoseqtest
 
-// ModelStats are the cumulative figures of a service model: what it was
-// asked, what it charged and what it refused, per operation and per
-// partition key value.
+// ModelStats are the cumulative figures of a service model (Start with
+// WithService): of every request it received, or of one partition key
+// value (Partition). Take one before and one after what a test measures,
+// and compare.
 type ModelStats struct {
-	// Operations are keyed by operation name, such as "PutItem";
-	// operations the model passes through count their requests only.
-	Operations map[string]OperationStats
+	Requests   int64   // requests received; for a partition, the modelled requests on it
+	WriteUnits float64 // write units charged
+	Throttled  int64   // requests throttled and transactions cancelled for capacity, in either form
+	Conflicts  int64   // requests refused and transactions cancelled for a transaction conflict
 
-	// Partitions are the partition key values the modelled operations
-	// touched.
-	Partitions map[Partition]PartitionStats
+	ops   map[string]opStats
+	parts map[partition]partStats
 }
 
-// OperationStats are the figures of one operation.
-type OperationStats struct {
+// Partition returns the figures of the partition key value key of table,
+// where key is the value with its type, such as "S:SEQ#orders" or "N:42".
+func (s ModelStats) Partition(table, key string) ModelStats {
+	p := s.parts[partition{table: table, key: key}]
+	return ModelStats{Requests: p.Requests, WriteUnits: p.WriteUnits, Throttled: p.Throttled, Conflicts: p.Conflicts}
+}
+
+// opStats are the figures of one operation.
+type opStats struct {
 	Requests   int64   // requests received
 	WriteUnits float64 // write units charged
 	ReadUnits  float64 // read units charged
@@ -47,14 +55,14 @@ type OperationStats struct {
 	InProgress, Replays int64
 }
 
-// Partition names a partition key value of a table. Key is the value
+// partition names a partition key value of a table. key is the value
 // with its type, such as "S:SEQ#orders" or "N:42".
-type Partition struct {
-	Table, Key string
+type partition struct {
+	table, key string
 }
 
-// PartitionStats are the figures of one partition key value.
-type PartitionStats struct {
+// partStats are the figures of one partition key value.
+type partStats struct {
 	Requests   int64
 	WriteUnits float64
 	ReadUnits  float64
@@ -62,20 +70,19 @@ type PartitionStats struct {
 	Conflicts  int64 // requests refused or cancelled for a conflict
 }
 
-// Total adds up the figures of every operation.
-func (s ModelStats) Total() OperationStats {
-	var t OperationStats
-	for _, o := range s.Operations {
-		t.Requests += o.Requests
-		t.WriteUnits += o.WriteUnits
-		t.ReadUnits += o.ReadUnits
-		t.Throttled += o.Throttled
-		t.ThrottledCancellations += o.ThrottledCancellations
-		t.Conflicts += o.Conflicts
-		t.ConflictCancellations += o.ConflictCancellations
-		t.Cancellations += o.Cancellations
-		t.InProgress += o.InProgress
-		t.Replays += o.Replays
+// add adds an operation's figures to s's totals.
+func (s *ModelStats) add(o opStats) {
+	s.Requests += o.Requests
+	s.WriteUnits += o.WriteUnits
+	s.Throttled += o.Throttled + o.ThrottledCancellations
+	s.Conflicts += o.Conflicts + o.ConflictCancellations
+}
+
+// ModelStats returns the figures of a server started with WithService so
+// far; the zero ModelStats for any other.
+func (s *Server) ModelStats() ModelStats {
+	if s.model == nil {
+		return ModelStats{}
 	}
-	return t
+	return s.model.stats()
 }

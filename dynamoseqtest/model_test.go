@@ -65,7 +65,7 @@ func throttled(err error) bool {
 func TestModelFloodThrottledAtRate(t *testing.T) {
 	t.Parallel()
 	for _, form := range []dynamoseqtest.ThrottleForm{dynamoseqtest.ThrottleOnDemand, dynamoseqtest.ThrottleProvisioned} {
-		t.Run(form.String(), func(t *testing.T) {
+		t.Run(string(form), func(t *testing.T) {
 			t.Parallel()
 			const rate = 200 // write units a second
 			// A bucket of 100 ms (20 units): what it holds at the window's
@@ -107,9 +107,9 @@ func TestModelFloodThrottledAtRate(t *testing.T) {
 			// Measured in a window inside the flood, so that the requests
 			// in flight at its two ends cancel out.
 			time.Sleep(200 * time.Millisecond)
-			before, start := srv.ModelStats().Operations["PutItem"], time.Now()
+			before, start := srv.ModelStats().Operation("PutItem"), time.Now()
 			time.Sleep(3 * time.Second)
-			after, elapsed := srv.ModelStats().Operations["PutItem"], time.Since(start).Seconds()
+			after, elapsed := srv.ModelStats().Operation("PutItem"), time.Since(start).Seconds()
 			close(stop)
 			wg.Wait()
 			require.NoError(t, firstErr)
@@ -119,8 +119,8 @@ func TestModelFloodThrottledAtRate(t *testing.T) {
 			require.InDelta(t, rate, got, rate*0.1)
 			require.Greater(t, after.Throttled-before.Throttled, int64(0))
 			final := srv.ModelStats()
-			p := final.Partitions[dynamoseqtest.Partition{Table: table, Key: "S:hot"}]
-			require.Equal(t, final.Operations["PutItem"].Throttled, p.Throttled, "a single-item request's throttle is its partition's")
+			p := final.Partition(table, "S:hot")
+			require.Equal(t, final.Operation("PutItem").Throttled, p.Throttled, "a single-item request's throttle is its partition's")
 		})
 	}
 }
@@ -151,7 +151,7 @@ func TestModelThrottleAnswers(t *testing.T) {
 		}},
 	}
 	for _, tc := range cases {
-		t.Run(tc.form.String(), func(t *testing.T) {
+		t.Run(string(tc.form), func(t *testing.T) {
 			t.Parallel()
 			srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{WriteUnits: 2, Throttle: tc.form}))
 			table := srv.NewTable(t, table())
@@ -187,7 +187,7 @@ func TestModelThrottleAnswers(t *testing.T) {
 			require.ErrorAs(t, err, &cancelled)
 			require.Equal(t, int64(1), srv.ModelStats().Total().Requests-before, "1 attempt")
 
-			tx := srv.ModelStats().Operations["TransactWriteItems"]
+			tx := srv.ModelStats().Operation("TransactWriteItems")
 			require.Equal(t, int64(2), tx.ThrottledCancellations)
 			require.Equal(t, int64(2), tx.Cancellations)
 			require.Zero(t, tx.WriteUnits, "a throttled transaction costs nothing")
@@ -200,7 +200,7 @@ func TestModelThrottleAnswers(t *testing.T) {
 func arrived(t *testing.T, srv *dynamoseqtest.Server, op string, n int64) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for srv.ModelStats().Operations[op].Requests < n {
+	for srv.ModelStats().Operation(op).Requests < n {
 		require.True(t, time.Now().Before(deadline), "%s never arrived", op)
 		time.Sleep(time.Millisecond)
 	}
@@ -222,7 +222,7 @@ func codes(e *types.TransactionCanceledException) []string {
 func TestModelTransactionConflicts(t *testing.T) {
 	t.Parallel()
 	slow := dynamoseqtest.Latency{P50: 600 * time.Millisecond, P99: 600 * time.Millisecond}
-	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{Latency: dynamoseqtest.Latencies{Transact: slow}}))
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{TransactLatency: slow}))
 	table := srv.NewTable(t, table())
 	c := srv.Client(noRetries)
 	ctx := context.Background()
@@ -256,10 +256,10 @@ func TestModelTransactionConflicts(t *testing.T) {
 	require.NoError(t, putSized(ctx, c, table, "x", 100), "free once answered")
 
 	s := srv.ModelStats()
-	require.Equal(t, int64(1), s.Operations["TransactWriteItems"].ConflictCancellations)
-	require.Equal(t, int64(1), s.Operations["PutItem"].Conflicts)
-	require.Equal(t, int64(1), s.Partitions[dynamoseqtest.Partition{Table: table, Key: "S:y"}].Conflicts)
-	require.Equal(t, int64(1), s.Partitions[dynamoseqtest.Partition{Table: table, Key: "S:x"}].Conflicts)
+	require.Equal(t, int64(1), s.Operation("TransactWriteItems").ConflictCancellations)
+	require.Equal(t, int64(1), s.Operation("PutItem").Conflicts)
+	require.Equal(t, int64(1), s.Partition(table, "S:y").Conflicts)
+	require.Equal(t, int64(1), s.Partition(table, "S:x").Conflicts)
 }
 
 // The units the model charges follow AWS's documented table: writes 1
@@ -270,7 +270,7 @@ func TestModelTransactionConflicts(t *testing.T) {
 // reads. ConsumedCapacity says the same when asked.
 func TestModelUnitsCharged(t *testing.T) {
 	t.Parallel()
-	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{Latency: dynamoseqtest.Latencies{Off: true}}))
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{NoLatency: true}))
 	tab := srv.NewTable(t, table())
 	skDef := table()
 	skDef.AttributeDefinitions = append(skDef.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeN})
@@ -283,9 +283,9 @@ func TestModelUnitsCharged(t *testing.T) {
 		for suffix, size := range tc.setup {
 			require.NoError(t, putSized(ctx, c, tab, p+suffix, size))
 		}
-		before := srv.ModelStats().Operations[tc.op]
+		before := srv.ModelStats().Operation(tc.op)
 		got, err := tc.run(p)
-		after := srv.ModelStats().Operations[tc.op]
+		after := srv.ModelStats().Operation(tc.op)
 		units := after.WriteUnits - before.WriteUnits + after.ReadUnits - before.ReadUnits
 		if tc.fails {
 			require.Error(t, err, tc.name)
@@ -446,7 +446,7 @@ func (e unitEnv) transactionCases() []unitCase {
 // ConsumedCapacity comes only when asked for, as from the service.
 func TestModelConsumedCapacityOnlyWhenAsked(t *testing.T) {
 	t.Parallel()
-	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{Latency: dynamoseqtest.Latencies{Off: true}}))
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{NoLatency: true}))
 	tab := srv.NewTable(t, table())
 	c := srv.Client()
 	ctx := context.Background()
@@ -469,7 +469,7 @@ func TestModelConsumedCapacityOnlyWhenAsked(t *testing.T) {
 // it (the SDK's default) reads them, errors included.
 func TestModelAnswersCarryChecksums(t *testing.T) {
 	t.Parallel()
-	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{WriteUnits: 2, Latency: dynamoseqtest.Latencies{Off: true}}))
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{WriteUnits: 2, NoLatency: true}))
 	tab := srv.NewTable(t, table())
 	c := srv.Client(noRetries, func(o *dynamodb.Options) { o.DisableValidateResponseChecksum = false })
 	ctx := context.Background()
@@ -485,7 +485,7 @@ func TestModelAnswersCarryChecksums(t *testing.T) {
 func TestModelTokenInProgress(t *testing.T) {
 	t.Parallel()
 	slow := dynamoseqtest.Latency{P50: 400 * time.Millisecond, P99: 400 * time.Millisecond}
-	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{Latency: dynamoseqtest.Latencies{Transact: slow}}))
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{TransactLatency: slow}))
 	tab := srv.NewTable(t, table())
 	c := srv.Client(noRetries)
 	require.NoError(t, putSized(context.Background(), c, tab, "warm", 100)) // the model has described the table
@@ -503,7 +503,7 @@ func TestModelTokenInProgress(t *testing.T) {
 	require.NoError(t, <-first)
 	_, err = c.TransactWriteItems(context.Background(), in)
 	require.NoError(t, err, "a replay once it is done")
-	s := srv.ModelStats().Operations["TransactWriteItems"]
+	s := srv.ModelStats().Operation("TransactWriteItems")
 	require.Equal(t, int64(1), s.InProgress)
 	require.Equal(t, int64(1), s.Replays)
 }
@@ -512,7 +512,7 @@ func TestModelTokenInProgress(t *testing.T) {
 // PutItem on distinct keys from parallel goroutines.
 func BenchmarkModelPutItem(b *testing.B) {
 	local := dynamoseqtest.Start(b)
-	model := dynamoseqtest.Start(b, dynamoseqtest.WithService(dynamoseqtest.Service{Latency: dynamoseqtest.Latencies{Off: true}}))
+	model := dynamoseqtest.Start(b, dynamoseqtest.WithService(dynamoseqtest.Service{NoLatency: true}))
 	for _, s := range []struct {
 		name string
 		srv  *dynamoseqtest.Server
@@ -538,7 +538,7 @@ func BenchmarkModelPutItem(b *testing.B) {
 // By default a throttle takes the form of the table's billing mode.
 func TestModelThrottleFormByBillingMode(t *testing.T) {
 	t.Parallel()
-	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{WriteUnits: 2, Latency: dynamoseqtest.Latencies{Off: true}}))
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{WriteUnits: 2, NoLatency: true}))
 	onDemand := srv.NewTable(t, table())
 	def := table()
 	def.BillingMode = types.BillingModeProvisioned
@@ -558,7 +558,7 @@ func TestModelThrottleFormByBillingMode(t *testing.T) {
 func TestModelLatencyHeld(t *testing.T) {
 	t.Parallel()
 	fixed := dynamoseqtest.Latency{P50: 40 * time.Millisecond, P99: 40 * time.Millisecond}
-	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{Scale: 0.5, Latency: dynamoseqtest.Latencies{Write: fixed}}))
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{Scale: 0.5, WriteLatency: fixed}))
 	tab := srv.NewTable(t, table())
 	c := srv.Client()
 	require.NoError(t, putSized(context.Background(), c, tab, "warm", 100))

@@ -19,7 +19,7 @@ import (
 // ConsumedCapacity says 2 for 16 small items of one item collection.)
 func TestModelTransactionUnitsPerItem(t *testing.T) {
 	t.Parallel()
-	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{Latency: dynamoseqtest.Latencies{Off: true}}))
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{NoLatency: true}))
 	tab := srv.NewTable(t, &dynamodb.CreateTableInput{
 		AttributeDefinitions: []types.AttributeDefinition{
 			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
@@ -45,11 +45,11 @@ func TestModelTransactionUnitsPerItem(t *testing.T) {
 				"v":  &types.AttributeValueMemberS{Value: "forty bytes of text or thereabouts"},
 			}}}
 		}
-		before := srv.ModelStats().Operations["TransactWriteItems"]
+		before := srv.ModelStats().Operation("TransactWriteItems")
 		out, err := c.TransactWriteItems(context.Background(), &dynamodb.TransactWriteItemsInput{
 			TransactItems: items, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 		require.NoError(t, err)
-		after := srv.ModelStats().Operations["TransactWriteItems"]
+		after := srv.ModelStats().Operation("TransactWriteItems")
 		require.Equal(t, 32.0, after.WriteUnits-before.WriteUnits, "one item collection: %v", oneCollection)
 		require.Len(t, out.ConsumedCapacity, 1)
 		require.Equal(t, 32.0, aws.ToFloat64(out.ConsumedCapacity[0].CapacityUnits), "ConsumedCapacity, one item collection: %v", oneCollection)

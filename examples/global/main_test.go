@@ -22,15 +22,13 @@ func TestMain(m *testing.M) { dynamoseqtest.Main(m) }
 // replicated 200ms after each write: the Region-sliced Counter repeats
 // nothing, the plain one does.
 func TestGlobal(t *testing.T) {
-	g := dynamoseqtest.NewGlobalTable(t, dynamoseq.CounterTable("orders"), dynamoseqtest.GlobalTableOptions{
-		Regions: []string{"us-east-1", "eu-west-1"},
-		Delay:   200 * time.Millisecond,
-	})
+	regions := []string{"us-east-1", "eu-west-1"}
+	g := dynamoseqtest.NewGlobalTable(t, dynamoseq.CounterTable("orders"), 200*time.Millisecond, regions...)
 	var endpoints []string
-	for _, r := range g.Regions() {
+	for _, r := range regions {
 		endpoints = append(endpoints, g.Server(r).Endpoint())
 	}
-	args := []string{"-regions", strings.Join(g.Regions(), ","), "-endpoints", strings.Join(endpoints, ","),
+	args := []string{"-regions", strings.Join(regions, ","), "-endpoints", strings.Join(endpoints, ","),
 		"-table", g.Name(), "-goroutines", "3", "-orders", "30"}
 	var out bytes.Buffer
 	require.NoError(t, run(context.Background(), args, &out), out.String())

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dynamoseq/dynamoseq/internal/dbtest"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
 )
 
 func TestMain(m *testing.M) {
@@ -47,15 +47,14 @@ func add(t *testing.T, c *dynamodb.Client, table, pk string, n int) int {
 
 // TestReplicator runs the tests, which share two DynamoDB Local servers.
 func TestReplicator(t *testing.T) {
-	endpoints := dbtest.RegionServers(t, 2)
-	t.Run("BothWays", func(t *testing.T) { testReplicatesBothWays(t, endpoints) })
-	t.Run("LastWriterWins", func(t *testing.T) { testLastWriterWins(t, endpoints) })
+	t.Run("BothWays", testReplicatesBothWays)
+	t.Run("LastWriterWins", testLastWriterWins)
 }
 
 // testReplicatesBothWays: writes in either Region reach the other, deletes
 // too, and the replicator's own writes are not sent back.
-func testReplicatesBothWays(t *testing.T, endpoints []string) {
-	g := dbtest.MRECTable(t, endpoints, 50*time.Millisecond)
+func testReplicatesBothWays(t *testing.T) {
+	g := dbtest.MRECTable(t, 50*time.Millisecond)
 	a, b := g.Clients[0], g.Clients[1]
 	add(t, a, g.Table, "x", 1)
 	add(t, b, g.Table, "y", 5)
@@ -68,15 +67,15 @@ func testReplicatesBothWays(t *testing.T, endpoints []string) {
 	g.Settle(t)
 	require.Equal(t, "2", get(t, a, g.Table, "x")["value"].(*types.AttributeValueMemberN).Value)
 	require.Nil(t, get(t, b, g.Table, "y"))
-	s := g.Replicator.Stats()
-	require.Equal(t, int64(4), s.Local, "writes made by clients")
+	s := g.Stats()
+	require.Equal(t, int64(4), s.Writes, "writes made by clients")
 	require.Equal(t, int64(4), s.Replicated, "each replicated once, never echoed back")
 }
 
 // testLastWriterWins: concurrent writes of one item in both Regions end
 // with the same item everywhere, and some writes are lost.
-func testLastWriterWins(t *testing.T, endpoints []string) {
-	g := dbtest.MRECTable(t, endpoints, 20*time.Millisecond)
+func testLastWriterWins(t *testing.T) {
+	g := dbtest.MRECTable(t, 20*time.Millisecond)
 	var wg sync.WaitGroup
 	for i, c := range g.Clients {
 		wg.Add(1)
@@ -93,5 +92,5 @@ func testLastWriterWins(t *testing.T, endpoints []string) {
 	require.Equal(t, ia, ib, "the Regions did not converge")
 	v, _ := strconv.Atoi(ia["value"].(*types.AttributeValueMemberN).Value)
 	require.Less(t, v, 150, "with no write lost the counter would be 50*1+50*2")
-	t.Logf("converged at %d of 150; %+v", v, g.Replicator.Stats())
+	t.Logf("converged at %d of 150; %+v", v, g.Stats())
 }

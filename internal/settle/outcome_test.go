@@ -8,8 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/dynamoseq/dynamoseq/internal/answer"
 	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/answer"
 )
 
 // dropsOptFns is a client wrapper that does not pass the optFns on.

@@ -9,8 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/dynamoseq/dynamoseq/internal/answer"
 	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/answer"
 )
 
 // cancelled answers a TransactWriteItems with a TransactionCanceledException

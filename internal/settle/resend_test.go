@@ -14,8 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/dynamoseq/dynamoseq/internal/answer"
 	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/answer"
 )
 
 var errUnknown = errors.New("outcome unknown")

@@ -9,8 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/dynamoseq/dynamoseq/internal/answer"
 	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/answer"
 )
 
 // TestOwnBackpressure: with OwnBackpressure in a call's optFns, the SDK

@@ -5,7 +5,7 @@
 // the ceiling of its write pattern; the latency percentiles (p50, p99) of
 // both against the writers; and the share of the ceiling each reached with
 // 16 writers (one process, and 4 processes x 4). With -count above 1 it
-// uses the median of the runs, as internal/benchratio does.
+// uses the median of the runs, as tools/benchratio does.
 //
 // It is a module of its own so that its plotting library never enters the
 // library's go.mod; it reads the text and imports nothing of dynamoseq.

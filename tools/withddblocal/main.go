@@ -4,7 +4,7 @@
 // exiting with the command's status. `make demo` runs the quickstart with
 // it, so that the example itself needs nothing but an endpoint:
 //
-//	go run ./internal/withddblocal go run ./examples/quickstart -orders 100
+//	go run ./tools/withddblocal go run ./examples/quickstart -orders 100
 package main
 
 import (

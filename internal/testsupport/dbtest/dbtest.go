@@ -27,9 +27,9 @@ import (
 	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 )
 
-// EndpointEnv names the variable that points the tests at a running server.
-// Helper processes started by a test inherit it.
-const EndpointEnv = dynamoseqtest.EndpointEnv
+// EndpointEnv names the variable that points dynamoseqtest.Start at a
+// running server. Helper processes started by a test inherit it.
+const EndpointEnv = "DYNAMOSEQ_TEST_ENDPOINT"
 
 // Main runs the tests of a package and stops the shared server, if it
 // started one.

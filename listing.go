@@ -3,7 +3,6 @@ package dynamoseq
 import (
 	"context"
 	"iter"
-	"strconv"
 )
 
 // Order is the order in which a listing returns numbered items.
@@ -16,16 +15,6 @@ const (
 	// OldestFirst lists number 1 first.
 	OldestFirst
 )
-
-func (o Order) name() string {
-	switch o {
-	case NewestFirst:
-		return "NewestFirst"
-	case OldestFirst:
-		return "OldestFirst"
-	}
-	return "Order(" + strconv.Itoa(int(o)) + ")"
-}
 
 // The pages of the iterators (SortKey.All, Latest.All): the first holds
 // firstPage entries, each next one twice as many, up to maxPage.

@@ -35,9 +35,10 @@ const maxProblems = 20
 //     version, holding that version's item;
 //   - Counter: no told number is above Current. Block: uniqueness only.
 //
-// Each problem is one tb.Errorf that says what broke, such as "number 7 is
-// missing: the sequence has 1..6 and 8..10"; a failed read is a tb.Fatalf.
-// It reads with All, GetLatest or Current, strongly consistent. For an
+// Each problem (up to 20, then their count) is one tb.Errorf that says what
+// broke, such as "number 7 is missing: the sequence has 1..6 and 8..10"; a
+// failed read is a tb.Fatalf. Call it once the callers have returned: it
+// reads with All, GetLatest or Current, strongly consistent. For an
 // IDMinter, pass the strategy under it, the name SequenceAt gives and the
 // numbers of the IDs (IDMinter.Parse).
 func CheckSequence(tb testing.TB, seq dynamoseq.Sequencer, name, body string, told map[string]int64) {

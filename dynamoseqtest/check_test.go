@@ -140,6 +140,15 @@ func TestCheckSequenceSortKey(t *testing.T) {
 	assert.Equal(t, []string{`sequence "nobody": item 2 holds no attribute body`}, check(t, s, "nobody", "body", map[string]int64{"a": 1}))
 	assert.Empty(t, check(t, s, "nobody", "", told), "compared whole, an item without attributes is no body")
 
+	many := map[string]int64{}
+	for n := range 25 {
+		many["x"+strconv.Itoa(n)] = int64(11 + n)
+	}
+	errs := check(t, s, "fine", "body", many)
+	require.Len(t, errs, 21, "20 problems, then how many more")
+	assert.Equal(t, `sequence "fine": the caller of x0 was told 11, but no item 11 is stored`, errs[0])
+	assert.Equal(t, `sequence "fine": 5 more problems`, errs[20])
+
 	assert.Equal(t, []string{`sequence "fine": number 3 was told to 2 callers: a and b`},
 		check(t, s, "fine", "", map[string]int64{"a": 3, "b": 3}))
 }
@@ -164,6 +173,30 @@ func TestCheckSequenceLatest(t *testing.T) {
 	require.NoError(t, err)
 	told["v4"] = 4
 	assert.Equal(t, []string{`sequence "doc": 'latest' is at version 3, but the last version stored is 4`}, check(t, l, "doc", "body", told))
+
+	// 'latest' at the last version, with another body.
+	writeLatest(t, srv.Client(), table, "doc", 4, "v3")
+	assert.Equal(t, []string{`sequence "doc": 'latest' holds body v3, but version 4 holds body v4`}, check(t, l, "doc", "body", told))
+
+	// 'latest' gone, or there without versions.
+	_, err = srv.Client().DeleteItem(context.Background(), &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "doc"}, "sk": &types.AttributeValueMemberN{Value: "0"},
+	}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{`sequence "doc": 'latest' is missing, but versions up to 4 are stored`}, check(t, l, "doc", "body", told))
+	writeLatest(t, srv.Client(), table, "ghost", 2, "v2")
+	assert.Equal(t, []string{`sequence "ghost": 'latest' is at version 2, but no version is stored`}, check(t, l, "ghost", "body", nil))
+}
+
+// writeLatest writes the 'latest' item of name (LayoutSortKey) past the
+// library, at version v with body b.
+func writeLatest(t *testing.T, client *dynamodb.Client, table, name string, v int64, b string) {
+	t.Helper()
+	_, err := client.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: name}, "sk": &types.AttributeValueMemberN{Value: "0"},
+		"version": &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}, "body": &types.AttributeValueMemberS{Value: b},
+	}})
+	require.NoError(t, err)
 }
 
 func TestCheckSequenceCounters(t *testing.T) {

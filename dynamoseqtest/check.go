@@ -135,11 +135,12 @@ func checkStored(tb testing.TB, items []stored, body string, told map[string]int
 		have[it.n] = true
 	}
 	for _, c := range byNumber(told) {
+		b, hasBody := bodyAt[c.n]
 		switch {
 		case !have[c.n]:
 			problems = append(problems, fmt.Sprintf("the caller of %s was told %d, but no item %d is stored", short(c.body), c.n, c.n))
-		case body != "" && bodyAt[c.n] != c.body:
-			problems = append(problems, fmt.Sprintf("the caller of %s was told %d, but item %d holds body %s", short(c.body), c.n, c.n, short(bodyAt[c.n])))
+		case body != "" && hasBody && b != c.body:
+			problems = append(problems, fmt.Sprintf("the caller of %s was told %d, but item %d holds body %s", short(c.body), c.n, c.n, short(b)))
 		}
 	}
 	return problems

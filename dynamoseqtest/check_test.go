@@ -137,7 +137,8 @@ func TestCheckSequenceSortKey(t *testing.T) {
 	}, check(t, s, "wrong", "body", map[string]int64{"order-17": 1, "order-3": 5}))
 
 	told = bodies(t, s.Append, "nobody", "a", "")
-	assert.Equal(t, []string{`sequence "nobody": item 2 holds no attribute body`}, check(t, s, "nobody", "body", map[string]int64{"a": 1}))
+	assert.Equal(t, []string{`sequence "nobody": item 2 holds no attribute body`}, check(t, s, "nobody", "body", map[string]int64{"a": 1, "b": 2}),
+		"one message for item 2")
 	assert.Empty(t, check(t, s, "nobody", "", told), "compared whole, an item without attributes is no body")
 
 	many := map[string]int64{}

@@ -20,6 +20,10 @@
 //		}
 //	}
 //
+// Once a test's callers have returned, CheckSequence reads a sequence back
+// and fails the test with what broke: a number missing, a body stored
+// twice, a caller told a number that holds another caller's item.
+//
 // Code without a testing.TB, such as a runnable Example, gets a table of
 // the same server from SharedTable:
 //

@@ -34,3 +34,6 @@ func (s ModelStats) Total() OperationStats {
 
 // Regions are the table's Regions, in the order given.
 func (g *GlobalTable) Regions() []string { return g.regions }
+
+// Writes is how many writes the Regions' clients made.
+func (s ReplicationStats) Writes() int64 { return s.writes }

@@ -50,7 +50,7 @@ func CheckSequence(tb testing.TB, seq dynamoseq.Sequencer, name, body string, to
 		items := readAll(tb, s.All(ctx, name, dynamoseq.OldestFirst), func(it dynamoseq.Item) stored { return stored{it.Number, it.Item} })
 		problems = append(problems, checkStored(tb, items, body, told)...)
 	case *dynamoseq.Latest:
-		versions := readAll(tb, s.All(ctx, name, dynamoseq.OldestFirst), func(v dynamoseq.Version) stored { return stored{v.Number, v.Item} })
+		versions := readAll(tb, s.All(ctx, name, dynamoseq.OldestFirst), func(v dynamoseq.Item) stored { return stored{v.Number, v.Item} })
 		problems = append(problems, checkStored(tb, versions, body, told)...)
 		problems = append(problems, checkLatest(tb, s, name, body, versions)...)
 	case *dynamoseq.Counter:

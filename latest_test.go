@@ -571,12 +571,24 @@ func TestLatestWarmWriter(t *testing.T) {
 // (nothing written), or after DynamoDB applied it (the answer is lost).
 type cancelClient struct {
 	dynamoseq.Client
-	cancel     context.CancelFunc
 	afterApply bool
+	mu         sync.Mutex         // protects cancel
+	cancel     context.CancelFunc // nil: pass the transaction on
+}
+
+// arm sets the cancel function of the transactions to come; nil disarms.
+// A resend of the library may still be in flight when the test disarms.
+func (c *cancelClient) arm(cancel context.CancelFunc) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cancel = cancel
 }
 
 func (c *cancelClient) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	if c.cancel == nil {
+	c.mu.Lock()
+	cancel := c.cancel
+	c.mu.Unlock()
+	if cancel == nil {
 		return c.Client.TransactWriteItems(ctx, in, optFns...)
 	}
 	if c.afterApply {
@@ -584,7 +596,7 @@ func (c *cancelClient) TransactWriteItems(ctx context.Context, in *dynamodb.Tran
 			return nil, err
 		}
 	}
-	c.cancel()
+	cancel()
 	return nil, &smithy.OperationError{ServiceID: "DynamoDB", OperationName: "TransactWriteItems", Err: context.Canceled}
 }
 
@@ -612,9 +624,9 @@ func TestLatestCancelledContext(t *testing.T) {
 			require.ErrorIs(t, err, dynamoseq.ErrNotFound, "GetLatest after an Append with a cancelled context")
 
 			inFlight, cancel := context.WithCancel(ctx)
-			cc.cancel = cancel
+			cc.arm(cancel)
 			v, err := l.Append(inFlight, "doc1", page{ID: "maybe"})
-			cc.cancel = nil
+			cc.arm(nil)
 			if err != nil {
 				require.ErrorIs(t, err, context.Canceled, "Append whose context ends in flight")
 			} else {

@@ -379,7 +379,8 @@ func TestBlockAdaptiveSize(t *testing.T) {
 		}
 	}
 	waitLeases := func(n int) {
-		require.Eventually(t, func() bool { return len(faulty.leaseSizes()) >= n }, 10*time.Second, time.Millisecond)
+		t.Helper()
+		waitFor(t, func() bool { return len(faulty.leaseSizes()) >= n })
 	}
 
 	// Numbers used in no time: the next range is as large as allowed.

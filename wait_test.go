@@ -29,6 +29,6 @@ func pollUntil(t *testing.T, cond func() bool) bool {
 		if !end.IsZero() && time.Now().After(end) {
 			return false
 		}
-		time.Sleep(wait)
+		<-time.After(wait)
 	}
 }

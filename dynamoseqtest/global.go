@@ -117,8 +117,8 @@ func startServers(tb testing.TB, n int) []*Server {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-			defer cancel()
+			// ddblocal bounds the start-up by the test binary\'s -timeout.
+			ctx := context.Background()
 			local, err := ddblocal.StartConfig(ctx, ddblocal.Config{Advice: howToInstall(false)})
 			if err != nil {
 				errs[i] = err

@@ -138,8 +138,8 @@ type Options struct {
 // not see: Kill and Restart, or two servers standing for two Regions.
 func New(tb testing.TB, o Options) *Server {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
+	// ddblocal bounds the start-up by the test binary\'s -timeout.
+	ctx := context.Background()
 	local, err := ddblocal.StartConfig(ctx, ddblocal.Config{DBPath: o.DBPath, Advice: howToInstall(false)})
 	if err != nil {
 		tb.Fatalf("dynamoseqtest: this test needs a DynamoDB Local of its own: %v", err)
@@ -178,8 +178,8 @@ func (s *Server) Kill(tb testing.TB) {
 func (s *Server) Restart(tb testing.TB) {
 	tb.Helper()
 	s.mustOwn(tb, "Restart")
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
+	// ddblocal bounds the start-up by the test binary\'s -timeout.
+	ctx := context.Background()
 	if err := s.local.Restart(ctx); err != nil {
 		tb.Fatalf("dynamoseqtest: restarting DynamoDB Local: %v", err)
 	}

@@ -43,8 +43,8 @@ func RegionServers(tb testing.TB, n int) []string {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-			defer cancel()
+			// ddblocal bounds the start-up by the test binary\'s -timeout.
+			ctx := context.Background()
 			servers[i], errs[i] = ddblocal.Start(ctx)
 		}()
 	}

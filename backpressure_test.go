@@ -29,7 +29,9 @@ import (
 // first few hundred milliseconds, also on a loaded machine that sends at
 // half its usual rate, and ends in about two to four seconds: the time is
 // the units written divided by the partition's rate. Burst (a tenth of a
-// second of the rate) keeps the first, unthrottled, burst short.
+// second of the rate) keeps the first, unthrottled, burst short. On a
+// machine slower still, a case runs its workload again until the model
+// has throttled (untilThrottled).
 
 // throttleForms are the two forms of a throttle: an exception
 // (ThrottlingException, ProvisionedThroughputExceededException) for a
@@ -59,6 +61,28 @@ func requireNoErrors(t *testing.T, results []appendResult) {
 		}
 	}
 	require.Empty(t, failed, "%d of %d callers got an error", len(failed), len(results))
+}
+
+// untilThrottled runs round(0), round(1), ... until the model behind srv
+// has throttled a request or a transaction: a loaded machine may offer
+// less than a partition's capacity in a round, which then proves nothing.
+// It returns the rounds run and the time they took, and fails t when the
+// test's deadline (giveUpAt) nears first.
+func untilThrottled(t *testing.T, srv *dynamoseqtest.Server, round func(i int)) (int, time.Duration) {
+	t.Helper()
+	start, end := time.Now(), giveUpAt(t)
+	for i := 0; ; i++ {
+		round(i)
+		if srv.ModelStats().Throttled > 0 { // requests and transactions
+			if i > 0 {
+				t.Logf("the model throttled in round %d of the workload", i+1)
+			}
+			return i + 1, time.Since(start)
+		}
+		if !end.IsZero() && time.Now().After(end) {
+			t.Fatalf("%d rounds of the workload up to the test's deadline, and the model throttled none: the test proves nothing", i+1)
+		}
+	}
 }
 
 // modelFigures logs what a case did on the model: its throughput, the
@@ -109,9 +133,10 @@ func TestModelHotNameAppend(t *testing.T) {
 				srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(hotService(form.form, c.writeUnits)))
 				table := srv.NewTable(t, dynamoseq.SortKeyTable("hot"))
 				appendFn, stats, latest := modelAppender(t, c.strategy, srv.Client(), table, c.noTx)
-				start := time.Now()
-				results := appendBodies(appendFn, "hot", "b", 16, c.each, 0)
-				took := time.Since(start)
+				var results []appendResult
+				_, took := untilThrottled(t, srv, func(round int) {
+					results = append(results, appendBodies(appendFn, "hot", "b"+strconv.Itoa(round), 16, c.each, 0)...)
+				})
 				requireNoErrors(t, results)
 				checkAppends(t, srv.Client(), table, "hot", results, false)
 				if latest != nil {
@@ -183,22 +208,25 @@ func TestModelHotNameCounters(t *testing.T) {
 				next := counterNext(t, c.strategy, counter)
 				var mu sync.Mutex
 				seen := map[string]bool{}
-				start := time.Now()
-				got := fanOut(t, 16, c.each, func(g, i int) (string, error) {
-					v, err := next(g)
-					if err != nil {
-						return "", err
+				got := make([][]string, 16)
+				rounds, took := untilThrottled(t, srv, func(int) {
+					for g, values := range fanOut(t, 16, c.each, func(g, i int) (string, error) {
+						v, err := next(g)
+						if err != nil {
+							return "", err
+						}
+						mu.Lock()
+						defer mu.Unlock()
+						if seen[v] {
+							t.Errorf("%s handed out twice", v)
+						}
+						seen[v] = true
+						return v, nil
+					}) {
+						got[g] = append(got[g], values...)
 					}
-					mu.Lock()
-					defer mu.Unlock()
-					if seen[v] {
-						t.Errorf("%s handed out twice", v)
-					}
-					seen[v] = true
-					return v, nil
 				})
-				took := time.Since(start)
-				require.Len(t, seen, 16*c.each, "values handed out")
+				require.Len(t, seen, rounds*16*c.each, "values handed out in %d rounds", rounds)
 				requireIncreasingIDs(t, got)
 				st := counter.Figures()
 				require.Zero(t, st.Errors.Total(), "the counter's failed calls: %+v", st.Errors)
@@ -296,7 +324,7 @@ func TestModelHotNameProcesses(t *testing.T) {
 					}
 					results = append(results, r)
 				}
-				require.Len(t, results, processes*goroutines*each, "results reported")
+				require.Len(t, results, len(outs)*goroutines*each, "results reported by %d processes", len(outs))
 				requireNoErrors(t, results)
 				checkAppends(t, srv.Client(), table, "hot", results, false)
 				if strategy == "Latest" {
@@ -350,7 +378,7 @@ func TestModelHotNameCounterProcesses(t *testing.T) {
 					}
 					got = append(got, values)
 				}
-				require.Len(t, seen, processes*goroutines*each, "values handed out")
+				require.Len(t, seen, len(outs)*goroutines*each, "values handed out by %d processes", len(outs))
 				requireIncreasingIDs(t, got)
 				modelFigures(t, srv, writeUnits, len(seen), took, dynamoseq.CapacityFigures{})
 			})
@@ -360,15 +388,18 @@ func TestModelHotNameCounterProcesses(t *testing.T) {
 
 // hotProcesses runs helper (with STRATEGY, GOROUTINES and EACH) in
 // processes OS processes against a new table made by def on a model whose
-// partitions take writeUnits a second, throttled in form. It returns the
-// model, the table, the processes' outputs and how long they took.
+// partitions take writeUnits a second, throttled in form, again until the
+// model has throttled (untilThrottled). It returns the model, the table,
+// the outputs of all the processes and how long they took.
 func hotProcesses(t *testing.T, form dynamoseqtest.ThrottleForm, writeUnits float64, def *dynamodb.CreateTableInput,
 	helper, strategy string, processes, goroutines, each int) (*dynamoseqtest.Server, string, [][]byte, time.Duration) {
 	t.Helper()
 	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(hotService(form, writeUnits)))
 	table := srv.NewTable(t, def)
-	start := time.Now()
-	outs := dbtest.RunProcesses(t, processes, helper, "STRATEGY="+strategy, "TABLE="+table,
-		"GOROUTINES="+strconv.Itoa(goroutines), "EACH="+strconv.Itoa(each), dbtest.EndpointEnv+"="+srv.Endpoint())
-	return srv, table, outs, time.Since(start)
+	var outs [][]byte
+	_, took := untilThrottled(t, srv, func(int) {
+		outs = append(outs, dbtest.RunProcesses(t, processes, helper, "STRATEGY="+strategy, "TABLE="+table,
+			"GOROUTINES="+strconv.Itoa(goroutines), "EACH="+strconv.Itoa(each), dbtest.EndpointEnv+"="+srv.Endpoint())...)
+	})
+	return srv, table, outs, took
 }

@@ -380,7 +380,8 @@ func TestBlockAdaptiveSize(t *testing.T) {
 		}
 	}
 	waitLeases := func(n int) {
-		require.Eventually(t, func() bool { return len(faulty.leaseSizes()) >= n }, 10*time.Second, time.Millisecond)
+		t.Helper()
+		waitFor(t, func() bool { return len(faulty.leaseSizes()) >= n })
 	}
 
 	// Numbers used in no time: the next range is as large as allowed.
@@ -436,15 +437,18 @@ type slowClient struct {
 	dynamoseq.Client
 	delay time.Duration
 	stall atomic.Bool
+	held  atomic.Int64 // calls held now
 }
 
 func (s *slowClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	wait := s.delay
 	if s.stall.Load() {
-		wait = time.Hour
+		s.held.Add(1)
+		defer s.held.Add(-1)
+		<-ctx.Done()
+		return nil, fmt.Errorf("slow client: %w", ctx.Err())
 	}
 	select {
-	case <-time.After(wait):
+	case <-time.After(s.delay):
 	case <-ctx.Done():
 		return nil, fmt.Errorf("slow client: %w", ctx.Err())
 	}
@@ -467,64 +471,88 @@ func TestBlockCloseUnderLoad(t *testing.T) {
 	require.NoError(t, err)
 	b, err := dynamoseq.NewBlock(c, 100, func(o *dynamoseq.BlockOptions) { o.RefillTimeout = refillTimeout })
 	require.NoError(t, err)
+	callers := startBlockCallers(b, 8)
 
-	const goroutines = 8
-	got := make([][]int64, goroutines)
-	errs := make([]error, goroutines)
-	var wg sync.WaitGroup
-	for g := range goroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			name := []string{"a", "b"}[g%2]
-			for {
-				v, err := b.Next(context.Background(), name)
-				if err != nil {
-					errs[g] = err
-					return
-				}
-				got[g] = append(got[g], v)
-			}
-		}()
-	}
 	// Run until each name has gone through several ranges.
-	require.Eventually(t, func() bool {
-		cur := func(name string) int64 { v, _ := c.Current(context.Background(), name); return v }
-		return cur("a") > 1000 && cur("b") > 1000
-	}, 30*time.Second, 10*time.Millisecond)
+	cur := func(name string) int64 { v, _ := c.Current(context.Background(), name); return v }
+	if !pollUntil(t, func() bool { return cur("a") > 1000 && cur("b") > 1000 }) {
+		t.Fatalf("Current(a) = %d, Current(b) = %d near the test's deadline, want both > 1000; %d callers stopped early, %d leases outlived RefillTimeout",
+			cur("a"), cur("b"), callers.stopped.Load(), callers.timedOut.Load())
+	}
 	slow.stall.Store(true) // leases in flight at Close never answer
-	time.Sleep(20 * time.Millisecond)
+	require.True(t, pollUntil(t, func() bool { return slow.held.Load() > 0 }),
+		"a lease held in flight, to Close with; none came up to the test's deadline (%d callers stopped early)", callers.stopped.Load())
 	start := time.Now()
 	err = b.Close()
-	assert.Less(t, time.Since(start), refillTimeout+time.Second, "Close with a lease in flight and hand-backs that never get an answer")
+	took := time.Since(start)
+	t.Logf("Close took %v, RefillTimeout %v; %d leases outlived RefillTimeout before the stall", took, refillTimeout, callers.timedOut.Load())
+	assert.Less(t, took, refillTimeout+time.Second, "Close with a lease in flight and hand-backs that never get an answer")
 	if err != nil { // numbers were left to hand back, and the stalled network never answered
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 		assert.Contains(t, err.Error(), "Block.Close")
 	}
-	wg.Wait()
+	callers.wg.Wait()
 	require.NoError(t, b.Close(), "second Close")
 	assert.Zero(t, blockGoroutines(), "goroutines of the Block right after Close")
 
-	for g, err := range errs {
+	for g, err := range callers.errs {
 		require.ErrorIs(t, err, dynamoseq.ErrClosed, "goroutine %d", g)
 	}
 	for _, names := range [][]int{{0, 2, 4, 6}, {1, 3, 5, 7}} {
 		var all []int64
 		for _, g := range names {
-			all = append(all, got[g]...)
+			all = append(all, callers.got[g]...)
 		}
 		require.NotEmpty(t, all)
 		requireDistinct(t, all)
 	}
 
-	transport.CloseIdleConnections()
 	after := runtime.NumGoroutine()
-	for deadline := time.Now().Add(2 * time.Second); after > before && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
+	pollUntil(t, func() bool {
 		transport.CloseIdleConnections()
 		after = runtime.NumGoroutine()
+		return after <= before
+	})
+	assert.LessOrEqual(t, after, before, "goroutines after Close (before the Block), once its connections closed")
+}
+
+// blockCallers are goroutines that call Next on names "a" and "b" in
+// turn until it fails.
+type blockCallers struct {
+	wg       sync.WaitGroup
+	got      [][]int64 // per goroutine, once wg is done
+	errs     []error   // the error each goroutine stopped at, once wg is done
+	stopped  atomic.Int64
+	timedOut atomic.Int64 // leases that outlived RefillTimeout
+}
+
+// startBlockCallers starts n callers of b. A caller goes on after a lease
+// that outlived RefillTimeout (a loaded machine's slow round trip) and
+// stops at any other error.
+func startBlockCallers(b *dynamoseq.Block, n int) *blockCallers {
+	c := &blockCallers{got: make([][]int64, n), errs: make([]error, n)}
+	for g := range n {
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			name := []string{"a", "b"}[g%2]
+			for {
+				v, err := b.Next(context.Background(), name)
+				switch {
+				case err == nil:
+					c.got[g] = append(c.got[g], v)
+					continue
+				case errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, dynamoseq.ErrClosed):
+					c.timedOut.Add(1)
+					continue
+				}
+				c.errs[g] = err
+				c.stopped.Add(1)
+				return
+			}
+		}()
 	}
-	assert.LessOrEqual(t, after, before, "goroutines after Close (before the Block)")
+	return c
 }
 
 func TestNewBlockInvalid(t *testing.T) {

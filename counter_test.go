@@ -409,7 +409,7 @@ func TestCounterBatchDeadline(t *testing.T) {
 
 	first := make(chan error, 1)
 	go func() { _, err := c.Next(context.Background(), "orders"); first <- err }()
-	require.Eventually(t, func() bool { return held.calls.Load() == 1 }, 5*time.Second, time.Millisecond)
+	waitFor(t, func() bool { return held.calls.Load() == 1 })
 
 	// Both queue behind the held update, and share the next one, which
 	// stalls until its context ends.

@@ -81,19 +81,21 @@ func TestModelRetryQuota(t *testing.T) {
 			client := newClient()
 			c, err := dynamoseq.NewCounter(client, other)
 			require.NoError(t, err)
-			flood(t, func(ctx context.Context, g int) error {
-				_, err := c.Next(ctx, "hot-"+strconv.Itoa(g))
-				return err
-			}, func() error { return get(client) })
-			enough := int64(50)
+			// As many throttles as would spend the whole quota, had the
+			// library's retries been paid from it.
+			enough := int64(retry.DefaultRetryRateTokens / retry.DefaultThrottlingRetryCost)
 			if mode == "adaptive" {
 				// The adaptive retryer's own rate limiter holds back the
 				// requests of a throttled client (the library's too): few
 				// reach the model.
 				enough = 0
 			}
-			require.Greater(t, c.Figures().Throttled, enough, "the library was hardly throttled: the test proves little")
-			t.Logf("through the library: %d throttled requests; every GetItem got its retry", c.Figures().Throttled)
+			checks, took := flood(t, func(ctx context.Context, g int) error {
+				_, err := c.Next(ctx, "hot-"+strconv.Itoa(g))
+				return err
+			}, func() error { return get(client) }, func() bool { return c.Figures().Throttled > enough })
+			require.Greater(t, c.Figures().Throttled, enough, "throttled requests of the library when the flood stopped: the test proves little with fewer")
+			t.Logf("through the library: %d throttled requests in %v; each of %d GetItems got its retry", c.Figures().Throttled, took.Round(time.Millisecond), checks)
 
 			if mode == "adaptive" {
 				// Its rate limiter also holds back a raw flood before the
@@ -102,7 +104,7 @@ func TestModelRetryQuota(t *testing.T) {
 			}
 			raw := newClient()
 			exceeded := false
-			flood(t, func(ctx context.Context, g int) error {
+			checks, took = flood(t, func(ctx context.Context, g int) error {
 				_, err := raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
 					"pk": &types.AttributeValueMemberS{Value: "raw"}, "sk": &types.AttributeValueMemberN{Value: "1"}}})
 				return err
@@ -110,37 +112,58 @@ func TestModelRetryQuota(t *testing.T) {
 				err := get(raw)
 				exceeded = exceeded || (err != nil && strings.Contains(err.Error(), "retry quota exceeded"))
 				return nil
-			})
-			require.True(t, exceeded, "a raw flood left the retry quota to GetItem: the check could not fail")
+			}, func() bool { return exceeded })
+			require.True(t, exceeded, "a GetItem that finds the retry quota spent by a raw flood, as the check needs to be able to fail; none did up to the test's deadline")
+			t.Logf("a raw flood: GetItem %d found the retry quota spent after %v", checks, took.Round(time.Millisecond))
 		})
 	}
 }
 
-// flood calls call from 16 goroutines for a second, with a short deadline
-// each (their errors are expected), and meanwhile calls check every 50ms,
-// which fails t on an error.
-func flood(t *testing.T, call func(ctx context.Context, g int) error, check func() error) {
+// flood calls call from 16 goroutines, with a short deadline each (their
+// errors are expected), until done holds; meanwhile it calls check every
+// 50ms, which fails t on an error, and once more after done held. It
+// fails t when done does not hold before the test's deadline (giveUpAt).
+// It returns how many checks it made and how long it ran.
+func flood(t *testing.T, call func(ctx context.Context, g int) error, check func() error, done func() bool) (checks int, took time.Duration) {
 	t.Helper()
-	stop := time.Now().Add(time.Second)
+	start := time.Now()
+	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for g := range 16 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for time.Now().Before(stop) {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
 				ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 				_ = call(ctx, g)
 				cancel()
 			}
 		}()
 	}
-	time.Sleep(300 * time.Millisecond) // the flood is under way
-	for time.Now().Before(stop) {
+	defer wg.Wait()
+	defer close(stop)
+	end := giveUpAt(t)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		met := done()
+		checks++
 		if err := check(); err != nil {
 			t.Errorf("GetItem during the flood: %v", err)
-			break
+			return checks, time.Since(start)
 		}
-		time.Sleep(50 * time.Millisecond)
+		if met {
+			return checks, time.Since(start)
+		}
+		if !end.IsZero() && time.Now().After(end) {
+			t.Errorf("the flood ran until %v, near the test's deadline, and what it waited for never came", end.Format(time.TimeOnly))
+			return checks, time.Since(start)
+		}
+		<-tick.C
 	}
-	wg.Wait()
 }

@@ -124,10 +124,12 @@ func TestBlockStatsExhausted(t *testing.T) {
 	assert.GreaterOrEqual(t, st.FailedLeases, int64(1), "FailedLeases")
 }
 
-// waitFor waits until cond holds, for at most 10 seconds.
+// waitFor waits until cond holds, up to the test's deadline (giveUpAt).
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	require.Eventually(t, cond, 10*time.Second, time.Millisecond)
+	if !pollUntil(t, cond) {
+		t.Fatalf("waited until %v, near the test's deadline: the condition never held", giveUpAt(t).Format(time.TimeOnly))
+	}
 }
 
 // TestSortKeyStats: a cold write, a race lost to another process and won

@@ -134,9 +134,8 @@ func startServers(n int) ([]*ddblocal.Server, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-			defer cancel()
-			servers[i], errs[i] = ddblocal.StartConfig(ctx, ddblocal.Config{Advice: howToInstall(false)})
+			// ddblocal bounds the start-up by the test binary's -timeout.
+			servers[i], errs[i] = ddblocal.StartConfig(context.Background(), ddblocal.Config{Advice: howToInstall(false)})
 		}()
 	}
 	wg.Wait()

@@ -47,6 +47,10 @@ type model struct {
 	// pruneAt is the number of tokens at which the expired ones are
 	// dropped next.
 	pruneAt int
+	// now is the clock that capacity refills and tokens' windows follow:
+	// time.Now, or a test's (SetModelClock). Answers' latency follows the real
+	// clock.
+	now func() time.Time
 }
 
 // partState is a partition key value's capacity and figures.
@@ -90,6 +94,7 @@ func newModel(upstream string, svc Service) (*model, error) {
 		ctx:     ctx,
 		stop:    stop,
 		tables:  map[string]*tableInfo{},
+		now:     time.Now,
 		rnd:     rand.New(rand.NewPCG(r.seed, 0x5e41ce)),
 		parts:   map[partition]*partState{},
 		holds:   map[string]*hold{},
@@ -152,9 +157,10 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serve answers a modelled request: admitted by the rules or refused,
 // forwarded, charged, and answered once its latency has passed since it
-// arrived. The items a request holds stay held until then.
+// arrived (on the real clock, whatever m.now reads). The items a request
+// holds stay held until then.
 func (m *model) serve(w http.ResponseWriter, r *http.Request, req *request, arrived time.Time) {
-	a := m.admit(req, time.Now())
+	a := m.admit(req)
 	if a.refusal != nil {
 		m.wait(arrived.Add(a.latency))
 		writeAnswer(w, http.StatusBadRequest, jsonHeader(), a.refusal)

@@ -36,13 +36,14 @@ func (req *request) reads() bool {
 	return req.op == opGet || req.op == opQuery || req.op == opTransactGet
 }
 
-// admit applies the rules to a request that arrived now: an in-flight
-// token, then the partitions' capacity, then the items held by requests
-// in flight. An admitted request is charged its estimate and holds its
-// items; a refused one gets its error answer.
-func (m *model) admit(req *request, now time.Time) *admission {
+// admit applies the rules to a request at m.now: an in-flight token, then
+// the partitions' capacity, then the items held by requests in flight. An
+// admitted request is charged its estimate and holds its items; a refused
+// one gets its error answer.
+func (m *model) admit(req *request) *admission {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	now := m.now()
 	a := &admission{read: req.reads()}
 	if req.op == opTransactWrite && req.token != "" {
 		st := m.tokens[req.token]

@@ -1,9 +1,6 @@
 package dynamoseqtest
 
-import (
-	"encoding/json"
-	"time"
-)
+import "encoding/json"
 
 // actualOK fills in what a request DynamoDB Local carried out cost. For
 // PutItem, UpdateItem, DeleteItem, GetItem, Query and the writes of a
@@ -114,7 +111,7 @@ func (m *model) settleToken(req *request, a *admission, ok bool) {
 		m.op(req.op).Replays++
 		return
 	}
-	now := time.Now()
+	now := m.now()
 	m.tokens[req.token] = &tokenState{ok: ok, done: now}
 	if len(m.tokens) > m.pruneAt {
 		for k, st := range m.tokens {

@@ -61,68 +61,104 @@ func throttled(err error) bool {
 
 // A flood on one partition key value is admitted at the configured rate;
 // the rest is refused with the throttling exception of the form asked for,
-// which the SDK decodes into its typed error, and counted.
+// which the SDK decodes into its typed error, and counted. The model's
+// clock is the test's: at each step of it, writers flood the key until
+// each is refused, so the load offered exceeds the rate however slowly the
+// machine runs them, and the rate is measured in the model's time.
 func TestModelFloodThrottledAtRate(t *testing.T) {
 	t.Parallel()
 	for _, form := range []dynamoseqtest.ThrottleForm{dynamoseqtest.ThrottleOnDemand, dynamoseqtest.ThrottleProvisioned} {
 		t.Run(string(form), func(t *testing.T) {
 			t.Parallel()
-			const rate = 200 // write units a second
-			// A bucket of 100 ms (20 units): what it holds at the window's
-			// two ends, when a loaded machine lets it fill, is then at
-			// most 1% of the window's units, not a third of them.
+			const (
+				rate   = 200 // write units a second
+				cost   = 8   // write units of a put of 8,000 bytes
+				window = 2 * time.Second
+				// A step refills 16 units: with fewer than 8 left after a
+				// refusal, the bucket of 200 ms (40 units) never fills up
+				// and wastes none of the rate.
+				step = 80 * time.Millisecond
+			)
 			srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{
-				WriteUnits: rate, Burst: 100 * time.Millisecond, Throttle: form, Seed: 1}))
+				WriteUnits: rate, Burst: 200 * time.Millisecond, Throttle: form, NoLatency: true}))
+			clock := &modelClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			dynamoseqtest.SetModelClock(srv, clock.Now)
 			table := srv.NewTable(t, table())
 			c := srv.Client(noRetries)
 			drain(t, c, table, "hot", 8000)
-			stop := make(chan struct{})
-			var wg sync.WaitGroup
-			var mu sync.Mutex
-			var firstErr error
-			for range 16 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for {
-						select {
-						case <-stop:
-							return
-						default:
-						}
-						// 16 writers of 8 units each offer far more than
-						// the rate even when a loaded machine stretches a
-						// round trip to 200 ms (4 writers once offered only
-						// 145 units a second in make test).
-						err := putSized(context.Background(), c, table, "hot", 8000)
-						if err != nil && !throttled(err) {
-							mu.Lock()
-							firstErr = err
-							mu.Unlock()
-							return
-						}
-					}
-				}()
+			before := srv.ModelStats().Operation("PutItem")
+			var refused int64
+			for range window / step {
+				clock.Advance(step)
+				refused += floodUntilRefused(t, c, table, 4)
 			}
-			// Measured in a window inside the flood, so that the requests
-			// in flight at its two ends cancel out.
-			time.Sleep(200 * time.Millisecond)
-			before, start := srv.ModelStats().Operation("PutItem"), time.Now()
-			time.Sleep(3 * time.Second)
-			after, elapsed := srv.ModelStats().Operation("PutItem"), time.Since(start).Seconds()
-			close(stop)
-			wg.Wait()
-			require.NoError(t, firstErr)
-			got := (after.WriteUnits - before.WriteUnits) / elapsed
-			t.Logf("%s: %.0f write units/s admitted of %d configured; %d requests, %d throttled",
+			after := srv.ModelStats().Operation("PutItem")
+			got := (after.WriteUnits - before.WriteUnits) / window.Seconds()
+			t.Logf("%s: %.1f write units/s admitted of %d configured; %d requests, %d throttled",
 				form, got, rate, after.Requests-before.Requests, after.Throttled-before.Throttled)
-			require.InDelta(t, rate, got, rate*0.1)
-			require.Greater(t, after.Throttled-before.Throttled, int64(0))
+			// The bucket holds less than one put's units after the drain
+			// and after the last step's refusals.
+			require.InDelta(t, rate, got, cost/window.Seconds(),
+				"write units a second admitted over %v of the model's clock, with %d configured", window, rate)
+			require.Equal(t, refused, after.Throttled-before.Throttled, "throttles the model counted, against the refusals its writers got")
 			final := srv.ModelStats()
 			p := final.Partition(table, "S:hot")
 			require.Equal(t, final.Operation("PutItem").Throttled, p.Throttled, "a single-item request's throttle is its partition's")
 		})
 	}
+}
+
+// modelClock is a clock that a test moves, for SetModelClock.
+type modelClock struct {
+	mu  sync.Mutex // protects now
+	now time.Time
+}
+
+func (c *modelClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *modelClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// floodUntilRefused has writers put 8,000-byte items on the key "hot" at
+// once, each until its first throttle (the model's clock stands still
+// meanwhile, so each gets one), and returns the throttles they got. Any
+// other error fails t.
+func floodUntilRefused(t *testing.T, c *dynamodb.Client, table string, writers int) int64 {
+	t.Helper()
+	var refused atomic.Int64
+	errs := make(chan error, writers)
+	var wg sync.WaitGroup
+	for range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				err := putSized(context.Background(), c, table, "hot", 8000)
+				switch {
+				case err == nil:
+					continue
+				case throttled(err):
+					refused.Add(1)
+				default:
+					errs <- err
+				}
+				return
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err, "a put of the flood: want stored or throttled")
+	}
+	return refused.Load()
 }
 
 // The typed errors of both forms carry the reason and the table, and the

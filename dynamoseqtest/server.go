@@ -123,9 +123,8 @@ func howToInstall(endpoint bool) string {
 // dbPath, and stops it when the test ends.
 func startOwn(tb testing.TB, dbPath string) *Server {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	local, err := ddblocal.StartConfig(ctx, ddblocal.Config{DBPath: dbPath, Advice: howToInstall(false)})
+	// ddblocal bounds the start-up by the test binary's -timeout.
+	local, err := ddblocal.StartConfig(context.Background(), ddblocal.Config{DBPath: dbPath, Advice: howToInstall(false)})
 	if err != nil {
 		tb.Fatalf("dynamoseqtest: this test needs a DynamoDB Local of its own: %v", err)
 	}
@@ -164,8 +163,8 @@ func (s *Server) Kill(tb testing.TB) {
 func (s *Server) Restart(tb testing.TB) {
 	tb.Helper()
 	s.mustOwn(tb, "Restart")
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
+	// ddblocal bounds the start-up by the test binary\'s -timeout.
+	ctx := context.Background()
 	if err := s.local.Restart(ctx); err != nil {
 		tb.Fatalf("dynamoseqtest: restarting DynamoDB Local: %v", err)
 	}

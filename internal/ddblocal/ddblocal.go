@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -159,9 +160,15 @@ func (s *Server) launch(ctx context.Context) error {
 	return nil
 }
 
+// waitReady waits until the server answers, until ctx ends, or, for a ctx
+// without deadline, for startTimeout.
 func (s *Server) waitReady(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
+	start := time.Now()
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, startTimeout())
+		defer cancel()
+	}
 	s.mu.Lock()
 	exited, output := s.exited, s.output
 	s.mu.Unlock()
@@ -175,10 +182,24 @@ func (s *Server) waitReady(ctx context.Context) error {
 		case <-exited:
 			return fmt.Errorf("ddblocal: DynamoDB Local exited during start-up:\n%s", output.String())
 		case <-ctx.Done():
-			return fmt.Errorf("ddblocal: DynamoDB Local did not answer within 60s (%w); its output:\n%s", err, output.String())
+			return fmt.Errorf("ddblocal: DynamoDB Local did not answer within %v (%w); its output:\n%s", time.Since(start).Round(time.Second), err, output.String())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// startTimeout bounds a start-up that its caller did not bound: in a test
+// binary nine tenths of its -test.timeout, since a JVM on a loaded machine
+// can take minutes to answer (at least 60 s); elsewhere 60 s.
+func startTimeout() time.Duration {
+	if f := flag.Lookup("test.timeout"); f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			if d, ok := g.Get().(time.Duration); ok && d > 0 {
+				return max(60*time.Second, d*9/10)
+			}
+		}
+	}
+	return 60 * time.Second
 }
 
 // Kill ends the server at once with SIGKILL, as a crash would, and waits

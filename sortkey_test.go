@@ -249,9 +249,28 @@ type gateClient struct {
 	release      chan struct{}
 	once         sync.Once
 	transactions atomic.Int64
+
+	mu   sync.Mutex    // protects held
+	held chan struct{} // closed once the first write waits; see holding
 }
 
-func (g *gateClient) wait() { g.once.Do(func() { <-g.release }) }
+func (g *gateClient) wait() {
+	g.once.Do(func() {
+		close(g.holding())
+		<-g.release
+	})
+}
+
+// holding returns a channel that is closed once the first write waits at
+// the gate.
+func (g *gateClient) holding() chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.held == nil {
+		g.held = make(chan struct{})
+	}
+	return g.held
+}
 
 func (g *gateClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
 	g.wait()
@@ -274,19 +293,43 @@ func appendQueued(t *testing.T, appendFn appender, gate *gateClient, name string
 	errs := make([]error, len(items))
 	var wg sync.WaitGroup
 	for i, item := range items {
+		ctx, waiting := waitingContext()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			nums[i], errs[i] = appendFn(context.Background(), name, item)
+			nums[i], errs[i] = appendFn(ctx, name, item)
 		}()
 		// The first call leads and holds the gate; the others queue in
 		// order behind it.
-		time.Sleep(20 * time.Millisecond)
+		if i == 0 {
+			<-gate.holding()
+		} else {
+			<-waiting
+		}
 	}
-	time.Sleep(200 * time.Millisecond) // the others queue behind it
 	close(gate.release)
 	wg.Wait()
 	return nums, errs
+}
+
+// waitingContext returns a context that is never done, and a channel that
+// is closed once the context's Done is first called: a caller waits on it
+// when its call is queued, behind a write in progress, and not before.
+func waitingContext() (context.Context, <-chan struct{}) {
+	c := &noticing{Context: context.Background(), waiting: make(chan struct{})}
+	return c, c.waiting
+}
+
+// noticing is waitingContext's context.
+type noticing struct {
+	context.Context
+	once    sync.Once
+	waiting chan struct{}
+}
+
+func (c *noticing) Done() <-chan struct{} {
+	c.once.Do(func() { close(c.waiting) })
+	return c.Context.Done()
 }
 
 // newGatedSortKey returns a SortKey over a new table whose first write

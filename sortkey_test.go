@@ -293,7 +293,7 @@ func appendQueued(t *testing.T, appendFn appender, gate *gateClient, name string
 	errs := make([]error, len(items))
 	var wg sync.WaitGroup
 	for i, item := range items {
-		ctx, waiting := waitingContext()
+		ctx, waiting := waitingContext(context.Background())
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -312,11 +312,11 @@ func appendQueued(t *testing.T, appendFn appender, gate *gateClient, name string
 	return nums, errs
 }
 
-// waitingContext returns a context that is never done, and a channel that
-// is closed once the context's Done is first called: a caller waits on it
-// when its call is queued, behind a write in progress, and not before.
-func waitingContext() (context.Context, <-chan struct{}) {
-	c := &noticing{Context: context.Background(), waiting: make(chan struct{})}
+// waitingContext returns parent, and a channel that is closed once the
+// context's Done is first called: a caller waits on it when its call is
+// queued, behind a write in progress, and not before.
+func waitingContext(parent context.Context) (context.Context, <-chan struct{}) {
+	c := &noticing{Context: parent, waiting: make(chan struct{})}
 	return c, c.waiting
 }
 

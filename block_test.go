@@ -435,12 +435,23 @@ type slowClient struct {
 	dynamoseq.Client
 	delay time.Duration
 	stall atomic.Bool
+
+	once, held sync.Once
+	stalled    chan struct{} // closed once an UpdateItem is held; see stalling
+}
+
+// stalling returns a channel that is closed once an UpdateItem is held
+// (stall set).
+func (s *slowClient) stalling() chan struct{} {
+	s.once.Do(func() { s.stalled = make(chan struct{}) })
+	return s.stalled
 }
 
 func (s *slowClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
 	wait := s.delay
 	if s.stall.Load() {
 		wait = time.Hour
+		s.held.Do(func() { close(s.stalling()) })
 	}
 	select {
 	case <-time.After(wait):
@@ -492,7 +503,7 @@ func TestBlockCloseUnderLoad(t *testing.T) {
 		return cur("a") > 1000 && cur("b") > 1000
 	}, 30*time.Second, 10*time.Millisecond)
 	slow.stall.Store(true) // leases in flight at Close never answer
-	time.Sleep(20 * time.Millisecond)
+	<-slow.stalling()
 	start := time.Now()
 	err = b.Close()
 	assert.Less(t, time.Since(start), refillTimeout+time.Second, "Close with a lease in flight and hand-backs that never get an answer")

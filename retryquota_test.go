@@ -81,17 +81,20 @@ func TestModelRetryQuota(t *testing.T) {
 			client := newClient()
 			c, err := dynamoseq.NewCounter(client, other)
 			require.NoError(t, err)
-			flood(t, func(ctx context.Context, g int) error {
-				_, err := c.Next(ctx, "hot-"+strconv.Itoa(g))
-				return err
-			}, func() error { return get(client) })
-			enough := int64(50)
+			enough, minChecks := int64(50), floodChecks
 			if mode == "adaptive" {
 				// The adaptive retryer's own rate limiter holds back the
 				// requests of a throttled client (the library's too): few
-				// reach the model.
-				enough = 0
+				// reach the model, and a GetItem waits its turn too.
+				enough, minChecks = 0, 1
 			}
+			checks := 0
+			flood(t, func(ctx context.Context, g int) error {
+				_, err := c.Next(ctx, "hot-"+strconv.Itoa(g))
+				return err
+			}, func() error { checks++; return get(client) }, func() bool {
+				return checks >= minChecks && c.Stats().Throttled > enough
+			})
 			require.Greater(t, c.Stats().Throttled, enough, "the library was hardly throttled: the test proves little")
 			t.Logf("through the library: %d throttled requests; every GetItem got its retry", c.Stats().Throttled)
 
@@ -110,37 +113,62 @@ func TestModelRetryQuota(t *testing.T) {
 				err := get(raw)
 				exceeded = exceeded || (err != nil && strings.Contains(err.Error(), "retry quota exceeded"))
 				return nil
-			})
+			}, func() bool { return exceeded })
 			require.True(t, exceeded, "a raw flood left the retry quota to GetItem: the check could not fail")
 		})
 	}
 }
 
-// flood calls call from 16 goroutines for a second, with a short deadline
-// each (their errors are expected), and meanwhile calls check every 50ms,
-// which fails t on an error.
-func flood(t *testing.T, call func(ctx context.Context, g int) error, check func() error) {
+// floodChecks is how many checks a flood of the library makes at least.
+const floodChecks = 10
+
+// flood calls call from 16 goroutines, with a short deadline each (their
+// errors are expected), and meanwhile, after every 16 calls the flood has
+// made, calls check, which fails t on an error, until enough reports true
+// (or a minute has passed: the flood never did what the test needs, which
+// the caller's assertions then tell).
+func flood(t *testing.T, call func(ctx context.Context, g int) error, check func() error, enough func() bool) {
 	t.Helper()
-	stop := time.Now().Add(time.Second)
+	stop := make(chan struct{})
+	made := make(chan struct{}, 16) // a call made; the flood goes on without the checker
 	var wg sync.WaitGroup
 	for g := range 16 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for time.Now().Before(stop) {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
 				ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 				_ = call(ctx, g)
 				cancel()
+				select {
+				case made <- struct{}{}:
+				default:
+				}
 			}
 		}()
 	}
-	time.Sleep(300 * time.Millisecond) // the flood is under way
-	for time.Now().Before(stop) {
+	defer wg.Wait()
+	defer close(stop)
+	start, checks := time.Now(), 0
+	defer func() { t.Logf("the flood lasted %v, %d checks", time.Since(start).Round(time.Millisecond), checks) }()
+	giveUp := time.After(time.Minute)
+	for !enough() {
+		for range 16 { // the flood is under way, and goes on
+			select {
+			case <-made:
+			case <-giveUp:
+				return
+			}
+		}
+		checks++
 		if err := check(); err != nil {
 			t.Errorf("GetItem during the flood: %v", err)
-			break
+			return
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
-	wg.Wait()
 }

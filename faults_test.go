@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"sort"
 	"strings"
 	"sync"
@@ -37,6 +38,20 @@ const callDeadline = 1500 * time.Millisecond
 // through ft, with the SDK's standard retryer and short delays.
 func lossyClient(t *testing.T, ft *dynamoseqtest.FaultTransport) *dynamodb.Client {
 	return dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(ft), dynamoseqtest.FastRetries())
+}
+
+// downAfterLoss is an http.RoundTripper over a FaultTransport that makes
+// DynamoDB unreachable as soon as the transport has lost or held back an
+// answer: every request after it is refused, as when the network goes down
+// right after a write was applied.
+type downAfterLoss struct{ ft *dynamoseqtest.FaultTransport }
+
+func (d downAfterLoss) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := d.ft.RoundTrip(req)
+	if c := d.ft.Counts(); c.LostAnswers+c.Stalled > 0 {
+		d.ft.SetUnreachable(true)
+	}
+	return resp, err
 }
 
 // fastResolve is the retry settings of the strategies under test: short
@@ -229,7 +244,7 @@ func TestFaultsUnreachable(t *testing.T) {
 			t.Run(strategy+"/"+kind, func(t *testing.T) {
 				t.Parallel()
 				ft := dynamoseqtest.NewFaultTransport(f)
-				client := lossyClient(t, ft)
+				client := dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(downAfterLoss{ft}), dynamoseqtest.FastRetries())
 				table := dbtest.SortKeyTable(t, dbtest.Client(t), types.ScalarAttributeTypeN)
 				// Resolving outlasts the caller's deadline.
 				resolve := func(r *dynamoseq.Retry) {
@@ -238,13 +253,8 @@ func TestFaultsUnreachable(t *testing.T) {
 				}
 				noTx := strings.HasSuffix(strategy, "/NoTransactions")
 				appendFn := newAppender(t, strings.TrimSuffix(strategy, "/NoTransactions"), client, table, resolve, noTx)
-				done := make(chan []appendResult)
-				go func() { done <- appendUnique(t, appendFn, "u", 1, 1) }()
-				for c := ft.Counts(); c.LostAnswers+c.Stalled == 0; c = ft.Counts() {
-					time.Sleep(time.Millisecond)
-				}
-				ft.SetUnreachable(true)
-				results := <-done
+				results := appendUnique(t, appendFn, "u", 1, 1)
+				require.True(t, ft.Counts().Refused > 0, "no request found DynamoDB unreachable after the lost answer: %+v", ft.Counts())
 				require.ErrorIs(t, results[0].err, dynamoseq.ErrUnknownOutcome)
 				require.ErrorIs(t, results[0].err, context.DeadlineExceeded, "the caller's own deadline passed too")
 				var e *dynamoseq.Error
@@ -315,15 +325,9 @@ func TestFaultsCounters(t *testing.T) {
 
 	// Unreachable after a lost answer: the update may have been applied.
 	ft2 := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{LoseAnswers: 1})
-	c2, err := dynamoseq.NewCounter(lossyClient(t, ft2), table)
+	c2, err := dynamoseq.NewCounter(dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(downAfterLoss{ft2}), dynamoseqtest.FastRetries()), table)
 	require.NoError(t, err)
-	errc := make(chan error)
-	go func() { _, err := c2.Next(context.Background(), "n"); errc <- err }()
-	for ft2.Counts().LostAnswers == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	ft2.SetUnreachable(true)
-	err = <-errc
+	_, err = c2.Next(context.Background(), "n")
 	require.ErrorIs(t, err, dynamoseq.ErrUnknownOutcome)
 	var e *dynamoseq.Error
 	require.ErrorAs(t, err, &e)

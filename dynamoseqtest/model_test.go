@@ -492,7 +492,10 @@ func TestModelTokenInProgress(t *testing.T) {
 	tab := srv.NewTable(t, table())
 	c := srv.Client(noRetries)
 	require.NoError(t, putSized(context.Background(), c, tab, "warm", 100)) // the model has described the table
-	in := &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String("t1"), TransactItems: []types.TransactWriteItem{
+	// A token of this run's own: DynamoDB Local, shared by the runs of
+	// -count, remembers one for 10 minutes.
+	token := "t" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	in := &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String(token), TransactItems: []types.TransactWriteItem{
 		{Put: &types.Put{TableName: aws.String(tab), Item: sItem("a", 100)}}}}
 	first := make(chan error, 1)
 	go func() {

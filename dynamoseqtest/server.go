@@ -138,7 +138,7 @@ type Options struct {
 // not see: Kill and Restart, or two servers standing for two Regions.
 func New(tb testing.TB, o Options) *Server {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute) // a start on a loaded machine: see ddblocal
 	defer cancel()
 	local, err := ddblocal.StartConfig(ctx, ddblocal.Config{DBPath: o.DBPath, Advice: howToInstall(false)})
 	if err != nil {
@@ -178,7 +178,7 @@ func (s *Server) Kill(tb testing.TB) {
 func (s *Server) Restart(tb testing.TB) {
 	tb.Helper()
 	s.mustOwn(tb, "Restart")
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute) // a start on a loaded machine: see ddblocal
 	defer cancel()
 	if err := s.local.Restart(ctx); err != nil {
 		tb.Fatalf("dynamoseqtest: restarting DynamoDB Local: %v", err)

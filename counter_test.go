@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -398,47 +397,57 @@ func TestErrorMessage(t *testing.T) {
 // caller of a later deadline returns at its own deadline, also with
 // Retry.ResolveTimeout set (which lets the update be resolved past it):
 // for a Counter an unknown outcome only loses numbers, so nobody waits
-// for it past their deadline and about one round trip.
+// for it past their deadline and about one round trip. The deadlines pass
+// when the test says (see newDeadline): the short one once the shared
+// update is in flight, the long one once the short caller has returned.
 func TestCounterBatchDeadline(t *testing.T) {
 	t.Parallel()
 	client := dbtest.Client(t)
-	held := &heldClient{Client: client, release: make(chan struct{})}
+	held := &heldClient{Client: client, release: make(chan struct{}), arrived: make(chan struct{}, 2)}
 	c, err := dynamoseq.NewCounter(held, dbtest.CounterTable(t, client),
 		func(o *dynamoseq.CounterOptions) { o.ResolveTimeout = time.Minute })
 	require.NoError(t, err)
 
 	first := make(chan error, 1)
 	go func() { _, err := c.Next(context.Background(), "orders"); first <- err }()
-	waitFor(t, func() bool { return held.calls.Load() == 1 })
+	<-held.arrived
+	heldSince := time.Now()
 
 	// Both queue behind the held update, and share the next one, which
 	// stalls until its context ends.
-	var short, long error
-	var shortTook time.Duration
-	var wg sync.WaitGroup
-	for _, deadline := range []time.Duration{shortDeadline, 2 * time.Second} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), deadline)
-			defer cancel()
-			start := time.Now()
-			_, err := c.Next(ctx, "orders")
-			if deadline == shortDeadline {
-				short, shortTook = err, time.Since(start)
-			} else {
-				long = err
-			}
-		}()
+	shortCtx, passShort := newDeadline()
+	longCtx, passLong := newDeadline()
+	short, long := make(chan error, 1), make(chan error, 1)
+	for _, call := range []struct {
+		ctx context.Context
+		out chan error
+	}{{shortCtx, short}, {longCtx, long}} {
+		ctx, waiting := waitingContext(call.ctx)
+		go func() { _, err := c.Next(ctx, "orders"); call.out <- err }()
+		<-waiting
 	}
-	time.Sleep(20 * time.Millisecond)
+	// The first update's round trip, as the Counter measures it, is the
+	// time it was held and then took: a caller's grace after its deadline
+	// (see Retry.ResolveTimeout).
 	close(held.release)
 	require.NoError(t, <-first)
-	wg.Wait()
+	rtt := time.Since(heldSince)
+	<-held.arrived // the shared update is in flight
+	passed := time.Now()
+	passShort()
+	var shortErr error
+	select {
+	case shortErr = <-short:
+	case <-time.After(time.Minute):
+		t.Fatal("the short caller is still waiting a minute after its deadline passed, with the long one's still ahead")
+	}
+	shortTook := time.Since(passed)
+	passLong()
+	longErr := <-long
 	require.Equal(t, int64(2), held.calls.Load(), "the two calls queued behind the first did not share an update")
-	require.ErrorIs(t, short, context.DeadlineExceeded)
-	require.Less(t, shortTook, shortDeadline+deadlineSlack, "the short caller waited for the long one: %v", short)
-	require.Error(t, long)
+	require.ErrorIs(t, shortErr, context.DeadlineExceeded)
+	require.Less(t, shortTook, rtt+deadlineSlack, "the short caller returned that long after its deadline passed, want within about a round trip (%v): %v", rtt, shortErr)
+	require.Error(t, longErr)
 }
 
 // heldClient holds its first UpdateItem until release is closed, then
@@ -448,10 +457,16 @@ type heldClient struct {
 	dynamoseq.Client
 	release chan struct{}
 	calls   atomic.Int64
+	arrived chan struct{} // told of each UpdateItem, while it has room
 }
 
 func (h *heldClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	if h.calls.Add(1) == 1 {
+	n := h.calls.Add(1)
+	select {
+	case h.arrived <- struct{}{}:
+	default:
+	}
+	if n == 1 {
 		<-h.release
 		return h.Client.UpdateItem(ctx, in, optFns...)
 	}

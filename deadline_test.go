@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,12 +31,14 @@ const shortDeadline = 200 * time.Millisecond
 // one round trip (a grace of 10ms to a few tens of milliseconds here).
 const deadlineSlack = 250 * time.Millisecond
 
-// TestModelDeadlineStalledAnswer: callers with a 200ms deadline whose
-// writes are applied but whose answers are held past it return within
-// about 200ms plus one round trip: with ErrUnknownOutcome, the number that
-// may hold their item and context.DeadlineExceeded when their write was
-// in flight, or context.DeadlineExceeded alone when it was not sent; and
-// none is misled (the item is at the number told, or nowhere).
+// TestModelDeadlineStalledAnswer: callers whose writes are applied but
+// whose answers are held until their deadline passes return within about
+// one round trip of it: with ErrUnknownOutcome, the number that may hold
+// their item and context.DeadlineExceeded when their write was in flight,
+// or context.DeadlineExceeded alone when it was not sent; and none is
+// misled (the item is at the number told, or nowhere). The deadline
+// passes once a write's answer is held, however long the machine took to
+// get there.
 func TestModelDeadlineStalledAnswer(t *testing.T) {
 	t.Parallel()
 	for _, strategy := range []string{"SortKey", "Latest", "SortKey/NoTransactions", "Latest/NoTransactions"} {
@@ -42,28 +46,26 @@ func TestModelDeadlineStalledAnswer(t *testing.T) {
 			t.Run(strategy+"/callers="+string(rune('0'+callers)), func(t *testing.T) {
 				t.Parallel()
 				srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{}))
-				ft := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{StallAnswers: 1, StallFor: 10 * time.Second})
+				hold := newHeldAnswers()
 				table := srv.NewTable(t, dynamoseq.SortKeyTable("stall"))
 				noTx := strings.HasSuffix(strategy, "/NoTransactions")
-				appendFn, _, _ := modelAppender(t, strings.TrimSuffix(strategy, "/NoTransactions"), srv.Client(dynamoseqtest.WithTransport(ft), dynamoseqtest.FastRetries()), table, noTx)
-				results, took := appendByDeadline(appendFn, "s", callers)
+				appendFn, _, _ := modelAppender(t, strings.TrimSuffix(strategy, "/NoTransactions"), srv.Client(dynamoseqtest.WithTransport(hold), dynamoseqtest.FastRetries()), table, noTx)
+				results, took := appendByDeadline(appendFn, "s", callers, hold.held)
 				var unknown int
 				for i, r := range results {
-					require.Less(t, took[i], shortDeadline+deadlineSlack, "caller %d returned after %v: %v", i, took[i], r.err)
+					require.Less(t, took[i], deadlineSlack, "caller %d returned %v after its deadline passed, want within about a round trip: %v", i, took[i], r.err)
 					require.ErrorIs(t, r.err, context.DeadlineExceeded, "caller %d", i)
 					if errors.Is(r.err, dynamoseq.ErrUnknownOutcome) {
 						unknown++
 						var e *dynamoseq.Error
-						require.ErrorAs(t, r.err, &e)
+						require.ErrorAs(t, r.err, &e, "caller %d", i)
 						require.Positive(t, e.Number, "caller %d: ErrUnknownOutcome without a number: %v", i, r.err)
 						_, retry := dynamoseq.RetryAfter(r.err)
-						require.False(t, retry, "RetryAfter of an unknown outcome")
+						require.False(t, retry, "caller %d: RetryAfter(%v) = true, want false for an unknown outcome", i, r.err)
 					}
 				}
-				// A write in flight at the deadline: its answer held, or, on a
-				// loaded machine, not back from the server yet.
-				require.Positive(t, unknown, "no caller's write was in flight: the test proves nothing")
-				t.Logf("the callers returned after %v at most; %d answers held", slices.Max(took), ft.Stalled())
+				require.Positive(t, unknown, "no caller was told ErrUnknownOutcome, though a write was in flight at the deadline: %v", results)
+				t.Logf("the callers returned %v after the deadline at most; %d answers held", slices.Max(took), hold.count.Load())
 				checkAppends(t, srv.Client(), table, "s", results, true)
 			})
 		}
@@ -71,46 +73,116 @@ func TestModelDeadlineStalledAnswer(t *testing.T) {
 }
 
 // appendByDeadline makes callers appends of unique bodies to name at
-// once, each with the deadline shortDeadline, and returns what each was
-// told and how long each call took.
-func appendByDeadline(appendFn appender, name string, callers int) ([]appendResult, []time.Duration) {
+// once, under one deadline that passes when held is closed (a write's
+// answer is held), and returns what each was told and how long after the
+// deadline each returned.
+func appendByDeadline(appendFn appender, name string, callers int, held <-chan struct{}) ([]appendResult, []time.Duration) {
 	results := make([]appendResult, callers)
-	took := make([]time.Duration, callers)
-	var wg sync.WaitGroup
+	returned := make([]time.Time, callers)
+	ctx, pass := newDeadline()
+	var calling, wg sync.WaitGroup
 	for i := range callers {
+		calling.Add(1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			body := name + "/" + string(rune('a'+i))
-			ctx, cancel := context.WithTimeout(context.Background(), shortDeadline)
-			defer cancel()
-			start := time.Now()
+			calling.Done()
 			n, err := appendFn(ctx, name, map[string]types.AttributeValue{"body": &types.AttributeValueMemberS{Value: body}})
-			took[i] = time.Since(start)
+			returned[i] = time.Now()
 			results[i] = appendResult{body: body, n: n, err: err}
 		}()
 	}
+	calling.Wait()
+	<-held
+	passed := time.Now()
+	pass()
 	wg.Wait()
+	took := make([]time.Duration, callers)
+	for i, r := range returned {
+		took[i] = r.Sub(passed)
+	}
 	return results, took
 }
 
+// deadline is a context whose deadline passes when the test says so (its
+// pass), not at a time: then Done closes and Err is
+// context.DeadlineExceeded, as when a real deadline passes. Deadline
+// reports a time far ahead. Time is then the test's parameter, not the
+// machine's speed.
+type deadline struct {
+	context.Context // context.Background: no values, never done
+	done            chan struct{}
+	once            sync.Once
+	at              time.Time
+}
+
+// newDeadline returns a deadline, and the function that passes it.
+func newDeadline() (context.Context, func()) {
+	d := &deadline{Context: context.Background(), done: make(chan struct{}), at: time.Now().Add(time.Hour)}
+	return d, func() { d.once.Do(func() { close(d.done) }) }
+}
+
+func (d *deadline) Deadline() (time.Time, bool) { return d.at, true }
+func (d *deadline) Done() <-chan struct{}       { return d.done }
+
+func (d *deadline) Err() error {
+	select {
+	case <-d.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+// heldAnswers is an http.RoundTripper that sends every request to DynamoDB
+// and holds the answer of each write (applied there) until the request's
+// context ends, as a network that stalls does, and then fails as a client
+// timeout would. held is closed once the first answer is held; count
+// counts them.
+type heldAnswers struct {
+	held  chan struct{}
+	once  sync.Once
+	count atomic.Int64
+}
+
+func newHeldAnswers() *heldAnswers { return &heldAnswers{held: make(chan struct{})} }
+
+func (h *heldAnswers) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	target := req.Header.Get("X-Amz-Target") // "DynamoDB_20120810.PutItem"
+	op := target[strings.LastIndexByte(target, '.')+1:]
+	if err != nil || (op != "PutItem" && op != "UpdateItem" && op != "TransactWriteItems") {
+		return resp, err
+	}
+	resp.Body.Close()
+	h.count.Add(1)
+	h.once.Do(func() { close(h.held) })
+	<-req.Context().Done()
+	return nil, req.Context().Err()
+}
+
 // TestModelDeadlineStalledCounter: a Counter's update whose answer is held
-// past the caller's deadline returns at the deadline with its error
-// (a number may be lost, none is handed out twice); retrying is safe.
+// until the caller's deadline passes returns at the deadline with its
+// error (a number may be lost, none is handed out twice); retrying is
+// safe.
 func TestModelDeadlineStalledCounter(t *testing.T) {
 	t.Parallel()
 	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{}))
-	ft := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{StallAnswers: 1, StallFor: 10 * time.Second})
-	c, err := dynamoseq.NewCounter(srv.Client(dynamoseqtest.WithTransport(ft), dynamoseqtest.FastRetries()), srv.NewTable(t, dynamoseq.CounterTable("stall")))
+	hold := newHeldAnswers()
+	c, err := dynamoseq.NewCounter(srv.Client(dynamoseqtest.WithTransport(hold), dynamoseqtest.FastRetries()), srv.NewTable(t, dynamoseq.CounterTable("stall")))
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), shortDeadline)
-	defer cancel()
-	start := time.Now()
-	_, err = c.Next(ctx, "n")
-	require.Less(t, time.Since(start), shortDeadline+deadlineSlack)
+	ctx, pass := newDeadline()
+	done := make(chan error, 1)
+	go func() { _, err := c.Next(ctx, "n"); done <- err }()
+	<-hold.held
+	passed := time.Now()
+	pass()
+	err = <-done
+	require.Less(t, time.Since(passed), deadlineSlack, "Next returned that long after its deadline passed, want within about a round trip: %v", err)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	_, retry := dynamoseq.RetryAfter(err)
-	require.True(t, retry, "RetryAfter(%v)", err)
+	require.True(t, retry, "RetryAfter(%v) = false, want true", err)
 }
 
 // starved is a model whose partitions admit one write and then, for about

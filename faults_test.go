@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,6 +38,29 @@ const callDeadline = 1500 * time.Millisecond
 // through ft, with the SDK's standard retryer and short delays.
 func lossyClient(t *testing.T, ft *dynamoseqtest.FaultTransport) *dynamodb.Client {
 	return dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(ft), dynamoseqtest.FastRetries())
+}
+
+// downAfterLoss is an http.RoundTripper over a FaultTransport that makes
+// DynamoDB unreachable as soon as the transport has lost or held back an
+// answer: every request after it is refused, as when the network goes down
+// right after a write was applied.
+// It counts the requests refused so.
+type downAfterLoss struct {
+	ft      *dynamoseqtest.FaultTransport
+	down    atomic.Bool
+	refused atomic.Int64
+}
+
+func (d *downAfterLoss) RoundTrip(req *http.Request) (*http.Response, error) {
+	if d.down.Load() {
+		d.refused.Add(1)
+	}
+	resp, err := d.ft.RoundTrip(req)
+	if d.ft.LostAnswers()+d.ft.Stalled() > 0 {
+		d.ft.SetUnreachable(true)
+		d.down.Store(true)
+	}
+	return resp, err
 }
 
 // fastResolve is the retry settings of the strategies under test: short
@@ -246,7 +271,8 @@ func TestFaultsUnreachable(t *testing.T) {
 			t.Run(strategy+"/"+kind, func(t *testing.T) {
 				t.Parallel()
 				ft := dynamoseqtest.NewFaultTransport(f)
-				client := lossyClient(t, ft)
+				down := &downAfterLoss{ft: ft}
+				client := dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(down), dynamoseqtest.FastRetries())
 				table := dbtest.SortKeyTable(t, dbtest.Client(t), types.ScalarAttributeTypeN)
 				// Resolving outlasts the caller's deadline.
 				resolve := func(r *dynamoseq.Retry) {
@@ -255,13 +281,8 @@ func TestFaultsUnreachable(t *testing.T) {
 				}
 				noTx := strings.HasSuffix(strategy, "/NoTransactions")
 				appendFn := newAppender(t, strings.TrimSuffix(strategy, "/NoTransactions"), client, table, resolve, noTx)
-				done := make(chan []appendResult)
-				go func() { done <- appendUnique(t, appendFn, "u", 1, 1) }()
-				for ft.LostAnswers()+ft.Stalled() == 0 {
-					time.Sleep(time.Millisecond)
-				}
-				ft.SetUnreachable(true)
-				results := <-done
+				results := appendUnique(t, appendFn, "u", 1, 1)
+				require.Positive(t, down.refused.Load(), "requests refused after the lost answer: none found DynamoDB unreachable")
 				require.ErrorIs(t, results[0].err, dynamoseq.ErrUnknownOutcome)
 				require.ErrorIs(t, results[0].err, context.DeadlineExceeded, "the caller's own deadline passed too")
 				var e *dynamoseq.Error
@@ -332,15 +353,9 @@ func TestFaultsCounters(t *testing.T) {
 
 	// Unreachable after a lost answer: the update may have been applied.
 	ft2 := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{LoseAnswers: 1})
-	c2, err := dynamoseq.NewCounter(lossyClient(t, ft2), table)
+	c2, err := dynamoseq.NewCounter(dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(&downAfterLoss{ft: ft2}), dynamoseqtest.FastRetries()), table)
 	require.NoError(t, err)
-	errc := make(chan error)
-	go func() { _, err := c2.Next(context.Background(), "n"); errc <- err }()
-	for ft2.LostAnswers() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	ft2.SetUnreachable(true)
-	err = <-errc
+	_, err = c2.Next(context.Background(), "n")
 	require.ErrorIs(t, err, dynamoseq.ErrUnknownOutcome)
 	var e *dynamoseq.Error
 	require.ErrorAs(t, err, &e)

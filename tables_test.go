@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -162,32 +161,45 @@ func TestTableDefinitionsFitStrategies(t *testing.T) {
 	}
 }
 
-// creatingForever reports every table as CREATING.
+// creatingForever reports every table as CREATING, and then, if answered
+// is set, calls it.
 type creatingForever struct {
 	dynamoseq.TableClient
+	answered func()
 }
 
 func (c creatingForever) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
 	out, err := c.TableClient.DescribeTable(ctx, in, optFns...)
 	if err == nil {
 		out.Table.TableStatus = types.TableStatusCreating
+		if c.answered != nil {
+			c.answered()
+		}
 	}
 	return out, err
 }
 
 // TestEnsureTableWaitsWithinContext: a table that never becomes ACTIVE
-// holds EnsureTable only as long as ctx allows.
+// holds EnsureTable only as long as ctx allows: it polls, and once the
+// deadline has passed (here as the third DescribeTable answers, however
+// long the machine took to get there) it returns the deadline's error,
+// naming the table's state, and polls no more.
 func TestEnsureTableWaitsWithinContext(t *testing.T) {
 	t.Parallel()
 	client := dbtest.Client(t)
 	table := ensureTable(t, client, dynamoseq.CounterTable, "")
-	// Long enough for a first DescribeTable on a loaded machine (300 ms was
-	// not, once, in make test); the table never leaves CREATING anyway.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	err := dynamoseq.EnsureTable(ctx, creatingForever{client}, dynamoseq.CounterTable(table), "")
+	ctx, pass := newDeadline()
+	const polls = 3
+	var answers atomic.Int64
+	creating := creatingForever{TableClient: client, answered: func() {
+		if answers.Add(1) == polls {
+			pass()
+		}
+	}}
+	err := dynamoseq.EnsureTable(ctx, creating, dynamoseq.CounterTable(table), "")
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Contains(t, err.Error(), "CREATING")
+	assert.Contains(t, err.Error(), "CREATING", "the error names the state the table was left in")
+	assert.Equal(t, int64(polls), answers.Load(), "DescribeTable calls: %d until the deadline, and none after it", polls)
 }
 
 func TestEnsureTableBadInput(t *testing.T) {

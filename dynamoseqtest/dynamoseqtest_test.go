@@ -55,8 +55,8 @@ func TestStartAndNewTable(t *testing.T) {
 	require.NotEqual(t, a, b, "each table has a name of its own")
 	require.Equal(t, "items", aws.ToString(in.TableName), "NewTable must not change its input")
 	require.NoError(t, put(context.Background(), srv.Client(), a, "x"))
-	require.True(t, exists(t, srv.Client(), a, "x"))
-	require.False(t, exists(t, srv.Client(), b, "x"))
+	require.True(t, exists(t, srv.Client(), a, "x"), "item x is not in table a, where it was put")
+	require.False(t, exists(t, srv.Client(), b, "x"), "item x, put in table a, is in table b too")
 }
 
 // A lost answer is resent by the SDK: the transport counts the resend, and
@@ -71,8 +71,8 @@ func TestSharedTable(t *testing.T) {
 	require.Contains(t, a, "items_", "the name's stem")
 	require.Equal(t, "items", aws.ToString(in.TableName), "SharedTable must not change its input")
 	require.NoError(t, put(context.Background(), client, a, "x"))
-	require.True(t, exists(t, client, a, "x"))
-	require.False(t, exists(t, client, b, "x"))
+	require.True(t, exists(t, client, a, "x"), "item x is not in table a, where it was put")
+	require.False(t, exists(t, client, b, "x"), "item x, put in table a, is in table b too")
 	require.Panics(t, func() { dynamoseqtest.SharedTable(&dynamodb.CreateTableInput{TableName: aws.String("no key schema")}) },
 		"a table DynamoDB refuses")
 }
@@ -143,7 +143,7 @@ func TestFaultTransportUnreachable(t *testing.T) {
 	ft.SetUnreachable(true)
 	err := put(context.Background(), client, name, "never")
 	require.Error(t, err)
-	require.False(t, exists(t, srv.Client(), name, "never"))
+	require.False(t, exists(t, srv.Client(), name, "never"), "an item put while unreachable was stored")
 	require.Equal(t, dynamoseqtest.FaultCounts{Requests: 3, Refused: 3}, ft.Counts())
 	ft.SetUnreachable(false)
 	require.NoError(t, put(context.Background(), client, name, "now"))
@@ -165,6 +165,6 @@ func TestKillRestart(t *testing.T) {
 	require.False(t, errors.As(err, &opErr) && opErr.Timeout(), "refused at once, not timed out: %v", err)
 	srv.Restart(t)
 	require.Equal(t, endpoint, srv.Endpoint())
-	require.True(t, exists(t, client, name, "kept"))
-	require.False(t, exists(t, client, name, "down"))
+	require.True(t, exists(t, client, name, "kept"), "the item put before the crash is gone after the restart")
+	require.False(t, exists(t, client, name, "down"), "an item put while the server was down was stored")
 }

@@ -60,11 +60,11 @@ func TestBucket(t *testing.T) {
 	var b bucket
 	now := time.Unix(0, 0)
 	b.fill(now, 10, 5)
-	require.True(t, b.admits(5, 5))
+	require.True(t, b.admits(5, 5), "a full bucket of 5 refused 5 (tokens %v)", b.tokens)
 	b.tokens -= 5
-	require.False(t, b.admits(1, 5))
+	require.False(t, b.admits(1, 5), "an empty bucket admitted 1 (tokens %v)", b.tokens)
 	b.fill(now.Add(100*time.Millisecond), 10, 5)
-	require.True(t, b.admits(1, 5))
+	require.True(t, b.admits(1, 5), "a bucket refilled for 100ms at 10 a second refused 1 (tokens %v)", b.tokens)
 	b.fill(now.Add(time.Hour), 10, 5)
 	require.Equal(t, 5.0, b.tokens, "up to its depth")
 	require.True(t, b.admits(50, 5), "a request larger than the bucket when it is full")

@@ -46,7 +46,7 @@ func drain(t *testing.T, c *dynamodb.Client, table, pk string, size int) {
 	t.Helper()
 	for range 10000 {
 		if err := putSized(context.Background(), c, table, pk, size); err != nil {
-			require.True(t, throttled(err), "%v", err)
+			require.True(t, throttled(err), "a put draining the bucket: got %v, want nil or a throttle", err)
 			return
 		}
 	}
@@ -189,16 +189,19 @@ func TestModelThrottleAnswers(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(string(tc.form), func(t *testing.T) {
 			t.Parallel()
-			srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{WriteUnits: 2, Throttle: tc.form}))
+			// A partition that admits one write and then, for about a
+			// hundred seconds, none: every later write to "hot" is
+			// throttled, however long the machine takes between them.
+			srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{WriteUnits: 0.01, Throttle: tc.form}))
 			table := srv.NewTable(t, table())
 			c := srv.Client(noRetries)
 			drain(t, c, table, "hot", 100)
 
 			err := putSized(context.Background(), c, table, "hot", 100)
 			reasons := tc.reason(err)
-			require.Len(t, reasons, 1, "%v", err)
+			require.Len(t, reasons, 1, "the throttling reasons of the put after the drain; its error: %v", err)
 			require.Equal(t, "TableWriteKeyRangeThroughputExceeded", aws.ToString(reasons[0].Reason))
-			require.True(t, strings.HasSuffix(aws.ToString(reasons[0].Resource), ":table/"+table), aws.ToString(reasons[0].Resource))
+			require.True(t, strings.HasSuffix(aws.ToString(reasons[0].Resource), ":table/"+table), "the throttled resource is %q, want one ending in %q", aws.ToString(reasons[0].Resource), ":table/"+table)
 
 			// A transaction with an item on the hot key and one elsewhere.
 			_, err = c.TransactWriteItems(context.Background(), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
@@ -214,7 +217,7 @@ func TestModelThrottleAnswers(t *testing.T) {
 			retrying := srv.Client(dynamoseqtest.FastRetries())
 			before := srv.ModelStats().Total().Requests
 			err = putSized(context.Background(), retrying, table, "hot", 100)
-			require.True(t, throttled(err), "%v", err)
+			require.True(t, throttled(err), "the retried put on the drained key: got %v, want a throttle", err)
 			require.Equal(t, int64(3), srv.ModelStats().Total().Requests-before, "3 attempts")
 			before = srv.ModelStats().Total().Requests
 			_, err = retrying.TransactWriteItems(context.Background(), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
@@ -525,7 +528,10 @@ func TestModelTokenInProgress(t *testing.T) {
 	tab := srv.NewTable(t, table())
 	c := srv.Client(noRetries)
 	require.NoError(t, putSized(context.Background(), c, tab, "warm", 100)) // the model has described the table
-	in := &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String("t1"), TransactItems: []types.TransactWriteItem{
+	// A token of this run's own: DynamoDB Local, shared by the runs of
+	// -count, remembers one for 10 minutes.
+	token := "t" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	in := &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String(token), TransactItems: []types.TransactWriteItem{
 		{Put: &types.Put{TableName: aws.String(tab), Item: sItem("a", 100)}}}}
 	first := make(chan error, 1)
 	go func() {

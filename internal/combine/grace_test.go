@@ -315,3 +315,48 @@ func TestAloneHere(t *testing.T) {
 		t.Fatalf("the other caller: %+v", got)
 	}
 }
+
+// TestGraceUnsentAfterCallersLeft: with a grace, a call that run fails
+// without publishing it (nothing was sent for it) once every caller of the
+// batch has left is told its context's error, as a caller that leaves
+// first is, and not run's reason: which of the two a caller gets must not
+// depend on whether its goroutine woke before run's ended. Each round
+// gives the race another chance to go the other way.
+func TestGraceUnsentAfterCallersLeft(t *testing.T) {
+	errUnsent := errors.New("not sent: the write before it has an unknown outcome")
+	for round := range 200 {
+		g := New[string, int, int, int](10, 10, func(o *Options) { o.Grace = func() time.Duration { return time.Millisecond } })
+		// A first run has the next one wait until two calls do, so that
+		// the two below make one batch.
+		if _, err := g.Do(context.Background(), "k", 0, func(_ context.Context, _ string, _ *int, batch []*Call[int, int]) {
+			batch[0].NotBefore, batch[0].Fill = time.Now().Add(time.Hour), 2
+		}); err != nil {
+			t.Fatalf("round %d: the first Do = %v, want nil", round, err)
+		}
+		started := make(chan struct{})
+		var sent int // the call whose write is in flight, written before started closes
+		run := func(ctx context.Context, _ string, _ *int, batch []*Call[int, int]) {
+			sent = batch[0].Req
+			batch[0].Publish(1)
+			close(started)
+			<-ctx.Done() // every caller has left
+			batch[0].Err = ctx.Err()
+			for _, c := range batch[1:] {
+				c.Err = errUnsent
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		out := map[int]<-chan result{1: doAsync(g, ctx, "k", 1, run), 2: doAsync(g, ctx, "k", 2, run)}
+		<-started
+		cancel()
+		for req, c := range out {
+			got := <-c
+			switch {
+			case req == sent && !errors.Is(got.err, context.Canceled):
+				t.Fatalf("round %d: the published call's Do = (%d, %v), want an error matching context.Canceled", round, got.res, got.err)
+			case req != sent && (!errors.Is(got.err, context.Canceled) || errors.Is(got.err, errUnsent)):
+				t.Fatalf("round %d: the unpublished call's Do = (%d, %v), want its context's error, context.Canceled, alone", round, got.res, got.err)
+			}
+		}
+	}
+}

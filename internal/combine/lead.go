@@ -196,6 +196,7 @@ func (g *Group[K, S, Req, Res]) finish(q *queue[S, Req, Res], batch []*waiter[Re
 		if p != nil && !passed && !c.gone {
 			w.panic, passed = p, true
 		}
+		g.settleUnsent(w, failed)
 		w.status = done
 		w.signal()
 	}
@@ -204,6 +205,24 @@ func (g *Group[K, S, Req, Res]) finish(q *queue[S, Req, Res], batch []*waiter[Re
 	}
 	g.handOff(q)
 	return passed
+}
+
+// settleUnsent gives w's call, which run failed without publishing it (so
+// nothing was sent for it), the error its caller leaves with (see abandon)
+// if its context has ended already: with a grace, that caller leaves at
+// once with its context's error, and which of the two it is told must not
+// depend on whether its goroutine woke before run's ended (run's context
+// ends only once its callers' have). failed is finish's. The caller holds
+// g.mu.
+func (g *Group[K, S, Req, Res]) settleUnsent(w *waiter[Req, Res], failed error) {
+	c := &w.call
+	if g.grace == nil || failed != nil || c.published || c.gone || c.Err == nil {
+		return
+	}
+	if err := w.ctx.Err(); err != nil {
+		var zero Res
+		c.Res, c.Err = zero, w.leave(err)
+	}
 }
 
 // handOff passes the lead of q to its oldest waiting caller, or gives it up

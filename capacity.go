@@ -186,7 +186,7 @@ func (r *roundTrip) load() time.Duration { return time.Duration(r.ns.Load()) }
 const minGrace = 10 * time.Millisecond
 
 // grace is how long a caller whose context has ended waits for the outcome
-// of its write in flight (combine.Options.Grace): one round trip, at least
+// of its write in flight (combine.GroupOptions.Grace): one round trip, at least
 // minGrace.
 func (r *roundTrip) grace() time.Duration { return max(r.load(), minGrace) }
 

@@ -131,8 +131,8 @@ func NewCounter(client Client, table string, optFns ...func(*CounterOptions)) (*
 	// others in its batch may have later deadlines, and for a Counter an
 	// unknown outcome only loses numbers. A lone update ends with its
 	// caller's context (AloneHere).
-	c.group = combine.New[counterKey, counterLane, counterReq, int64](maxCounterBatch, counterIdle,
-		func(o *combine.Options) { o.Grace, o.AloneHere = c.rtt.grace, true })
+	c.group = combine.NewGroup[counterKey, counterLane, counterReq, int64](maxCounterBatch, counterIdle,
+		func(o *combine.GroupOptions) { o.Grace, o.AloneHere = c.rtt.grace, true })
 	if base := c.first - c.stride; base == 0 { // cannot overflow: first >= 1, stride >= 1
 		// The plain atomic counter: ADD treats a missing attribute as 0.
 		c.update = "ADD #v :n"

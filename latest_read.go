@@ -41,7 +41,7 @@ func (l *Latest) readHead(ctx context.Context, client Client, base string) (int6
 		return 0, turns.Turn{}, nil
 	}
 	v, err := l.version(out.Item)
-	return v, turns.OfItem(out.Item, l.opts.TokenAttribute), err
+	return v, turns.TurnOfItem(out.Item, l.opts.TokenAttribute), err
 }
 
 // version reads the version attribute of an item.

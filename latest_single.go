@@ -171,7 +171,7 @@ func (l *Latest) lostVersion(ctx context.Context, base string, hint *latestHint,
 	l.stats.lostRaces.Add(1)
 	hint.Lost(start)
 	if ccf != nil {
-		hint.Saw(turns.OfItem(ccf.Item, l.opts.TokenAttribute), l.opts.MaxDelay)
+		hint.Saw(turns.TurnOfItem(ccf.Item, l.opts.TokenAttribute), l.opts.MaxDelay)
 	}
 	if races >= l.opts.MaxAttempts {
 		return fmt.Errorf("%w: %d attempts: %w", ErrContention, races, err)

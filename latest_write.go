@@ -93,7 +93,7 @@ func (l *Latest) lostRace(ctx context.Context, hint *latestHint, calls []*combin
 	if len(reasons) > 0 {
 		if v, ok := l.versionOf(reasons[0].Item); ok {
 			hint.known, hint.version = true, v
-			hint.Saw(turns.OfItem(reasons[0].Item, l.opts.TokenAttribute), l.opts.MaxDelay)
+			hint.Saw(turns.TurnOfItem(reasons[0].Item, l.opts.TokenAttribute), l.opts.MaxDelay)
 		}
 	}
 	if !hint.known {
@@ -110,7 +110,7 @@ func (l *Latest) lostRace(ctx context.Context, hint *latestHint, calls []*combin
 // place waits while another writer has its turn, or after its own (see
 // turns), makes sure hint knows the version 'latest' holds, reading it when
 // it does not (one strongly consistent GetItem), and returns the turn the
-// next write belongs to (see turns.State.Take).
+// next write belongs to (see turns.Turns.Take).
 func (l *Latest) place(ctx context.Context, base string, hint *latestHint) (turns.Turn, error) {
 	return hint.Take(ctx, &hint.known, l.opts.MaxDelay, l.stats.waited, func() (turns.Turn, error) {
 		v, tn, err := l.readHead(ctx, l.client, base)

@@ -278,9 +278,9 @@ func (r *requestCounts) refused(err error) {
 		return
 	}
 	switch settle.Classify(err) {
-	case settle.Throttled:
+	case settle.ThrottleRefusal:
 		r.throttled.Add(1)
-	case settle.Conflict:
+	case settle.ConflictRefusal:
 		if !settle.ReplicatedConflict(err) { // a lost race, counted as such
 			r.conflicts.Add(1)
 		}

@@ -85,8 +85,8 @@ func callError(ctx context.Context, op, table, name string, n int64, err error) 
 // (rtt's grace) for the outcome, and then returns ErrUnknownOutcome with
 // the number published for it (see engine.Publish). With ResolveTimeout set, it
 // waits for the outcome, which the resends settle, detached.
-func graceOf(r Retry, rtt *roundTrip) func(*combine.Options) {
-	return func(o *combine.Options) {
+func graceOf(r Retry, rtt *roundTrip) func(*combine.GroupOptions) {
+	return func(o *combine.GroupOptions) {
 		if r.ResolveTimeout == 0 {
 			o.Grace = rtt.grace
 		}
@@ -99,7 +99,7 @@ func graceOf(r Retry, rtt *roundTrip) func(*combine.Options) {
 // touches it (see combine.Group).
 type nameWriter struct {
 	capacity    backoff.Capacity // the waits after throttles and conflicts
-	turns.State                  // with writers of other processes
+	turns.Turns                  // with writers of other processes
 }
 
 // pacing is what a SortKey's or a Latest's runs need to pace the writes of

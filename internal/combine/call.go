@@ -43,7 +43,7 @@ type Call[Req, Res any] struct {
 }
 
 // ErrUnknownOutcome is the error (joined with its context's error) of a
-// caller that gave up, after Options.Grace, while the write of its call
+// caller that gave up, after GroupOptions.Grace, while the write of its call
 // was in flight or about to be sent: the call may or may not have been
 // stored. Do returns it with the result run published (Call.Publish).
 var ErrUnknownOutcome = errors.New("combine: the caller gave up with its write in flight: outcome unknown")
@@ -57,7 +57,7 @@ var ErrUnknownOutcome = errors.New("combine: the caller gave up with its write i
 // Publish reports false when the caller has already left Do: then run
 // must not send the call's write (again). A caller that leaves before any
 // Publish is told that nothing was stored, and Publish is how run learns
-// it. So with Options.Grace, run must publish every call before sending
+// it. So with GroupOptions.Grace, run must publish every call before sending
 // its write; without a grace, callers stay until the outcome and Publish
 // always reports true. A Call made outside a Group has no caller to lose.
 func (c *Call[Req, Res]) Publish(pending Res) bool {

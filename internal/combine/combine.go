@@ -24,7 +24,7 @@
 // first (or as the wait ends), its call leaves with the context's error and
 // the next caller in line leads and waits for the same time. Other keys are
 // not delayed, and a delayed key is kept however many keys are idle (see
-// New).
+// NewGroup).
 //
 // Cause. A run that puts a call back can say why (Call.Cause; for example
 // the strategy's ErrThrottled): a caller whose context ends before its call
@@ -33,7 +33,7 @@
 //
 // Grace. By default a caller whose call is in a running batch waits for its
 // outcome even after its context ends, so that it learns what was written.
-// With Options.Grace it waits at most the grace (about one round trip):
+// With GroupOptions.Grace it waits at most the grace (about one round trip):
 // then Do returns the result run published for the call (Call.Publish,
 // just before sending its write) with an error matching ErrUnknownOutcome
 // and the context's error; the run goes on, and the outcome it sets later
@@ -63,8 +63,8 @@ import (
 // Group batches concurrent calls per key. It is safe for concurrent use.
 type Group[K comparable, S, Req, Res any] struct {
 	maxBatch, maxIdle int
-	grace             func() time.Duration // Options.Grace
-	aloneHere         bool                 // Options.AloneHere
+	grace             func() time.Duration // GroupOptions.Grace
+	aloneHere         bool                 // GroupOptions.AloneHere
 	// wait sleeps until the given time, or until ctx ends and then returns
 	// its error; tests replace it to hold a leader in its wait.
 	wait func(ctx context.Context, until time.Time) error
@@ -115,8 +115,8 @@ type waiter[Req, Res any] struct {
 	wake   chan struct{} // capacity 1: status changed to promoted, done or (put back) queued
 }
 
-// Options are a Group's settings, changed by the functions passed to New.
-type Options struct {
+// GroupOptions are a Group's settings, changed by the functions passed to NewGroup.
+type GroupOptions struct {
 	// Grace bounds how long a caller whose context has ended waits for the
 	// outcome of its call in a running batch (see the package comment); it
 	// is called then, from that caller's goroutine, with no lock held, and
@@ -134,7 +134,7 @@ type Options struct {
 	AloneHere bool
 }
 
-// New returns a Group that passes at most maxBatch calls to one run and keeps
+// NewGroup returns a Group that passes at most maxBatch calls to one run and keeps
 // the state of at most maxIdle keys that have no call in progress. Beyond
 // that, idle keys are dropped (arbitrary ones, as Go's map iteration yields
 // them), and the next run of a dropped key starts from the zero S; but a
@@ -142,11 +142,11 @@ type Options struct {
 // time has passed, so that the delay holds: if the idle keys are all
 // delayed so, more than maxIdle are kept, until a key going idle finds
 // their time passed. It panics if maxBatch < 1.
-func New[K comparable, S, Req, Res any](maxBatch, maxIdle int, optFns ...func(*Options)) *Group[K, S, Req, Res] {
+func NewGroup[K comparable, S, Req, Res any](maxBatch, maxIdle int, optFns ...func(*GroupOptions)) *Group[K, S, Req, Res] {
 	if maxBatch < 1 {
 		panic("combine: maxBatch < 1")
 	}
-	var o Options
+	var o GroupOptions
 	for _, fn := range optFns {
 		fn(&o)
 	}
@@ -179,7 +179,7 @@ func waitUntil(ctx context.Context, until time.Time) error {
 // If ctx ends before req joins a batch, Do returns ctx.Err() (and the
 // Cause of its last put back) and req never reaches run. Once req is in a
 // running batch, Do waits for its outcome even if ctx ends, so that the
-// caller learns what was written, or, with Options.Grace, for the grace at
+// caller learns what was written, or, with GroupOptions.Grace, for the grace at
 // most (see the package comment); run's context ends when every caller of
 // the batch has given up, so a run that honours it ends promptly. When ctx
 // has ended and the outcome's error is context.Canceled (run's context
@@ -195,7 +195,7 @@ func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 	q := g.enqueue(key, w)
 	returned := false
 	defer func() {
-		if !returned { // a panic, from Options.Grace for one, or runtime.Goexit
+		if !returned { // a panic, from GroupOptions.Grace for one, or runtime.Goexit
 			g.drop(q, w)
 		}
 	}()
@@ -269,7 +269,7 @@ func (g *Group[K, S, Req, Res]) await(key K, q *queue[S, Req, Res], w *waiter[Re
 }
 
 // drop leaves no trace of w's call when its caller leaves Do other than by
-// returning (a panic in Options.Grace, say), so that nothing waits for a
+// returning (a panic in GroupOptions.Grace, say), so that nothing waits for a
 // caller who is gone: queued, it leaves the queue; handed the lead, it
 // passes the lead on; in a batch, the call is gone, as if abandoned (Publish
 // reports false, and it is not put back). Done, there is nothing to do (a

@@ -90,7 +90,7 @@ func (g *Group[K, S, Req, Res]) runHere(key K, q *queue[S, Req, Res], batch []*w
 }
 
 // runApart runs batch on its own goroutine, which holds the lead from the
-// caller that took the batch until it is settled (Options.Grace: so that
+// caller that took the batch until it is settled (GroupOptions.Grace: so that
 // this caller, too, can leave while run goes on). If run panics, its calls
 // fail, the lead passes on, and the panic's value goes to the first caller
 // of the batch still in Do, which panics with it; if every caller has left,

@@ -111,9 +111,9 @@ func Decide(err, unknown error) Verdict {
 	switch settle.Classify(err) {
 	case settle.ConditionFailed:
 		return LostRace
-	case settle.Throttled:
+	case settle.ThrottleRefusal:
 		return Throttled
-	case settle.Conflict:
+	case settle.ConflictRefusal:
 		return Conflict
 	}
 	return Other

@@ -7,7 +7,7 @@
 // table may hold, and by the refusal DynamoDB answered (Classify: a failed
 // condition, a conflict, throttled, invalid), which says what may be done
 // about it. The cancellation reasons of a TransactionCanceledException
-// (Reasons, Code, LostRace) and the shapes of the other errors the
+// (Reasons, Code, ReasonsLostRace) and the shapes of the other errors the
 // strategies branch on (IsValidation, ReplicatedConflict) are read here, by
 // the SDK's typed errors and error codes, never by message text.
 //
@@ -41,8 +41,8 @@ const (
 	// every attempt of it, earlier calls included: it is not stored and
 	// cannot land later.
 	Refused
-	// Unknown: an attempt may have been applied, or may still be.
-	Unknown
+	// OutcomeUnknown: an attempt may have been applied, or may still be.
+	OutcomeUnknown
 )
 
 func (o Outcome) String() string {
@@ -114,7 +114,7 @@ func dialFailed(err error) bool {
 //     endpoint that cannot be resolved, invalid parameters, a refused
 //     connection, a context that ended first), or when the only attempt
 //     sent was answered with a client error such as throttling;
-//   - Unknown otherwise: a network error or a timeout after sending, a
+//   - OutcomeUnknown otherwise: a network error or a timeout after sending, a
 //     server error, a context that ended in flight, throttling after earlier
 //     attempts that may have been applied, TransactionInProgress.
 func (p *Probe) Outcome(err error) Outcome {
@@ -128,7 +128,7 @@ func (p *Probe) Outcome(err error) Outcome {
 	case p.sent.Load() == 1 && answeredRefusal(err):
 		return NotSent
 	}
-	return Unknown
+	return OutcomeUnknown
 }
 
 // refusedForGood reports whether err means that the write is not stored,

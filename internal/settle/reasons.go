@@ -47,14 +47,14 @@ func Code(r types.CancellationReason) string {
 	return *r.Code
 }
 
-// LostRace reports whether every reason of a cancelled transaction is a
+// ReasonsLostRace reports whether every reason of a cancelled transaction is a
 // failed condition or a conflict with another transaction (or None): the
 // writer's view of the items was stale, and a retry after a fresh read can
 // succeed. Any other reason (ValidationError, ThrottlingError,
 // ItemCollectionSizeLimitExceeded, ...) will not go away by retrying at
 // once. Classify tells a conflict and throttling apart from a failed
 // condition.
-func LostRace(reasons []types.CancellationReason) bool {
+func ReasonsLostRace(reasons []types.CancellationReason) bool {
 	lost := false
 	for _, r := range reasons {
 		switch Code(r) {

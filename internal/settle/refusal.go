@@ -22,18 +22,18 @@ const (
 	// ConditionalCheckFailed): another writer got there first. The item in
 	// the way comes with it when the write asked for it.
 	ConditionFailed
-	// Conflict: another request held an item of the write at that moment
+	// ConflictRefusal: another request held an item of the write at that moment
 	// (TransactionConflictException, a cancellation reason
 	// TransactionConflict, or an MRSC table's
 	// ReplicatedWriteConflictException). Nothing was written and no item
 	// comes with it; the same write may succeed a moment later.
-	Conflict
-	// Throttled: the table, an index or the account was over its capacity
+	ConflictRefusal
+	// ThrottleRefusal: the table, an index or the account was over its capacity
 	// (ThrottlingException, ProvisionedThroughputExceededException,
 	// RequestLimitExceeded, or a cancellation reason ThrottlingError or
 	// ProvisionedThroughputExceeded). Nothing was written; the same write
 	// may succeed after a wait.
-	Throttled
+	ThrottleRefusal
 	// Invalid: the request cannot succeed as it is, however long one
 	// waits: a validation error, a missing table, a full item collection,
 	// parameters the SDK refuses, any other client error.
@@ -46,9 +46,9 @@ func (r Refusal) String() string {
 		return "not refused"
 	case ConditionFailed:
 		return "condition failed"
-	case Conflict:
+	case ConflictRefusal:
 		return "conflict"
-	case Throttled:
+	case ThrottleRefusal:
 		return "throttled"
 	}
 	return "invalid"
@@ -61,7 +61,7 @@ func (r Refusal) String() string {
 // them is neither None nor one of the reasons above (or there is none);
 // else ConditionFailed when a failed condition returned its item (which
 // tells the writer where to write next: worth more than a wait); else
-// Conflict, else Throttled, else ConditionFailed (a failed condition
+// ConflictRefusal, else ThrottleRefusal, else ConditionFailed (a failed condition
 // without its item).
 func Classify(err error) Refusal {
 	var (
@@ -82,9 +82,9 @@ func Classify(err error) Refusal {
 	case errors.As(err, &ccf):
 		return ConditionFailed
 	case errors.As(err, &conflict) || ReplicatedConflict(err):
-		return Conflict
+		return ConflictRefusal
 	case errors.As(err, &throttled) || errors.As(err, &overPTE) || errors.As(err, &overLimit):
-		return Throttled
+		return ThrottleRefusal
 	case errors.As(err, &inProgress):
 		return NotRefused
 	case errors.As(err, &invalid) || clientFault(err):
@@ -129,9 +129,9 @@ func classifyReasons(reasons []types.CancellationReason) Refusal {
 	case learned:
 		return ConditionFailed
 	case conflict:
-		return Conflict
+		return ConflictRefusal
 	case throttled:
-		return Throttled
+		return ThrottleRefusal
 	case failed:
 		return ConditionFailed
 	}

@@ -59,11 +59,11 @@ func TestClassify(t *testing.T) {
 		want settle.Refusal
 	}{
 		{"condition failed", answer.Status(400, "ConditionalCheckFailedException"), settle.ConditionFailed},
-		{"transaction conflict", answer.Status(400, "TransactionConflictException"), settle.Conflict},
-		{"replicated write conflict", answer.Status(400, "ReplicatedWriteConflictException"), settle.Conflict},
-		{"throttled, on-demand", answer.Status(400, "ThrottlingException"), settle.Throttled},
-		{"throttled, provisioned", answer.Status(400, "ProvisionedThroughputExceededException"), settle.Throttled},
-		{"throttled, account", answer.Status(400, "RequestLimitExceeded"), settle.Throttled},
+		{"transaction conflict", answer.Status(400, "TransactionConflictException"), settle.ConflictRefusal},
+		{"replicated write conflict", answer.Status(400, "ReplicatedWriteConflictException"), settle.ConflictRefusal},
+		{"throttled, on-demand", answer.Status(400, "ThrottlingException"), settle.ThrottleRefusal},
+		{"throttled, provisioned", answer.Status(400, "ProvisionedThroughputExceededException"), settle.ThrottleRefusal},
+		{"throttled, account", answer.Status(400, "RequestLimitExceeded"), settle.ThrottleRefusal},
 		{"validation", answer.Status(400, "ValidationException"), settle.Invalid},
 		{"access denied", answer.Status(400, "AccessDeniedException"), settle.Invalid},
 		{"table not found", answer.Status(400, "ResourceNotFoundException"), settle.Invalid},
@@ -74,14 +74,14 @@ func TestClassify(t *testing.T) {
 		{"answer lost", answer.Reset, settle.NotRefused},
 		{"not sent", answer.RefusedDial, settle.NotRefused},
 		{"cancelled: condition", cancelled("None", "ConditionalCheckFailed"), settle.ConditionFailed},
-		{"cancelled: conflict", cancelled("TransactionConflict", "None"), settle.Conflict},
-		{"cancelled: throttled, on-demand", cancelled("None", "ThrottlingError"), settle.Throttled},
-		{"cancelled: throttled, provisioned", cancelled("ProvisionedThroughputExceeded", ""), settle.Throttled},
+		{"cancelled: conflict", cancelled("TransactionConflict", "None"), settle.ConflictRefusal},
+		{"cancelled: throttled, on-demand", cancelled("None", "ThrottlingError"), settle.ThrottleRefusal},
+		{"cancelled: throttled, provisioned", cancelled("ProvisionedThroughputExceeded", ""), settle.ThrottleRefusal},
 		{"cancelled: condition with its item before conflict", cancelled("TransactionConflict", "ConditionalCheckFailed+item"), settle.ConditionFailed},
-		{"cancelled: conflict before condition without item", cancelled("TransactionConflict", "ConditionalCheckFailed"), settle.Conflict},
-		{"cancelled: conflict before throttled", cancelled("ThrottlingError", "TransactionConflict"), settle.Conflict},
+		{"cancelled: conflict before condition without item", cancelled("TransactionConflict", "ConditionalCheckFailed"), settle.ConflictRefusal},
+		{"cancelled: conflict before throttled", cancelled("ThrottlingError", "TransactionConflict"), settle.ConflictRefusal},
 		{"cancelled: condition with its item before throttled", cancelled("ThrottlingError", "ConditionalCheckFailed+item"), settle.ConditionFailed},
-		{"cancelled: throttled before condition without item", cancelled("ThrottlingError", "ConditionalCheckFailed"), settle.Throttled},
+		{"cancelled: throttled before condition without item", cancelled("ThrottlingError", "ConditionalCheckFailed"), settle.ThrottleRefusal},
 		{"cancelled: validation", cancelled("None", "ValidationError"), settle.Invalid},
 		{"cancelled: validation wins", cancelled("ConditionalCheckFailed", "ValidationError"), settle.Invalid},
 		{"cancelled: item collection full", cancelled("ItemCollectionSizeLimitExceeded"), settle.Invalid},
@@ -128,7 +128,7 @@ func TestReasons(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			err := answered(t, tt.ans)
 			reasons, ok := settle.Reasons(err)
-			if got := ok && settle.LostRace(reasons); got != tt.lostRace {
+			if got := ok && settle.ReasonsLostRace(reasons); got != tt.lostRace {
 				t.Errorf("LostRace(%v) = %v, want %v", err, got, tt.lostRace)
 			}
 			if got := settle.IsValidation(err); got != tt.validation {

@@ -62,7 +62,7 @@ type Resender struct {
 func (r Resender) Send(ctx context.Context, send SendFunc) error {
 	var p Probe
 	err := send(ctx, p.Use)
-	if p.Outcome(err) != Unknown {
+	if p.Outcome(err) != OutcomeUnknown {
 		return err
 	}
 	if r.Attached && (!p.used.Load() || ctx.Err() != nil) {

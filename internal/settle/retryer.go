@@ -19,9 +19,9 @@ func Backpressure(err error) bool {
 		return false
 	}
 	switch Classify(err) {
-	case Throttled:
+	case ThrottleRefusal:
 		return true
-	case Conflict:
+	case ConflictRefusal:
 		return !ReplicatedConflict(err) // a race lost to another Region
 	}
 	return false

@@ -9,7 +9,7 @@ import (
 )
 
 // The write token of an item is written by one writer (Token) and read by
-// the others (ParseToken, OfItem), of any process. Its format:
+// the others (ParseToken, TurnOfItem), of any process. Its format:
 //
 //	<request>:<last>                     outside a turn
 //	<request>:<last>:<end>:<no>:<line>   in a turn
@@ -71,9 +71,9 @@ func parseTurn(end, no, line string) Turn {
 	return Turn{end: time.UnixMicro(us), no: n, line: l}
 }
 
-// OfItem returns the turn named by the write token of item, in its
+// TurnOfItem returns the turn named by the write token of item, in its
 // attribute attr; the zero Turn when it names none.
-func OfItem(item map[string]types.AttributeValue, attr string) Turn {
+func TurnOfItem(item map[string]types.AttributeValue, attr string) Turn {
 	tok, ok := item[attr].(*types.AttributeValueMemberS)
 	if !ok {
 		return Turn{}

@@ -17,8 +17,8 @@ func TestTurnTokenRoundTrip(t *testing.T) {
 		t.Errorf("Token is %d bytes, more than TokenBytes (%d)", len(tok), TokenBytes)
 	}
 	item := map[string]types.AttributeValue{"wtok": &types.AttributeValueMemberS{Value: tok}}
-	if got := OfItem(item, "wtok"); got != tn {
-		t.Errorf("OfItem(%q) = %+v, want %+v", tok, got, tn)
+	if got := TurnOfItem(item, "wtok"); got != tn {
+		t.Errorf("TurnOfItem(%q) = %+v, want %+v", tok, got, tn)
 	}
 	if got := Token("0123456789abcdef0123456789abcdef", 42, Turn{}); strings.Count(got, ":") != 1 {
 		t.Errorf("Token without a turn = %q, want the token and the last number only", got)
@@ -26,12 +26,12 @@ func TestTurnTokenRoundTrip(t *testing.T) {
 	for _, bad := range []string{"", "abc", "abc:42", "abc:42:", "abc:42:x:1:2", "abc:42:1:2", "abc:42:1:2:3:4",
 		"abc:42:-1:2:3", "abc:42:1:0:3", "abc:42:1:2:-3", "abc:42:1:2:99"} {
 		item := map[string]types.AttributeValue{"wtok": &types.AttributeValueMemberS{Value: bad}}
-		if got := OfItem(item, "wtok"); got != (Turn{}) {
-			t.Errorf("OfItem(%q) = %+v, want no turn", bad, got)
+		if got := TurnOfItem(item, "wtok"); got != (Turn{}) {
+			t.Errorf("TurnOfItem(%q) = %+v, want no turn", bad, got)
 		}
 	}
-	if got := OfItem(map[string]types.AttributeValue{"wtok": &types.AttributeValueMemberN{Value: "1"}}, "wtok"); got != (Turn{}) {
-		t.Errorf("OfItem(a Number) = %+v, want no turn", got)
+	if got := TurnOfItem(map[string]types.AttributeValue{"wtok": &types.AttributeValueMemberN{Value: "1"}}, "wtok"); got != (Turn{}) {
+		t.Errorf("TurnOfItem(a Number) = %+v, want no turn", got)
 	}
 }
 

@@ -1,10 +1,10 @@
 // Package turns makes the processes that write one name flat out take
-// turns, so that their writes do not collide (State), and writes and reads
-// the write token that items carry (Token, ParseToken, OfItem), which names
+// turns, so that their writes do not collide (Turns), and writes and reads
+// the write token that items carry (Token, ParseToken, TurnOfItem), which names
 // the last number of their write and, for a write made in a turn, the turn.
 //
 // Nothing here touches DynamoDB: a strategy reads the head of a name and
-// writes, and tells its State what it saw and what happened.
+// writes, and tells its Turns what it saw and what happened.
 package turns
 
 import (
@@ -43,11 +43,11 @@ type Turn struct {
 // IsZero reports whether t is no turn.
 func (t Turn) IsZero() bool { return t.no == 0 }
 
-// State is what one writer knows of the turns at one name, and makes the
+// Turns is what one writer knows of the turns at one name, and makes the
 // processes that write the name flat out take turns, so that their writes
 // do not collide. A strategy's per-name hint embeds it; only the run in
 // progress for the name touches it (see combine.Group), so it needs no
-// lock. The zero State is a writer that has met no other.
+// lock. The zero Turns is a writer that has met no other.
 //
 // Why: writers of different processes cannot share a queue. Without turns,
 // each one that has calls waiting writes, one of them wins and the others
@@ -73,7 +73,7 @@ func (t Turn) IsZero() bool { return t.no == 0 }
 // writer never sleeps longer than MaxDelay for it, so a skewed clock costs
 // throughput, never progress. The turns only order the writes: the
 // conditions of the writes keep the guarantees, whatever the turns say.
-type State struct {
+type Turns struct {
 	rtt       time.Duration // how long a won write takes, a moving average
 	contended time.Time     // until when the name counts as contended
 	mine      Turn          // this writer's turn, while it lasts
@@ -89,7 +89,7 @@ type State struct {
 // round trips for each writer in line before this one (at most maxDelay),
 // less half a round trip, plus a jitter of up to a quarter. After a wait,
 // the writer must read the head again: the others wrote meanwhile.
-func (t *State) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool) {
+func (t *Turns) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool) {
 	if t.held == 0 && t.other.no != 0 { // the first turn this writer sees: in line after the others
 		t.held = t.other.no - 1
 	}
@@ -122,7 +122,7 @@ func (t *State) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool
 // makes it so), and returns the turn the write belongs to (see next). read
 // records the head in the writer's hint and returns the turn of the write
 // that stored it. waited is told of every wait and its length.
-func (t *State) Take(ctx context.Context, known *bool, maxDelay time.Duration, waited func(time.Duration), read func() (Turn, error)) (Turn, error) {
+func (t *Turns) Take(ctx context.Context, known *bool, maxDelay time.Duration, waited func(time.Duration), read func() (Turn, error)) (Turn, error) {
 	for {
 		if d, wait := t.wait(time.Now(), maxDelay); wait {
 			waited(d)
@@ -149,7 +149,7 @@ func (t *State) Take(ctx context.Context, known *bool, maxDelay time.Duration, w
 // writer's turn while a write started now ends within it, else a new turn
 // of turnRoundTrips round trips (at most maxDelay) when the name is
 // contended, else no turn.
-func (t *State) next(now time.Time, maxDelay time.Duration) Turn {
+func (t *Turns) next(now time.Time, maxDelay time.Duration) Turn {
 	switch {
 	case !now.Before(t.contended):
 		// Contention is over; when it comes back, the turns are
@@ -176,7 +176,7 @@ func (t *State) next(now time.Time, maxDelay time.Duration) Turn {
 // Won records a write that started at start, belonged to turn tn (the zero
 // turn: none) and has just succeeded, and reports whether it started the
 // turn.
-func (t *State) Won(start time.Time, tn Turn) (started bool) {
+func (t *Turns) Won(start time.Time, tn Turn) (started bool) {
 	t.sample(time.Since(start))
 	started = tn.no != 0 && tn.no != t.held
 	if tn.no != 0 {
@@ -189,7 +189,7 @@ func (t *State) Won(start time.Time, tn Turn) (started bool) {
 // Lost records a write that started at start and has just lost a race to
 // another writer: this writer's turn, if any, is over. Its time is not a
 // round trip: a write that loses may have waited for the winner's.
-func (t *State) Lost(start time.Time) {
+func (t *Turns) Lost(start time.Time) {
 	t.contended = time.Now().Add(contentionWindow)
 	t.mine = Turn{}
 }
@@ -198,7 +198,7 @@ func (t *State) Lost(start time.Time) {
 // another writer's turn, unless it is over, is to be waited for, at most
 // maxDelay from when it is first seen. A turn seen before, or this
 // writer's own, changes nothing.
-func (t *State) Saw(tn Turn, maxDelay time.Duration) {
+func (t *Turns) Saw(tn Turn, maxDelay time.Duration) {
 	now := time.Now()
 	if !now.Before(t.contended) {
 		// Contention was over; the turns are numbered afresh.
@@ -220,11 +220,11 @@ func (t *State) Saw(tn Turn, maxDelay time.Duration) {
 
 // RoundTrip is the moving average of the writer's round trips at the name
 // (its won writes and its reads of the head); 0 before it measured any.
-func (t *State) RoundTrip() time.Duration { return t.rtt }
+func (t *Turns) RoundTrip() time.Duration { return t.rtt }
 
 // sample adds the time a write or a read took to the moving average of
 // round trips.
-func (t *State) sample(took time.Duration) {
+func (t *Turns) sample(took time.Duration) {
 	if t.rtt == 0 {
 		t.rtt = took
 	}

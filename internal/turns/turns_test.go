@@ -7,7 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// These are the package's own tests, which see the State's fields. What
+// These are the package's own tests, which see the Turns's fields. What
 // the turns buy across processes is shown by the root package's
 // TestSortKeyAppendProcesses, TestLatestAppendProcesses and
 // BenchmarkProcessesOneName.
@@ -18,7 +18,7 @@ const (
 )
 
 // pause is how long wait tells the writer to sleep at now, -1 for no wait.
-func pause(tr *State, now time.Time) time.Duration {
+func pause(tr *Turns, now time.Time) time.Duration {
 	d, wait := tr.wait(now, testMaxDelay)
 	if !wait {
 		return -1
@@ -28,7 +28,7 @@ func pause(tr *State, now time.Time) time.Duration {
 
 func TestTurnsLoneWriterNeverWaits(t *testing.T) {
 	t.Parallel()
-	tr := State{rtt: testRTT}
+	tr := Turns{rtt: testRTT}
 	for range 3 {
 		now := time.Now()
 		if d := pause(&tr, now); d != -1 {
@@ -44,7 +44,7 @@ func TestTurnsLoneWriterNeverWaits(t *testing.T) {
 
 func TestTurnsHolderWritesUntilItsTurnEnds(t *testing.T) {
 	t.Parallel()
-	tr := State{rtt: testRTT}
+	tr := Turns{rtt: testRTT}
 	tr.Lost(time.Now())
 	tr.Saw(Turn{end: time.Now().Add(-time.Millisecond), no: 7, line: 2}, testMaxDelay) // over
 	now := time.Now()
@@ -84,7 +84,7 @@ func TestTurnsWaitInLine(t *testing.T) {
 	// round trip before the turn ends; turn 10's holder goes turnSpacing
 	// round trips later, turn 11's twice that.
 	for held, behind := range map[int64]int64{9: 0, 10: 1, 11: 2} {
-		tr := State{rtt: testRTT, held: held, contended: time.Now().Add(time.Second)}
+		tr := Turns{rtt: testRTT, held: held, contended: time.Now().Add(time.Second)}
 		now := time.Now()
 		end := now.Add(20 * time.Millisecond)
 		tr.Saw(Turn{end: end, no: 12, line: 3}, testMaxDelay)
@@ -103,7 +103,7 @@ func TestTurnsSaw(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
 	t.Run("own turn", func(t *testing.T) {
-		tr := State{rtt: testRTT, mine: Turn{end: now.Add(time.Second), no: 5}, held: 5, contended: now.Add(time.Second)}
+		tr := Turns{rtt: testRTT, mine: Turn{end: now.Add(time.Second), no: 5}, held: 5, contended: now.Add(time.Second)}
 		tr.Saw(tr.mine, testMaxDelay)
 		tr.mine = Turn{} // over, as wait makes it: the head still names it
 		tr.Saw(Turn{end: now.Add(time.Second), no: 5}, testMaxDelay)
@@ -112,7 +112,7 @@ func TestTurnsSaw(t *testing.T) {
 		}
 	})
 	t.Run("older turn", func(t *testing.T) {
-		tr := State{rtt: testRTT}
+		tr := Turns{rtt: testRTT}
 		tr.Saw(Turn{end: now.Add(time.Second), no: 5}, testMaxDelay)
 		tr.Saw(Turn{end: now.Add(2 * time.Second), no: 4}, testMaxDelay)
 		if tr.other.no != 5 {
@@ -120,21 +120,21 @@ func TestTurnsSaw(t *testing.T) {
 		}
 	})
 	t.Run("capped by MaxDelay", func(t *testing.T) {
-		tr := State{rtt: testRTT}
+		tr := Turns{rtt: testRTT}
 		tr.Saw(Turn{end: now.Add(time.Hour), no: 5}, testMaxDelay) // a skewed clock
 		if d := pause(&tr, time.Now()); d > testMaxDelay+testRTT {
 			t.Errorf("wait() = %v for a turn an hour long, want at most MaxDelay", d)
 		}
 	})
 	t.Run("another's turn ends mine", func(t *testing.T) {
-		tr := State{rtt: testRTT, mine: Turn{end: now.Add(time.Second), no: 5}}
+		tr := Turns{rtt: testRTT, mine: Turn{end: now.Add(time.Second), no: 5}}
 		tr.Saw(Turn{end: now.Add(time.Second), no: 6}, testMaxDelay)
 		if tr.mine != (Turn{}) {
 			t.Errorf("mine = %+v after another writer's turn 6, want none", tr.mine)
 		}
 	})
 	t.Run("waited through too many turns", func(t *testing.T) {
-		tr := State{rtt: testRTT, held: 1, contended: now.Add(time.Second)}
+		tr := Turns{rtt: testRTT, held: 1, contended: now.Add(time.Second)}
 		tr.Saw(Turn{end: now.Add(time.Second), no: 2 + maxTurnWaits}, testMaxDelay)
 		if d := pause(&tr, time.Now()); d != -1 {
 			t.Errorf("wait() = %v after %d turns of others, want none", d, maxTurnWaits+1)
@@ -149,7 +149,7 @@ func TestTurnsBounded(t *testing.T) {
 		// A head item that names a turn ending in an hour (a skewed
 		// clock): the writer waits MaxDelay once, then writes, however
 		// often it reads the same turn.
-		tr := State{rtt: testRTT, held: 1}
+		tr := Turns{rtt: testRTT, held: 1}
 		far := Turn{end: time.Now().Add(time.Hour), no: 2, line: 1}
 		tr.Saw(far, testMaxDelay)
 		if d := pause(&tr, time.Now()); d <= 0 || d > testMaxDelay+testRTT {
@@ -166,17 +166,17 @@ func TestTurnsBounded(t *testing.T) {
 		// announces is one more than the last holder's, and at most
 		// maxTurnWaits.
 		for seen, want := range map[int64]int64{3: 4, maxTurnWaits: maxTurnWaits} {
-			tr := State{rtt: 10 * time.Millisecond, held: 10, contended: time.Now().Add(time.Second)}
+			tr := Turns{rtt: 10 * time.Millisecond, held: 10, contended: time.Now().Add(time.Second)}
 			tr.Saw(Turn{end: time.Now().Add(-time.Millisecond), no: 500, line: seen}, testMaxDelay)
 			if tn := tr.next(time.Now(), testMaxDelay); tn.line != want {
 				t.Errorf("next().line = %d after turn 500 of line %d, want %d", tn.line, seen, want)
 			}
 		}
-		tr := State{rtt: 10 * time.Millisecond, held: 10, contended: time.Now().Add(time.Second)}
+		tr := Turns{rtt: 10 * time.Millisecond, held: 10, contended: time.Now().Add(time.Second)}
 		tr.Saw(Turn{end: time.Now().Add(-time.Millisecond), no: 500, line: maxTurnWaits}, testMaxDelay)
 		tn := tr.next(time.Now(), testMaxDelay)
 		item := map[string]types.AttributeValue{"wtok": &types.AttributeValueMemberS{Value: Token("abc", 1, tn)}}
-		if got := OfItem(item, "wtok"); got != tn {
+		if got := TurnOfItem(item, "wtok"); got != tn {
 			t.Errorf("the others read %+v from its token, want %+v", got, tn)
 		}
 		tr.Won(time.Now(), tn)
@@ -185,7 +185,7 @@ func TestTurnsBounded(t *testing.T) {
 		}
 	})
 	t.Run("own turn read after it ended", func(t *testing.T) {
-		tr := State{rtt: testRTT, contended: time.Now().Add(time.Second)}
+		tr := Turns{rtt: testRTT, contended: time.Now().Add(time.Second)}
 		tn := tr.next(time.Now(), testMaxDelay)
 		tr.Won(time.Now(), tn)
 		pause(&tr, tn.end)       // over: mine is cleared
@@ -202,7 +202,7 @@ func TestTurnsFirstAndAfresh(t *testing.T) {
 	t.Run("a first turn goes to the back of the line", func(t *testing.T) {
 		// Its line is 0 (it saw no one in line), yet at its end it lets
 		// the first in line go, and reads the head again.
-		tr := State{rtt: testRTT, contended: time.Now().Add(time.Second)}
+		tr := Turns{rtt: testRTT, contended: time.Now().Add(time.Second)}
 		tn := tr.next(time.Now(), testMaxDelay)
 		tr.Won(time.Now(), tn)
 		if tn.line != 0 {
@@ -213,14 +213,14 @@ func TestTurnsFirstAndAfresh(t *testing.T) {
 		}
 	})
 	t.Run("a turn read after a quiet second is numbered afresh", func(t *testing.T) {
-		tr := State{rtt: testRTT, held: 40, other: Turn{no: 41}} // contention long over
+		tr := Turns{rtt: testRTT, held: 40, other: Turn{no: 41}} // contention long over
 		tr.Saw(Turn{end: time.Now().Add(time.Second), no: 1}, testMaxDelay)
 		if tr.other.no != 1 {
 			t.Errorf("another writer's turn 1 was ignored after a quiet second")
 		}
 	})
 	t.Run("numbering starts afresh after contention", func(t *testing.T) {
-		tr := State{rtt: testRTT, held: 40, other: Turn{no: 41}}
+		tr := Turns{rtt: testRTT, held: 40, other: Turn{no: 41}}
 		if tn := tr.next(time.Now(), testMaxDelay); tn != (Turn{}) {
 			t.Fatalf("next() = %+v once contention is over, want no turn", tn)
 		}

@@ -14,13 +14,12 @@ import (
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
-	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
 // Throttling is backpressure. DynamoDB refuses a request over its
 // partition's capacity (throttled), or one that touches an item another
 // transaction holds at that moment (a conflict), having written nothing.
-// The SDK does not retry these for the library (settle.OwnBackpressure,
+// The SDK does not retry these for the library (engine.OwnBackpressure,
 // installed by countingClient): the strategies wait them out themselves,
 // with the waits of backoff.Capacity (from about one round trip, doubling,
 // at most a second), while the caller's context lasts and for at most
@@ -197,7 +196,7 @@ func (r *roundTrip) grace() time.Duration { return max(r.load(), minGrace) }
 func unsent(err error) error {
 	var api smithy.APIError
 	var op *net.OpError
-	if settle.Classify(err) == settle.NotRefused && (errors.As(err, &api) || errors.As(err, &op)) {
+	if engine.Classify(err) == engine.NotRefused && (errors.As(err, &api) || errors.As(err, &op)) {
 		return &unsentError{err: fmt.Errorf("the read before the write failed: %w", err)}
 	}
 	return err

@@ -5,7 +5,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
 // Client is the part of *dynamodb.Client that the package uses. Its methods
@@ -25,7 +25,7 @@ type Client interface {
 var _ Client = (*dynamodb.Client)(nil)
 
 // countingClient passes every request on to Client with the library's
-// own handling of throttles and conflicts (settle.OwnBackpressure: the
+// own handling of throttles and conflicts (engine.OwnBackpressure: the
 // SDK returns them at once, and the strategy waits them out), and counts
 // it in n, by operation, for the strategies' RoundTrips figures, and by
 // the refusal DynamoDB answered (see stats.go). Its errors name the
@@ -70,8 +70,8 @@ func (c countingClient) TransactWriteItems(ctx context.Context, in *dynamodb.Tra
 	return out, briefSDK("TransactWriteItems", err)
 }
 
-// own returns optFns with settle.OwnBackpressure added, in a slice of its
+// own returns optFns with engine.OwnBackpressure added, in a slice of its
 // own.
 func own(optFns []func(*dynamodb.Options)) []func(*dynamodb.Options) {
-	return append([]func(*dynamodb.Options){settle.OwnBackpressure}, optFns...)
+	return append([]func(*dynamodb.Options){engine.OwnBackpressure}, optFns...)
 }

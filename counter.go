@@ -15,7 +15,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
-	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
 // Counter hands out numbers from an atomic counter: one item per sequence,
@@ -68,7 +68,7 @@ type Counter struct {
 	maxSpan  int64                // the largest span one update may add; see maxSpan
 	stats    counterStats
 	group    *combine.Group[counterKey, counterLane, counterReq, int64] // the calls sharing an update; see counter_batch.go
-	resolver settle.Resender                                            // sends again an update the SDK gave up on
+	resolver engine.Resender                                            // sends again an update the SDK gave up on
 	patience patience                                                   // the waits for capacity
 	rtt      roundTrip                                                  // the updates' round trips, across names
 }
@@ -247,7 +247,7 @@ func (c *Counter) resendConflicts(ctx context.Context, write func() error) error
 	policy := backoff.Policy{Base: c.opts.BaseDelay, Max: c.opts.MaxDelay}
 	for attempt := 1; ; attempt++ {
 		err := write()
-		if !settle.ReplicatedConflict(err) {
+		if !engine.ReplicatedConflict(err) {
 			return err
 		}
 		if attempt >= c.opts.MaxAttempts {
@@ -367,7 +367,7 @@ func (c *Counter) updateError(ctx context.Context, key map[string]types.Attribut
 		}
 		return fmt.Errorf("%w: MaxValue is %d", ErrExhausted, c.opts.MaxValue)
 	}
-	if settle.IsValidation(err) {
+	if engine.IsValidation(err) {
 		// Every input was checked before the call, so DynamoDB rejecting
 		// it means the table is not what the options describe: a value
 		// that is not a Number (ADD refuses it), or another key schema.

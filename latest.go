@@ -6,7 +6,6 @@ import (
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
-	"github.com/dynamoseq/dynamoseq/internal/settle"
 	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
@@ -72,7 +71,7 @@ type Latest struct {
 	table    string
 	opts     LatestOptions // resolved: defaults applied
 	policy   backoff.Policy
-	resolver settle.Resender
+	resolver engine.Resender
 	layout   docLayout
 	group    *combine.Group[string, latestHint, appendReq, int64]
 	rtt      roundTrip // the writes' round trips, across documents

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
@@ -73,7 +73,7 @@ func (l *Latest) versionOf(item map[string]types.AttributeValue) (int64, bool) {
 
 // readError explains a failed read.
 func (l *Latest) readError(err error) error {
-	if settle.IsValidation(err) {
+	if engine.IsValidation(err) {
 		return fmt.Errorf("%w: want %s: %w", ErrTableMismatch, l.layout.schema(), err)
 	}
 	return classify(err)

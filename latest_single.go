@@ -13,7 +13,6 @@ import (
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
-	"github.com/dynamoseq/dynamoseq/internal/settle"
 	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
@@ -73,7 +72,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			continue
 		}
 		start := time.Now()
-		tok := &types.AttributeValueMemberS{Value: turns.Token(settle.RequestToken(), v, tn)}
+		tok := &types.AttributeValueMemberS{Value: turns.Token(engine.RequestToken(), v, tn)}
 		err = l.putVersion(ctx, base, v, calls[0].Req.attrs, tok)
 		switch decide(err) {
 		case engine.Stored:
@@ -205,7 +204,7 @@ func (l *Latest) lostVersion(ctx context.Context, base string, hint *latestHint,
 // on the version being free or holding this request's write token tok
 // (see itemToken), so that a resend of a write that was applied succeeds.
 // A failed condition returns the item found there (ALL_OLD). An outcome
-// left unknown is resolved by resending (see settle.Resender).
+// left unknown is resolved by resending (see engine.Resender).
 func (l *Latest) putVersion(ctx context.Context, base string, v int64, attrs map[string]types.AttributeValue, tok types.AttributeValue) error {
 	item := l.item(l.layout.versionKey(base, v), attrs, v)
 	item[l.opts.TokenAttribute] = tok

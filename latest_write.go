@@ -12,7 +12,6 @@ import (
 
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
-	"github.com/dynamoseq/dynamoseq/internal/settle"
 	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
@@ -89,7 +88,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 func (l *Latest) lostRace(ctx context.Context, hint *latestHint, calls []*combine.Call[appendReq, int64], start time.Time, err error) {
 	l.stats.lostRaces.Add(1)
 	hint.Lost(start)
-	reasons, _ := settle.Reasons(err)
+	reasons, _ := engine.Reasons(err)
 	if len(reasons) > 0 {
 		if v, ok := l.versionOf(reasons[0].Item); ok {
 			hint.known, hint.version = true, v
@@ -123,7 +122,7 @@ func (l *Latest) place(ctx context.Context, base string, hint *latestHint) (turn
 
 // commit sends a transaction, which carries a ClientRequestToken: DynamoDB
 // applies it at most once for 10 minutes whatever the number of sends, so
-// an outcome left unknown is resolved by sending it again (see settle.Resender).
+// an outcome left unknown is resolved by sending it again (see engine.Resender).
 func (l *Latest) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInput) error {
 	return l.resolver.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
 		_, err := l.client.TransactWriteItems(ctx, in, optFn)
@@ -135,7 +134,7 @@ func (l *Latest) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInpu
 // version prev. In a turn (see turns), 'latest' carries a write token that
 // names the turn's end.
 func (l *Latest) transaction(base string, prev int64, calls []*combine.Call[appendReq, int64], tn turns.Turn) *dynamodb.TransactWriteItemsInput {
-	token := settle.RequestToken()
+	token := engine.RequestToken()
 	o := &l.opts
 	items := make([]types.TransactWriteItem, 1, len(calls)+1)
 	pkName := map[string]string{"#pk": o.PartitionKey}
@@ -190,10 +189,10 @@ func (l *Latest) item(key map[string]types.AttributeValue, attrs map[string]type
 // writeError explains a transaction that failed for a reason other than a
 // lost race, a want of capacity or an item DynamoDB refused.
 func (l *Latest) writeError(err error) error {
-	if reasons, ok := settle.Reasons(err); ok {
+	if reasons, ok := engine.Reasons(err); ok {
 		var codes []string
 		for i, r := range reasons {
-			if c := settle.Code(r); c != settle.ReasonNone {
+			if c := engine.Code(r); c != engine.ReasonNone {
 				what := "'latest'"
 				if i > 0 {
 					what = fmt.Sprintf("version item %d of the transaction", i)

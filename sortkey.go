@@ -13,7 +13,6 @@ import (
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
-	"github.com/dynamoseq/dynamoseq/internal/settle"
 	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
@@ -81,7 +80,7 @@ type SortKey struct {
 	max       int64 // the largest number the sort key can hold
 	lo, hi    types.AttributeValue
 	policy    backoff.Policy
-	resolver  settle.Resender
+	resolver  engine.Resender
 	qNames    map[string]string // expression attribute names of the Query
 	headNames map[string]string // expression attribute names of the Query of the last number
 	putNames  map[string]string // expression attribute names of the Puts
@@ -393,9 +392,9 @@ func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls [
 // attempt of this request that was applied already makes the others
 // succeed, and one that lands late changes nothing. The token also names
 // the turn the write belongs to (see turns). An
-// outcome left unknown is resolved by resending (see settle.Resender).
+// outcome left unknown is resolved by resending (see engine.Resender).
 func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sortKeyCall, tn turns.Turn) error {
-	token := settle.RequestToken()
+	token := engine.RequestToken()
 	pkValue := &types.AttributeValueMemberS{Value: pk}
 	tok := &types.AttributeValueMemberS{Value: turns.Token(token, first+int64(len(calls))-1, tn)}
 	cond, values := aws.String("attribute_not_exists(#pk) OR #tok = :tok"), map[string]types.AttributeValue{":tok": tok}

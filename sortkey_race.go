@@ -6,7 +6,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq/internal/engine"
-	"github.com/dynamoseq/dynamoseq/internal/settle"
 	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
@@ -45,7 +44,7 @@ func (s *SortKey) headOf(err error) (head int64, tn turns.Turn, ok bool) {
 	if errors.As(err, &ccf) {
 		items = append(items, ccf.Item)
 	}
-	reasons, _ := settle.Reasons(err)
+	reasons, _ := engine.Reasons(err)
 	for _, r := range reasons {
 		items = append(items, r.Item)
 	}

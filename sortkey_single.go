@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/dynamoseq/dynamoseq/internal/engine"
-	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
 // The single-item write path of a SortKey: SortKeyOptions.NoTransactions, and every
@@ -95,7 +94,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 // the backoff, and nil when the next attempt may go.
 func (s *SortKey) lostEach(ctx context.Context, h *hint, start time.Time, races int, err error) error {
 	s.stats.lostRaces.Add(1)
-	h.known = h.known && settle.ReplicatedConflict(err)
+	h.known = h.known && engine.ReplicatedConflict(err)
 	h.Lost(start)
 	if _, tn, ok := s.headOf(err); ok {
 		h.Saw(tn, s.opts.MaxDelay) // another writer's turn: wait for its end

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
 // CounterStats are cumulative figures of a Counter since it was made,
@@ -259,13 +259,13 @@ func (r *requestCounts) refused(err error) {
 	if err == nil {
 		return
 	}
-	if reasons, ok := settle.Reasons(err); ok {
+	if reasons, ok := engine.Reasons(err); ok {
 		var throttled, conflict bool
 		for _, reason := range reasons {
-			switch settle.Code(reason) {
-			case settle.ReasonThrottlingError, settle.ReasonProvisionedThroughputExceeded:
+			switch engine.Code(reason) {
+			case engine.ReasonThrottlingError, engine.ReasonProvisionedThroughputExceeded:
 				throttled = true
-			case settle.ReasonTransactionConflict:
+			case engine.ReasonTransactionConflict:
 				conflict = true
 			}
 		}
@@ -277,11 +277,11 @@ func (r *requestCounts) refused(err error) {
 		}
 		return
 	}
-	switch settle.Classify(err) {
-	case settle.ThrottleRefusal:
+	switch engine.Classify(err) {
+	case engine.ThrottleRefusal:
 		r.throttled.Add(1)
-	case settle.ConflictRefusal:
-		if !settle.ReplicatedConflict(err) { // a lost race, counted as such
+	case engine.ConflictRefusal:
+		if !engine.ReplicatedConflict(err) { // a lost race, counted as such
 			r.conflicts.Add(1)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
-	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // latestMaxBatch is the most appends one transaction carries: one action per
@@ -128,7 +127,7 @@ func NewLatest(client Client, table string, optFns ...func(*LatestOptions)) (*La
 		// 'latest' carries a write token in a turn (see turns), and so
 		// do the version items without transactions (see putVersion).
 		reserved: append(layout.keyAttrs(), o.VersionAttribute, o.TokenAttribute),
-		overhead: layout.extraKeyBytes() + len(o.VersionAttribute) + maxNumberBytes + len(o.TokenAttribute) + turns.TokenBytes,
+		overhead: layout.extraKeyBytes() + len(o.VersionAttribute) + maxNumberBytes + len(o.TokenAttribute) + engine.TokenBytes,
 	}
 	l.group = combine.NewGroup[string, latestHint, appendReq, int64](latestMaxBatch, latestMaxIdle, graceOf(o.Retry, &l.rtt))
 	l.client = countingClient{Client: client, n: &l.stats.requests}

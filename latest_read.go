@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq/internal/engine"
-	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // readVersion returns the version the 'latest' item of base holds, 0 when
@@ -26,7 +25,7 @@ func (l *Latest) readVersion(ctx context.Context, base string) (int64, error) {
 // readHead is readVersion, which also returns the end of the turn of the
 // write that moved 'latest' there, if any (see turns), read with client
 // (l.client in a run, l.reads otherwise).
-func (l *Latest) readHead(ctx context.Context, client Client, base string) (int64, turns.Turn, error) {
+func (l *Latest) readHead(ctx context.Context, client Client, base string) (int64, engine.Turn, error) {
 	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:                aws.String(l.table),
 		Key:                      l.layout.latestKey(base),
@@ -35,13 +34,13 @@ func (l *Latest) readHead(ctx context.Context, client Client, base string) (int6
 		ExpressionAttributeNames: map[string]string{"#v": l.opts.VersionAttribute, "#tok": l.opts.TokenAttribute},
 	})
 	if err != nil {
-		return 0, turns.Turn{}, l.readError(err)
+		return 0, engine.Turn{}, l.readError(err)
 	}
 	if out.Item == nil {
-		return 0, turns.Turn{}, nil
+		return 0, engine.Turn{}, nil
 	}
 	v, err := l.version(out.Item)
-	return v, turns.TurnOfItem(out.Item, l.opts.TokenAttribute), err
+	return v, engine.TurnOfItem(out.Item, l.opts.TokenAttribute), err
 }
 
 // version reads the version attribute of an item.

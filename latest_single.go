@@ -13,7 +13,6 @@ import (
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
-	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // The single-item write path of a Latest: LatestOptions.NoTransactions, and every
@@ -72,7 +71,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			continue
 		}
 		start := time.Now()
-		tok := &types.AttributeValueMemberS{Value: turns.Token(engine.RequestToken(), v, tn)}
+		tok := &types.AttributeValueMemberS{Value: engine.Token(engine.RequestToken(), v, tn)}
 		err = l.putVersion(ctx, base, v, calls[0].Req.attrs, tok)
 		switch decide(err) {
 		case engine.Stored:
@@ -170,7 +169,7 @@ func (l *Latest) lostVersion(ctx context.Context, base string, hint *latestHint,
 	l.stats.lostRaces.Add(1)
 	hint.Lost(start)
 	if ccf != nil {
-		hint.Saw(turns.TurnOfItem(ccf.Item, l.opts.TokenAttribute), l.opts.MaxDelay)
+		hint.Saw(engine.TurnOfItem(ccf.Item, l.opts.TokenAttribute), l.opts.MaxDelay)
 	}
 	if races >= l.opts.MaxAttempts {
 		return fmt.Errorf("%w: %d attempts: %w", ErrContention, races, err)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
-	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // run writes one batch of appends to the document base, in as many
@@ -92,7 +91,7 @@ func (l *Latest) lostRace(ctx context.Context, hint *latestHint, calls []*combin
 	if len(reasons) > 0 {
 		if v, ok := l.versionOf(reasons[0].Item); ok {
 			hint.known, hint.version = true, v
-			hint.Saw(turns.TurnOfItem(reasons[0].Item, l.opts.TokenAttribute), l.opts.MaxDelay)
+			hint.Saw(engine.TurnOfItem(reasons[0].Item, l.opts.TokenAttribute), l.opts.MaxDelay)
 		}
 	}
 	if !hint.known {
@@ -109,9 +108,9 @@ func (l *Latest) lostRace(ctx context.Context, hint *latestHint, calls []*combin
 // place waits while another writer has its turn, or after its own (see
 // turns), makes sure hint knows the version 'latest' holds, reading it when
 // it does not (one strongly consistent GetItem), and returns the turn the
-// next write belongs to (see turns.Turns.Take).
-func (l *Latest) place(ctx context.Context, base string, hint *latestHint) (turns.Turn, error) {
-	return hint.Take(ctx, &hint.known, l.opts.MaxDelay, l.stats.waited, func() (turns.Turn, error) {
+// next write belongs to (see engine.Turns.Take).
+func (l *Latest) place(ctx context.Context, base string, hint *latestHint) (engine.Turn, error) {
+	return hint.Take(ctx, &hint.known, l.opts.MaxDelay, l.stats.waited, func() (engine.Turn, error) {
 		v, tn, err := l.readHead(ctx, l.client, base)
 		if err == nil {
 			hint.version = v
@@ -133,7 +132,7 @@ func (l *Latest) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInpu
 // transaction builds the TransactWriteItems that appends calls after
 // version prev. In a turn (see turns), 'latest' carries a write token that
 // names the turn's end.
-func (l *Latest) transaction(base string, prev int64, calls []*combine.Call[appendReq, int64], tn turns.Turn) *dynamodb.TransactWriteItemsInput {
+func (l *Latest) transaction(base string, prev int64, calls []*combine.Call[appendReq, int64], tn engine.Turn) *dynamodb.TransactWriteItemsInput {
 	token := engine.RequestToken()
 	o := &l.opts
 	items := make([]types.TransactWriteItem, 1, len(calls)+1)
@@ -154,7 +153,7 @@ func (l *Latest) transaction(base string, prev int64, calls []*combine.Call[appe
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
 	if !tn.IsZero() {
-		latest.Item[o.TokenAttribute] = &types.AttributeValueMemberS{Value: turns.Token(token, last, tn)}
+		latest.Item[o.TokenAttribute] = &types.AttributeValueMemberS{Value: engine.Token(token, last, tn)}
 	}
 	if prev == 0 {
 		latest.ConditionExpression = aws.String("attribute_not_exists(#pk)")

@@ -13,7 +13,6 @@ import (
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
-	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // SortKey numbers the items of an item collection: the items of sequence
@@ -198,7 +197,7 @@ func (s *SortKey) append(ctx context.Context, op, name string, item any) (_ int6
 	if err != nil {
 		return fail(err)
 	}
-	keyBytes := len(s.opts.PartitionKey) + len(pk) + len(s.opts.SortKey) + attributeSize(s.hi) + len(s.opts.TokenAttribute) + turns.TokenBytes
+	keyBytes := len(s.opts.PartitionKey) + len(pk) + len(s.opts.SortKey) + attributeSize(s.hi) + len(s.opts.TokenAttribute) + engine.TokenBytes
 	attrs, size, err := marshalItem(item, keyBytes, s.owned()...)
 	if err != nil {
 		return fail(err)
@@ -328,8 +327,8 @@ func (s *SortKey) lostRace(ctx context.Context, h *hint, calls []*sortKeyCall, s
 // item, and the turn it belongs to (see turns). It first waits while
 // another writer has its turn, or after its own, and queries the last
 // number (and the turn of its write) unless the hint knows it.
-func (s *SortKey) place(ctx context.Context, pk string, h *hint) (first int64, tn turns.Turn, err error) {
-	tn, err = h.Take(ctx, &h.known, s.opts.MaxDelay, s.stats.waited, func() (turns.Turn, error) {
+func (s *SortKey) place(ctx context.Context, pk string, h *hint) (first int64, tn engine.Turn, err error) {
+	tn, err = h.Take(ctx, &h.known, s.opts.MaxDelay, s.stats.waited, func() (engine.Turn, error) {
 		last, end, err := s.queryHead(ctx, s.client, pk)
 		if errors.Is(err, ErrNotFound) {
 			last, err = s.opts.Start-1, nil // an empty sequence starts at Start
@@ -393,10 +392,10 @@ func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls [
 // succeed, and one that lands late changes nothing. The token also names
 // the turn the write belongs to (see turns). An
 // outcome left unknown is resolved by resending (see engine.Resender).
-func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sortKeyCall, tn turns.Turn) error {
+func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sortKeyCall, tn engine.Turn) error {
 	token := engine.RequestToken()
 	pkValue := &types.AttributeValueMemberS{Value: pk}
-	tok := &types.AttributeValueMemberS{Value: turns.Token(token, first+int64(len(calls))-1, tn)}
+	tok := &types.AttributeValueMemberS{Value: engine.Token(token, first+int64(len(calls))-1, tn)}
 	cond, values := aws.String("attribute_not_exists(#pk) OR #tok = :tok"), map[string]types.AttributeValue{":tok": tok}
 	item := func(i int) map[string]types.AttributeValue {
 		attrs := calls[i].Req.attrs // owned by this call; the keys are set again on every write
@@ -458,20 +457,20 @@ func (s *SortKey) writeError(err error) error {
 // such as "META", or a Number 0) are not mistaken for numbers, and so that
 // a table without the sort key the options describe is refused by
 // DynamoDB instead of being used wrongly.
-func (s *SortKey) queryHead(ctx context.Context, client Client, pk string) (int64, turns.Turn, error) {
+func (s *SortKey) queryHead(ctx context.Context, client Client, pk string) (int64, engine.Turn, error) {
 	in := s.rangeQuery(pk, s.lo, s.hi, NewestFirst, 1)
 	in.ProjectionExpression = aws.String("#sk, #tok")
 	in.ExpressionAttributeNames = s.headNames
 	out, err := client.Query(ctx, in)
 	if err != nil {
-		return 0, turns.Turn{}, s.readError(err)
+		return 0, engine.Turn{}, s.readError(err)
 	}
 	if len(out.Items) == 0 {
-		return 0, turns.Turn{}, ErrNotFound
+		return 0, engine.Turn{}, ErrNotFound
 	}
 	last, err := s.codec.parse(out.Items[0][s.opts.SortKey])
 	if err != nil {
-		return 0, turns.Turn{}, err
+		return 0, engine.Turn{}, err
 	}
 	_, tn, _ := s.storedUpTo(out.Items[0])
 	return last, tn, nil

@@ -11,7 +11,6 @@ import (
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
-	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // The pieces of the write path that SortKey and Latest share. Their retry
@@ -98,8 +97,8 @@ func graceOf(r Retry, rtt *roundTrip) func(*combine.GroupOptions) {
 // other processes (see turns). Only the run in progress for the name
 // touches it (see combine.Group).
 type nameWriter struct {
-	capacity    backoff.Capacity // the waits after throttles and conflicts
-	turns.Turns                  // with writers of other processes
+	capacity     backoff.Capacity // the waits after throttles and conflicts
+	engine.Turns                  // with writers of other processes
 }
 
 // pacing is what a SortKey's or a Latest's runs need to pace the writes of
@@ -112,7 +111,7 @@ type pacing struct {
 
 // won records a write of w's name that started at start, in turn tn, and
 // succeeded (both writes, without transactions).
-func (p pacing) won(w *nameWriter, start time.Time, tn turns.Turn) {
+func (p pacing) won(w *nameWriter, start time.Time, tn engine.Turn) {
 	p.rtt.add(time.Since(start))
 	w.capacity.Reset()
 	if w.Won(start, tn) {

@@ -12,7 +12,6 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
-	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
@@ -29,7 +28,7 @@ import (
 //
 // SortKey and Latest put the calls of a refused write (or of a refused
 // read of the head before it) back in their name's queue and have the
-// name's next run start after the wait (combine.Call.NotBefore), so that
+// name's next run start after the wait (engine.Call.NotBefore), so that
 // the calls arriving meanwhile join the next write instead of queueing
 // behind a sleeping one (waitForCapacity). Requests made outside a run,
 // the Counter's updates and the read methods', wait in line (patience).
@@ -69,7 +68,7 @@ func waitedTooLong(cause *capacityError, waited, maxWait time.Duration) error {
 // context ends first gets an error matching ErrThrottled (or ErrContention)
 // as well. A call that has waited maxWait since its first refusal fails
 // with that error instead.
-func waitForCapacity[Req any, R refusable[Req]](calls []*combine.Call[Req, int64], c *backoff.Capacity, rtt, maxWait time.Duration, waits *capacityWaits, err error) {
+func waitForCapacity[Req any, R refusable[Req]](calls []*engine.Call[Req, int64], c *backoff.Capacity, rtt, maxWait time.Duration, waits *capacityWaits, err error) {
 	wait := c.Next(rtt)
 	waits.add(wait)
 	now := time.Now()
@@ -185,7 +184,7 @@ func (r *roundTrip) load() time.Duration { return time.Duration(r.ns.Load()) }
 const minGrace = 10 * time.Millisecond
 
 // grace is how long a caller whose context has ended waits for the outcome
-// of its write in flight (combine.GroupOptions.Grace): one round trip, at least
+// of its write in flight (engine.GroupOptions.Grace): one round trip, at least
 // minGrace.
 func (r *roundTrip) grace() time.Duration { return max(r.load(), minGrace) }
 

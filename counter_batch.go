@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
-	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
@@ -24,7 +23,7 @@ import (
 // of one item one after another, so a call that starts after another has
 // returned gets a larger number (its update is sent after the other's was
 // applied), and so each caller's numbers increase. One update per sequence
-// and process is in flight at a time (combine.Group): the calls that
+// and process is in flight at a time (engine.Group): the calls that
 // arrive meanwhile make the next batch. The item's write units no longer
 // cap the numbers a second: a batch of k costs one write unit, 1/k per
 // number.
@@ -61,7 +60,7 @@ type counterReq struct {
 
 func (r *counterReq) refusedSince() *time.Time { return &r.waitingSince }
 
-type counterCall = combine.Call[counterReq, int64]
+type counterCall = engine.Call[counterReq, int64]
 
 // counterLane is what the runs of one sequence keep between them.
 type counterLane struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
-	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
@@ -72,7 +71,7 @@ type Latest struct {
 	policy   backoff.Policy
 	resolver engine.Resender
 	layout   docLayout
-	group    *combine.Group[string, latestHint, appendReq, int64]
+	group    *engine.Group[string, latestHint, appendReq, int64]
 	rtt      roundTrip // the writes' round trips, across documents
 	pace     pacing
 	stats    appendStats
@@ -129,7 +128,7 @@ func NewLatest(client Client, table string, optFns ...func(*LatestOptions)) (*La
 		reserved: append(layout.keyAttrs(), o.VersionAttribute, o.TokenAttribute),
 		overhead: layout.extraKeyBytes() + len(o.VersionAttribute) + maxNumberBytes + len(o.TokenAttribute) + engine.TokenBytes,
 	}
-	l.group = combine.NewGroup[string, latestHint, appendReq, int64](latestMaxBatch, latestMaxIdle, graceOf(o.Retry, &l.rtt))
+	l.group = engine.NewGroup[string, latestHint, appendReq, int64](latestMaxBatch, latestMaxIdle, graceOf(o.Retry, &l.rtt))
 	l.client = countingClient{Client: client, n: &l.stats.requests}
 	l.reads = patientClient{Client: l.client, p: patience{maxWait: o.MaxWait, rtt: &l.rtt, waits: &l.stats.waits}}
 	l.resolver = o.resender(&l.stats.resends)

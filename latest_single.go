@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
-	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
@@ -42,7 +41,7 @@ import (
 // PutItems each, and sets every call's outcome, or puts the calls not yet
 // written back in the queue to wait for capacity (see waitForCapacity).
 // Each call may lose up to MaxAttempts races before ErrContention.
-func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, calls []*combine.Call[appendReq, int64]) {
+func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, calls []*engine.Call[appendReq, int64]) {
 	races := 0
 	for len(calls) > 0 {
 		if err := ctx.Err(); err != nil {

@@ -10,25 +10,24 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
 // run writes one batch of appends to the document base, in as many
 // transactions as DynamoDB's limits on actions and bytes require.
-func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch []*combine.Call[appendReq, int64]) {
+func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch []*engine.Call[appendReq, int64]) {
 	defer engine.Linger(batch, l.rtt.load())
 	if singleItemWrites(l.opts.NoTransactions, l.opts.GlobalTable) {
 		l.appendEach(ctx, base, hint, batch)
 		return
 	}
-	runBatches(batch, latestMaxBatch, true, &l.stats, func(calls []*combine.Call[appendReq, int64]) { l.write(ctx, base, hint, calls) })
+	runBatches(batch, latestMaxBatch, true, &l.stats, func(calls []*engine.Call[appendReq, int64]) { l.write(ctx, base, hint, calls) })
 }
 
 // write appends the versions of calls in one transaction and sets the
 // outcome of every call, or puts the calls back in the queue: after a lost
 // race (see engine.RaceLost), or to wait for capacity (see waitForCapacity).
-func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls []*combine.Call[appendReq, int64]) {
+func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls []*engine.Call[appendReq, int64]) {
 	tn, err := l.place(ctx, base, hint)
 	if err != nil {
 		l.pace.headFailed(&hint.nameWriter, calls, err)
@@ -68,7 +67,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 		if len(calls) > 1 {
 			// One item DynamoDB refuses must not fail the others of the
 			// batch: find it by writing them one at a time.
-			engine.OneByOne(calls, func(one []*combine.Call[appendReq, int64]) { l.write(ctx, base, hint, one) })
+			engine.OneByOne(calls, func(one []*engine.Call[appendReq, int64]) { l.write(ctx, base, hint, one) })
 			return
 		}
 		calls[0].Err = fmt.Errorf("%w: DynamoDB refused the item: %w", ErrInvalidArgument, err)
@@ -84,7 +83,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 // after, at once and without another read; a failed condition that
 // returned no item waits, and reads. The calls go back in the queue (see
 // engine.RaceLost).
-func (l *Latest) lostRace(ctx context.Context, hint *latestHint, calls []*combine.Call[appendReq, int64], start time.Time, err error) {
+func (l *Latest) lostRace(ctx context.Context, hint *latestHint, calls []*engine.Call[appendReq, int64], start time.Time, err error) {
 	l.stats.lostRaces.Add(1)
 	hint.Lost(start)
 	reasons, _ := engine.Reasons(err)
@@ -132,7 +131,7 @@ func (l *Latest) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInpu
 // transaction builds the TransactWriteItems that appends calls after
 // version prev. In a turn (see turns), 'latest' carries a write token that
 // names the turn's end.
-func (l *Latest) transaction(base string, prev int64, calls []*combine.Call[appendReq, int64], tn engine.Turn) *dynamodb.TransactWriteItemsInput {
+func (l *Latest) transaction(base string, prev int64, calls []*engine.Call[appendReq, int64], tn engine.Turn) *dynamodb.TransactWriteItemsInput {
 	token := engine.RequestToken()
 	o := &l.opts
 	items := make([]types.TransactWriteItem, 1, len(calls)+1)

@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
-	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
@@ -83,7 +82,7 @@ type SortKey struct {
 	qNames    map[string]string // expression attribute names of the Query
 	headNames map[string]string // expression attribute names of the Query of the last number
 	putNames  map[string]string // expression attribute names of the Puts
-	calls     *combine.Group[string, hint, appendReq, int64]
+	calls     *engine.Group[string, hint, appendReq, int64]
 	rtt       roundTrip // the writes' round trips, across names
 	pace      pacing
 	stats     sortKeyStats
@@ -91,7 +90,7 @@ type SortKey struct {
 
 // hint is what a SortKey knows of a name between calls: the last number
 // written to it, when known. Only the run in progress for the name touches
-// it (see combine.Group).
+// it (see engine.Group).
 type hint struct {
 	last  int64
 	known bool
@@ -135,7 +134,7 @@ func NewSortKey(client Client, table string, optFns ...func(*SortKeyOptions)) (*
 		headNames: map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey, "#tok": o.TokenAttribute},
 		putNames:  map[string]string{"#pk": o.PartitionKey, "#tok": o.TokenAttribute},
 	}
-	s.calls = combine.NewGroup[string, hint, appendReq, int64](engine.MaxTransactItems, sortKeyHints, graceOf(o.Retry, &s.rtt))
+	s.calls = engine.NewGroup[string, hint, appendReq, int64](engine.MaxTransactItems, sortKeyHints, graceOf(o.Retry, &s.rtt))
 	s.client = countingClient{Client: client, n: &s.stats.requests}
 	s.reads = patientClient{Client: s.client, p: patience{maxWait: o.MaxWait, rtt: &s.rtt, waits: &s.stats.waits}}
 	s.resolver = o.resender(&s.stats.resends)
@@ -231,10 +230,10 @@ func (s *SortKey) Last(ctx context.Context, name string) (int64, error) {
 	return last, nil
 }
 
-type sortKeyCall = combine.Call[appendReq, int64]
+type sortKeyCall = engine.Call[appendReq, int64]
 
 // run writes a batch of calls for the partition key pk, in order, as few
-// transactions as DynamoDB's limits allow. It is called by combine.Group,
+// transactions as DynamoDB's limits allow. It is called by engine.Group,
 // one run per key at a time.
 func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyCall) {
 	defer engine.Linger(batch, s.rtt.load())

@@ -9,7 +9,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
-	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
@@ -40,7 +39,7 @@ func (r *appendReq) Lose() int {
 // DynamoDB's limits allow (maxItems; copyLast as for engine.BatchLen), counting
 // each batch once in stats, and stops when a write put its calls back in
 // the queue (see engine.PutBack).
-func runBatches(batch []*combine.Call[appendReq, int64], maxItems int, copyLast bool, stats *appendStats, write func([]*combine.Call[appendReq, int64])) {
+func runBatches(batch []*engine.Call[appendReq, int64], maxItems int, copyLast bool, stats *appendStats, write func([]*engine.Call[appendReq, int64])) {
 	for len(batch) > 0 {
 		n := engine.BatchLen(len(batch), maxItems, func(i int) int { return batch[i].Req.size }, copyLast)
 		if batch[0].Req.races == 0 { // a batch put back is counted once
@@ -63,7 +62,7 @@ func decide(err error) engine.Verdict { return engine.Decide(err, ErrUnknownOutc
 // have stored. When the caller's context has ended too, an unknown outcome
 // carries the context's error as well.
 func callError(ctx context.Context, op, table, name string, n int64, err error) error {
-	if errors.Is(err, combine.ErrUnknownOutcome) && !errors.Is(err, ErrUnknownOutcome) {
+	if errors.Is(err, engine.ErrUnknownOutcome) && !errors.Is(err, ErrUnknownOutcome) {
 		// The caller left after the grace, with the number its run
 		// published (see engine.Publish).
 		err = fmt.Errorf("%w: the caller's context ended while its write was in flight: %w", ErrUnknownOutcome, ctx.Err())
@@ -78,14 +77,14 @@ func callError(ctx context.Context, op, table, name string, n int64, err error) 
 	return e
 }
 
-// graceOf is the option of a SortKey's or a Latest's combine.Group: with
+// graceOf is the option of a SortKey's or a Latest's engine.Group: with
 // ResolveTimeout 0 (the caller's deadline bounds the call), a caller whose
 // context ends while its write is in flight waits about one round trip
 // (rtt's grace) for the outcome, and then returns ErrUnknownOutcome with
 // the number published for it (see engine.Publish). With ResolveTimeout set, it
 // waits for the outcome, which the resends settle, detached.
-func graceOf(r Retry, rtt *roundTrip) func(*combine.GroupOptions) {
-	return func(o *combine.GroupOptions) {
+func graceOf(r Retry, rtt *roundTrip) func(*engine.GroupOptions) {
+	return func(o *engine.GroupOptions) {
 		if r.ResolveTimeout == 0 {
 			o.Grace = rtt.grace
 		}
@@ -95,7 +94,7 @@ func graceOf(r Retry, rtt *roundTrip) func(*combine.GroupOptions) {
 // nameWriter is what a SortKey or a Latest knows of the writes of one
 // name, beside its last number: the waits for capacity and the turns with
 // other processes (see turns). Only the run in progress for the name
-// touches it (see combine.Group).
+// touches it (see engine.Group).
 type nameWriter struct {
 	capacity     backoff.Capacity // the waits after throttles and conflicts
 	engine.Turns                  // with writers of other processes
@@ -122,7 +121,7 @@ func (p pacing) won(w *nameWriter, start time.Time, tn engine.Turn) {
 // headFailed handles calls whose write could not be placed: the read of
 // the name's head failed with err (or a wait for turns ended with the
 // context).
-func (p pacing) headFailed(w *nameWriter, calls []*combine.Call[appendReq, int64], err error) {
+func (p pacing) headFailed(w *nameWriter, calls []*engine.Call[appendReq, int64], err error) {
 	if capacityRefused(err) {
 		p.waitForCapacity(w, calls, err)
 		return
@@ -133,6 +132,6 @@ func (p pacing) headFailed(w *nameWriter, calls []*combine.Call[appendReq, int64
 // waitForCapacity puts calls back in the queue after DynamoDB refused
 // their write (or a read before it) with err, a throttle or a conflict
 // (see waitForCapacity).
-func (p pacing) waitForCapacity(w *nameWriter, calls []*combine.Call[appendReq, int64], err error) {
+func (p pacing) waitForCapacity(w *nameWriter, calls []*engine.Call[appendReq, int64], err error) {
 	waitForCapacity(calls, &w.capacity, w.RoundTrip(), p.maxWait, &p.stats.waits, err)
 }

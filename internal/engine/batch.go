@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/dynamoseq/dynamoseq/internal/combine"
 )
 
 // Limits of one TransactWriteItems call.
@@ -13,11 +11,6 @@ const (
 	MaxTransactItems = 100
 	MaxTransactBytes = 4 * 1024 * 1024
 )
-
-// Call is one caller's request in a batch, whose result is a number (the
-// first of a Counter's range, a SortKey's or a Latest's item): the
-// combine.Call a strategy's run sets the outcome of.
-type Call[Req any] = combine.Call[Req, int64]
 
 // BatchLen returns how many of the n calls at the head of a batch fit in
 // one transaction: at most maxItems, and, beyond the first, at most
@@ -44,7 +37,7 @@ func BatchLen(n, maxItems int, size func(i int) int, copyLast bool) int {
 // without naming the item at fault, one per write, so that only the caller
 // of the bad item fails. It costs a round trip per item, for this batch
 // only.
-func OneByOne[Req any](calls []*Call[Req], write func([]*Call[Req])) {
+func OneByOne[Req any](calls []*Call[Req, int64], write func([]*Call[Req, int64])) {
 	for i := range calls {
 		write(calls[i : i+1])
 		if PutBack(calls[i:i+1], calls[i+1:]) {
@@ -54,11 +47,11 @@ func OneByOne[Req any](calls []*Call[Req], write func([]*Call[Req])) {
 }
 
 // PutBack reports whether a call of written, which a run has just written,
-// was put back in the queue (combine.Call.Again) after a lost race or to
+// was put back in the queue (Call.Again) after a lost race or to
 // wait for capacity, and if so puts back rest too, unwritten, with the
 // same cause: the calls of one process to one name are written in the
 // order they arrived.
-func PutBack[Req any](written, rest []*Call[Req]) bool {
+func PutBack[Req any](written, rest []*Call[Req, int64]) bool {
 	for _, c := range written {
 		if c.Again {
 			for _, r := range rest {
@@ -84,7 +77,7 @@ const lingerShare = 5
 // and the others waiting a round trip for the next. A caller alone on a
 // name never waits (one left alone by callers that stopped waits once),
 // and neither does a batch put back (its wait for capacity stands).
-func Linger[Req any](batch []*Call[Req], rtt time.Duration) {
+func Linger[Req any](batch []*Call[Req, int64], rtt time.Duration) {
 	if len(batch) < 2 {
 		return
 	}
@@ -97,24 +90,24 @@ func Linger[Req any](batch []*Call[Req], rtt time.Duration) {
 }
 
 // ErrCallerLeft is the outcome of a call whose caller left before its
-// write was sent (combine.Call.Publish reported false); nobody reads it.
+// write was sent (Call.Publish reported false); nobody reads it.
 var ErrCallerLeft = errors.New("the caller left before its write was sent")
 
 // Publish tells the callers of calls, just before their write is sent,
 // what they are about to get: first, first+step, first+2*step...
-// (combine.Call.Publish: what a caller whose context ends while the write
+// (Call.Publish: what a caller whose context ends while the write
 // is in flight is told, with the root's ErrUnknownOutcome; the numbers of
 // a SortKey's or a Latest's items, step 1, and 0 for a Counter's ranges,
 // step 0). A caller that has left already is not written: Publish returns
 // the calls to write, in order, and calls itself when every caller is
 // still there.
-func Publish[Req any](calls []*Call[Req], first, step int64) []*Call[Req] {
+func Publish[Req any](calls []*Call[Req, int64], first, step int64) []*Call[Req, int64] {
 	next := first
-	var kept []*Call[Req] // nil while every caller is there
+	var kept []*Call[Req, int64] // nil while every caller is there
 	for i, c := range calls {
 		if !c.Publish(next) {
 			if kept == nil {
-				kept = append(make([]*Call[Req], 0, len(calls)), calls[:i]...)
+				kept = append(make([]*Call[Req, int64], 0, len(calls)), calls[:i]...)
 			}
 			c.Err = ErrCallerLeft
 			continue
@@ -137,14 +130,14 @@ type Racer[Req any] interface {
 	Lose() int // counts one more lost race and returns the count
 }
 
-// RaceLost puts back in the queue (combine.Call.Again) the calls of a
+// RaceLost puts back in the queue (Call.Again) the calls of a
 // write that has just lost a race, so that they are written again as soon
 // as the lead passes on, with the calls that arrived meanwhile: while a
 // process waits for its turn, its next write grows. A call that has lost
 // maxAttempts races fails with contention (the root's ErrContention)
 // instead, wrapping err, the last race's error. It reports whether it put
 // any call back.
-func RaceLost[Req any, R Racer[Req]](calls []*Call[Req], maxAttempts int, contention, err error) (again bool) {
+func RaceLost[Req any, R Racer[Req]](calls []*Call[Req, int64], maxAttempts int, contention, err error) (again bool) {
 	for _, c := range calls {
 		if n := R(&c.Req).Lose(); n >= maxAttempts {
 			c.Err = fmt.Errorf("%w: lost %d races to other writers: %w", contention, n, err)
@@ -156,7 +149,7 @@ func RaceLost[Req any, R Racer[Req]](calls []*Call[Req], maxAttempts int, conten
 }
 
 // Fail sets err as the outcome of every call.
-func Fail[Req any](calls []*Call[Req], err error) {
+func Fail[Req any](calls []*Call[Req, int64], err error) {
 	for _, c := range calls {
 		c.Err = err
 	}

@@ -1,10 +1,11 @@
-// Package turns makes the processes that write one name flat out take
+// The turns make the processes that write one name flat out take
 // turns, so that their writes do not collide (Turns), and writes and reads
 // the write token that items carry (Token, ParseToken, TurnOfItem), which names
 // the last number of their write and, for a write made in a turn, the turn.
 //
 // Nothing here touches DynamoDB: a strategy reads the head of a name and
 // writes, and tells its Turns what it saw and what happened.
+
 package engine
 
 import (

@@ -1,4 +1,4 @@
-package combine
+package engine
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package combine
+package engine
 
 import (
 	"context"
@@ -248,7 +248,7 @@ func TestGracePanicWithNobodyLeft(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
 		t.Fatalf("the child ended with %v, want exit status 2 (a panic); its output:\n%s", err, out)
 	}
-	for _, want := range []string{"panic: " + value, "combine.TestGracePanicWithNobodyLeft.func", "combine.(*Group[...]).runApart"} {
+	for _, want := range []string{"panic: " + value, "engine.TestGracePanicWithNobodyLeft.func", "engine.(*Group[...]).runApart"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the child's output lacks %q:\n%s", want, out)
 		}

@@ -69,7 +69,7 @@ type Counter struct {
 	group    *engine.Group[counterKey, counterLane, counterReq, int64] // the calls sharing an update; see counter_batch.go
 	resolver engine.Resender                                           // sends again an update the SDK gave up on
 	patience patience                                                  // the waits for capacity
-	rtt      roundTrip                                                 // the updates' round trips, across names
+	rtt      engine.RoundTrip                                          // the updates' round trips, across names
 }
 
 // counterMaxResends is how many times a Counter sends again an update
@@ -131,7 +131,7 @@ func NewCounter(client Client, table string, optFns ...func(*CounterOptions)) (*
 	// unknown outcome only loses numbers. A lone update ends with its
 	// caller's context (AloneHere).
 	c.group = engine.NewGroup[counterKey, counterLane, counterReq, int64](maxCounterBatch, counterIdle,
-		func(o *engine.GroupOptions) { o.Grace, o.AloneHere = c.rtt.grace, true })
+		func(o *engine.GroupOptions) { o.Grace, o.AloneHere = c.rtt.Grace, true })
 	if base := c.first - c.stride; base == 0 { // cannot overflow: first >= 1, stride >= 1
 		// The plain atomic counter: ADD treats a missing attribute as 0.
 		c.update = "ADD #v :n"

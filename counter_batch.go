@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
@@ -64,7 +63,7 @@ type counterCall = engine.Call[counterReq, int64]
 
 // counterLane is what the runs of one sequence keep between them.
 type counterLane struct {
-	capacity backoff.Capacity // the waits after throttles
+	capacity engine.Capacity // the waits after throttles
 }
 
 // maxSpan is the largest span one update may add: capacity (the values
@@ -81,7 +80,7 @@ func maxSpan(capacity, stride int64) int64 {
 // arrival order: as many in each UpdateItem as the sequence can hold.
 // A caller who has left before its update is sent is not written.
 func (c *Counter) run(ctx context.Context, key counterKey, lane *counterLane, calls []*counterCall) {
-	defer engine.Linger(calls, c.rtt.load())
+	defer engine.Linger(calls, c.rtt.Load())
 	calls = engine.Publish(calls, 0, 0) // a caller who gives up is told 0: unknown
 	for len(calls) > 0 {
 		k, span := 1, calls[0].Req.span
@@ -118,13 +117,13 @@ func (c *Counter) write(ctx context.Context, key counterKey, lane *counterLane, 
 	})
 	switch decide(err) {
 	case engine.Stored:
-		c.rtt.add(time.Since(start))
+		c.rtt.Add(time.Since(start))
 		lane.capacity.Reset()
 		c.handOut(out.Attributes, span, calls)
 	case engine.Unknown:
 		engine.Fail(calls, fmt.Errorf("%w (an update that was applied leaves a gap; retrying is safe)", err))
 	case engine.Throttled, engine.Conflict:
-		waitForCapacity(calls, &lane.capacity, c.rtt.load(), c.opts.MaxWait, &c.stats.waits, err)
+		waitForCapacity(calls, &lane.capacity, c.rtt.Load(), c.opts.MaxWait, &c.stats.waits, err)
 	case engine.LostRace:
 		// A failed condition is MaxValue's (a replicated write conflict
 		// comes back from resendConflicts as ErrContention).

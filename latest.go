@@ -72,7 +72,7 @@ type Latest struct {
 	resolver engine.Resender
 	layout   docLayout
 	group    *engine.Group[string, latestHint, appendReq, int64]
-	rtt      roundTrip // the writes' round trips, across documents
+	rtt      engine.RoundTrip // the writes' round trips, across documents
 	pace     pacing
 	stats    appendStats
 
@@ -91,7 +91,7 @@ type latestHint struct {
 	known   bool    // version is what the last transaction of this process left
 	version int64   // the version 'latest' holds; 0 for none
 	behind  *behind // without transactions: 'latest' to move before the next version
-	nameWriter
+	engine.NameWriter
 }
 
 // NewLatest returns a Latest over table, with the options optFns set; the
@@ -132,7 +132,7 @@ func NewLatest(client Client, table string, optFns ...func(*LatestOptions)) (*La
 	l.client = countingClient{Client: client, n: &l.stats.requests}
 	l.reads = patientClient{Client: l.client, p: patience{maxWait: o.MaxWait, rtt: &l.rtt, waits: &l.stats.waits}}
 	l.resolver = o.resender(&l.stats.resends)
-	l.pace = pacing{maxWait: o.MaxWait, rtt: &l.rtt, stats: &l.stats}
+	l.pace = pacing{Pace: engine.Pace{RTT: &l.rtt, Turns: &l.stats.turns}, maxWait: o.MaxWait, stats: &l.stats}
 	return l, nil
 }
 

@@ -52,12 +52,12 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			l.stats.batch(1) // each call is written alone
 		}
 		if err := l.catchUp(ctx, base, hint); capacityRefused(err) {
-			l.pace.waitForCapacity(&hint.nameWriter, calls, err)
+			l.pace.waitForCapacity(&hint.NameWriter, calls, err)
 			return
 		}
 		tn, err := l.place(ctx, base, hint)
 		if err != nil {
-			l.pace.headFailed(&hint.nameWriter, calls, err)
+			l.pace.headFailed(&hint.NameWriter, calls, err)
 			return
 		}
 		v := hint.version + 1
@@ -83,25 +83,25 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			if merr := l.catchUp(ctx, base, hint); capacityRefused(merr) {
 				hint.Won(start, tn) // the turn's bookkeeping; capacity is still short
 				if len(calls) > 0 { // else the next run moves 'latest' first
-					l.pace.waitForCapacity(&hint.nameWriter, calls, merr)
+					l.pace.waitForCapacity(&hint.NameWriter, calls, merr)
 				}
 				return
 			}
-			l.pace.won(&hint.nameWriter, start, tn) // both writes: the turn's round trip
+			l.pace.Won(&hint.NameWriter, start, tn) // both writes: the turn's round trip
 		case engine.Unknown:
 			hint.known = false
 			calls[0].Res, calls[0].Err = v, err // the version that may hold the item
 			engine.Fail(calls[1:], &unsentError{fmt.Errorf("the write of version %d, queued before it, has an unknown outcome, and no later version may be written before it is settled", v)})
 			return
 		case engine.Throttled, engine.Conflict:
-			l.pace.waitForCapacity(&hint.nameWriter, calls, err)
+			l.pace.waitForCapacity(&hint.NameWriter, calls, err)
 			return
 		case engine.LostRace:
 			races++
 			var ccf *types.ConditionalCheckFailedException
 			errors.As(err, &ccf) // nil for a replicated write conflict
 			if err := l.lostVersion(ctx, base, hint, v, start, ccf, races, err); capacityRefused(err) {
-				l.pace.waitForCapacity(&hint.nameWriter, calls, err)
+				l.pace.waitForCapacity(&hint.NameWriter, calls, err)
 				return
 			} else if err != nil {
 				engine.Fail(calls, err)

@@ -16,12 +16,12 @@ import (
 // run writes one batch of appends to the document base, in as many
 // transactions as DynamoDB's limits on actions and bytes require.
 func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch []*engine.Call[appendReq, int64]) {
-	defer engine.Linger(batch, l.rtt.load())
+	defer engine.Linger(batch, l.rtt.Load())
 	if singleItemWrites(l.opts.NoTransactions, l.opts.GlobalTable) {
 		l.appendEach(ctx, base, hint, batch)
 		return
 	}
-	runBatches(batch, latestMaxBatch, true, &l.stats, func(calls []*engine.Call[appendReq, int64]) { l.write(ctx, base, hint, calls) })
+	engine.RunBatches(batch, latestMaxBatch, true, l.stats.batch, func(calls []*engine.Call[appendReq, int64]) { l.write(ctx, base, hint, calls) })
 }
 
 // write appends the versions of calls in one transaction and sets the
@@ -30,7 +30,7 @@ func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch [
 func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls []*engine.Call[appendReq, int64]) {
 	tn, err := l.place(ctx, base, hint)
 	if err != nil {
-		l.pace.headFailed(&hint.nameWriter, calls, err)
+		l.pace.headFailed(&hint.NameWriter, calls, err)
 		return
 	}
 	prev := hint.version
@@ -46,7 +46,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 	err = l.commit(ctx, in)
 	switch decide(err) {
 	case engine.Stored:
-		l.pace.won(&hint.nameWriter, start, tn)
+		l.pace.Won(&hint.NameWriter, start, tn)
 		for i, c := range calls {
 			c.Res = prev + 1 + int64(i)
 		}
@@ -58,7 +58,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 		}
 	case engine.Throttled, engine.Conflict:
 		// Nothing was written: the hint still holds.
-		l.pace.waitForCapacity(&hint.nameWriter, calls, err)
+		l.pace.waitForCapacity(&hint.NameWriter, calls, err)
 	case engine.LostRace:
 		hint.known = false
 		l.lostRace(ctx, hint, calls, start, err)

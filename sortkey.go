@@ -83,7 +83,7 @@ type SortKey struct {
 	headNames map[string]string // expression attribute names of the Query of the last number
 	putNames  map[string]string // expression attribute names of the Puts
 	calls     *engine.Group[string, hint, appendReq, int64]
-	rtt       roundTrip // the writes' round trips, across names
+	rtt       engine.RoundTrip // the writes' round trips, across names
 	pace      pacing
 	stats     sortKeyStats
 }
@@ -94,7 +94,7 @@ type SortKey struct {
 type hint struct {
 	last  int64
 	known bool
-	nameWriter
+	engine.NameWriter
 }
 
 // sortKeyHints is the number of idle names whose hint is kept. A name whose
@@ -138,7 +138,7 @@ func NewSortKey(client Client, table string, optFns ...func(*SortKeyOptions)) (*
 	s.client = countingClient{Client: client, n: &s.stats.requests}
 	s.reads = patientClient{Client: s.client, p: patience{maxWait: o.MaxWait, rtt: &s.rtt, waits: &s.stats.waits}}
 	s.resolver = o.resender(&s.stats.resends)
-	s.pace = pacing{maxWait: o.MaxWait, rtt: &s.rtt, stats: &s.stats.appendStats}
+	s.pace = pacing{Pace: engine.Pace{RTT: &s.rtt, Turns: &s.stats.turns}, maxWait: o.MaxWait, stats: &s.stats.appendStats}
 	s.max = min(s.codec.max(), o.MaxValue)
 	s.lo, s.hi = s.codec.key(1), s.codec.key(s.max)
 	return s, nil
@@ -236,12 +236,12 @@ type sortKeyCall = engine.Call[appendReq, int64]
 // transactions as DynamoDB's limits allow. It is called by engine.Group,
 // one run per key at a time.
 func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyCall) {
-	defer engine.Linger(batch, s.rtt.load())
+	defer engine.Linger(batch, s.rtt.Load())
 	if singleItemWrites(s.opts.NoTransactions, s.opts.GlobalTable) {
 		s.writeEach(ctx, pk, h, batch)
 		return
 	}
-	runBatches(batch, engine.MaxTransactItems, false, &s.stats.appendStats, func(calls []*sortKeyCall) { s.write(ctx, pk, h, calls) })
+	engine.RunBatches(batch, engine.MaxTransactItems, false, s.stats.batch, func(calls []*sortKeyCall) { s.write(ctx, pk, h, calls) })
 }
 
 // write stores the items of calls at the numbers that follow the last one
@@ -254,7 +254,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		warm := h.known && races == 0 // the hint is from this writer's own last win
 		first, tn, err := s.place(ctx, pk, h)
 		if err != nil {
-			s.pace.headFailed(&h.nameWriter, calls, err)
+			s.pace.headFailed(&h.NameWriter, calls, err)
 			return
 		}
 		if room := s.max - (first - 1); int64(len(calls)) > room {
@@ -269,7 +269,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		err = s.put(ctx, pk, first, calls, tn)
 		switch decide(err) {
 		case engine.Stored:
-			s.pace.won(&h.nameWriter, start, tn)
+			s.pace.Won(&h.NameWriter, start, tn)
 			for i, c := range calls {
 				c.Res = first + int64(i)
 			}
@@ -283,7 +283,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			return
 		case engine.Throttled, engine.Conflict:
 			// Nothing was written: the hint still holds.
-			s.pace.waitForCapacity(&h.nameWriter, calls, err)
+			s.pace.waitForCapacity(&h.NameWriter, calls, err)
 			return
 		case engine.LostRace:
 			h.known = false

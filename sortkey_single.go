@@ -39,7 +39,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 		}
 		n, tn, err := s.place(ctx, pk, h)
 		if err != nil {
-			s.pace.headFailed(&h.nameWriter, calls, err)
+			s.pace.headFailed(&h.NameWriter, calls, err)
 			return
 		}
 		if n > s.max {
@@ -54,7 +54,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 		err = s.put(ctx, pk, n, calls[:1], tn)
 		switch decide(err) {
 		case engine.Stored:
-			s.pace.won(&h.nameWriter, start, tn)
+			s.pace.Won(&h.NameWriter, start, tn)
 			calls[0].Res, h.last = n, n
 			calls, races = calls[1:], 0
 		case engine.Unknown:
@@ -63,7 +63,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 			engine.Fail(calls[1:], &unsentError{fmt.Errorf("the write of number %d, queued before it, has an unknown outcome, and gap-free numbering lets no later number be written before it is settled", n)})
 			return
 		case engine.Throttled, engine.Conflict:
-			s.pace.waitForCapacity(&h.nameWriter, calls, err)
+			s.pace.waitForCapacity(&h.NameWriter, calls, err)
 			return
 		case engine.LostRace:
 			races++

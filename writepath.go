@@ -8,7 +8,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/dynamoseq/dynamoseq/internal/backoff"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
@@ -30,27 +29,15 @@ type appendReq struct {
 
 func (r *appendReq) refusedSince() *time.Time { return &r.waitingSince }
 
+// Bytes is the item's size in bytes, keys included (engine.Batched).
+func (r *appendReq) Bytes() int { return r.size }
+
+// Races is the count of races lost so far (engine.Batched).
+func (r *appendReq) Races() int { return r.races }
+
 func (r *appendReq) Lose() int {
 	r.races++
 	return r.races
-}
-
-// runBatches writes the calls of one run in order, in as few writes as
-// DynamoDB's limits allow (maxItems; copyLast as for engine.BatchLen), counting
-// each batch once in stats, and stops when a write put its calls back in
-// the queue (see engine.PutBack).
-func runBatches(batch []*engine.Call[appendReq, int64], maxItems int, copyLast bool, stats *appendStats, write func([]*engine.Call[appendReq, int64])) {
-	for len(batch) > 0 {
-		n := engine.BatchLen(len(batch), maxItems, func(i int) int { return batch[i].Req.size }, copyLast)
-		if batch[0].Req.races == 0 { // a batch put back is counted once
-			stats.batch(n)
-		}
-		write(batch[:n])
-		if engine.PutBack(batch[:n], batch[n:]) {
-			return
-		}
-		batch = batch[n:]
-	}
 }
 
 // decide is the verdict on the outcome of a write that returned err (see
@@ -83,45 +70,27 @@ func callError(ctx context.Context, op, table, name string, n int64, err error) 
 // (rtt's grace) for the outcome, and then returns ErrUnknownOutcome with
 // the number published for it (see engine.Publish). With ResolveTimeout set, it
 // waits for the outcome, which the resends settle, detached.
-func graceOf(r Retry, rtt *roundTrip) func(*engine.GroupOptions) {
+func graceOf(r Retry, rtt *engine.RoundTrip) func(*engine.GroupOptions) {
 	return func(o *engine.GroupOptions) {
 		if r.ResolveTimeout == 0 {
-			o.Grace = rtt.grace
+			o.Grace = rtt.Grace
 		}
 	}
 }
 
-// nameWriter is what a SortKey or a Latest knows of the writes of one
-// name, beside its last number: the waits for capacity and the turns with
-// other processes (see turns). Only the run in progress for the name
-// touches it (see engine.Group).
-type nameWriter struct {
-	capacity     backoff.Capacity // the waits after throttles and conflicts
-	engine.Turns                  // with writers of other processes
-}
-
 // pacing is what a SortKey's or a Latest's runs need to pace the writes of
-// a name: Retry.MaxWait, the strategy's round trips and its figures.
+// a name: the engine's pace (its Won records a write that succeeded),
+// Retry.MaxWait and the strategy's figures.
 type pacing struct {
+	engine.Pace
 	maxWait time.Duration
-	rtt     *roundTrip
 	stats   *appendStats
-}
-
-// won records a write of w's name that started at start, in turn tn, and
-// succeeded (both writes, without transactions).
-func (p pacing) won(w *nameWriter, start time.Time, tn engine.Turn) {
-	p.rtt.add(time.Since(start))
-	w.capacity.Reset()
-	if w.Won(start, tn) {
-		p.stats.turns.Add(1)
-	}
 }
 
 // headFailed handles calls whose write could not be placed: the read of
 // the name's head failed with err (or a wait for turns ended with the
 // context).
-func (p pacing) headFailed(w *nameWriter, calls []*engine.Call[appendReq, int64], err error) {
+func (p pacing) headFailed(w *engine.NameWriter, calls []*engine.Call[appendReq, int64], err error) {
 	if capacityRefused(err) {
 		p.waitForCapacity(w, calls, err)
 		return
@@ -132,6 +101,6 @@ func (p pacing) headFailed(w *nameWriter, calls []*engine.Call[appendReq, int64]
 // waitForCapacity puts calls back in the queue after DynamoDB refused
 // their write (or a read before it) with err, a throttle or a conflict
 // (see waitForCapacity).
-func (p pacing) waitForCapacity(w *nameWriter, calls []*engine.Call[appendReq, int64], err error) {
-	waitForCapacity(calls, &w.capacity, w.RoundTrip(), p.maxWait, &p.stats.waits, err)
+func (p pacing) waitForCapacity(w *engine.NameWriter, calls []*engine.Call[appendReq, int64], err error) {
+	waitForCapacity(calls, &w.Capacity, w.RoundTrip(), p.maxWait, &p.stats.waits, err)
 }

@@ -3,7 +3,10 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
+
+	"github.com/dynamoseq/dynamoseq/internal/backoff"
 )
 
 // Limits of one TransactWriteItems call.
@@ -154,3 +157,114 @@ func Fail[Req any](calls []*Call[Req, int64], err error) {
 		c.Err = err
 	}
 }
+
+// Batched is a write call's request as RunBatches reads it (a pointer to
+// it).
+type Batched[Req any] interface {
+	*Req
+	Bytes() int // the item's size in bytes, keys included
+	Races() int // races lost so far (see RaceLost)
+}
+
+// RunBatches writes the calls of one run in order, in as few writes as
+// DynamoDB's limits allow (maxItems; copyLast as for BatchLen), counting
+// each batch once with counted, and stops when a write put its calls back
+// in the queue (see PutBack).
+func RunBatches[Req any, R Batched[Req]](batch []*Call[Req, int64], maxItems int, copyLast bool, counted func(n int), write func([]*Call[Req, int64])) {
+	for len(batch) > 0 {
+		n := BatchLen(len(batch), maxItems, func(i int) int { return R(&batch[i].Req).Bytes() }, copyLast)
+		if R(&batch[0].Req).Races() == 0 { // a batch put back is counted once
+			counted(n)
+		}
+		write(batch[:n])
+		if PutBack(batch[:n], batch[n:]) {
+			return
+		}
+		batch = batch[n:]
+	}
+}
+
+// NameWriter is what a SortKey or a Latest knows of the writes of one
+// name, beside its last number: the waits for capacity and the turns with
+// other processes (see turns.go). Only the run in progress for the name
+// touches it (see Group).
+type NameWriter struct {
+	Capacity Capacity // the waits after throttles and conflicts
+	Turns             // with writers of other processes
+}
+
+// Pace is what a strategy's runs need to pace the writes of a name: the
+// strategy's round trips, and the count of the turns its writes started.
+type Pace struct {
+	RTT   *RoundTrip
+	Turns *atomic.Int64
+}
+
+// Won records a write of w's name that started at start, in turn tn, and
+// succeeded (both writes, without transactions).
+func (p Pace) Won(w *NameWriter, start time.Time, tn Turn) {
+	p.RTT.Add(time.Since(start))
+	w.Capacity.Reset()
+	if w.Won(start, tn) {
+		p.Turns.Add(1)
+	}
+}
+
+// RoundTrip is a moving average of a strategy's round trips, across its
+// names: the first wait for capacity of a request made outside a run, and
+// the grace of a caller whose context ends while its write is in flight.
+// It is safe for concurrent use.
+type RoundTrip struct{ ns atomic.Int64 }
+
+// Add adds a round trip that took d. Concurrent adds may lose one of
+// them: an estimate needs no more.
+func (r *RoundTrip) Add(d time.Duration) {
+	old := time.Duration(r.ns.Load())
+	if old == 0 {
+		old = d
+	}
+	r.ns.Store(int64((3*old + d) / 4))
+}
+
+// Load returns the average; 0 before any round trip was added.
+func (r *RoundTrip) Load() time.Duration { return time.Duration(r.ns.Load()) }
+
+// minGrace is the shortest grace of a caller whose context ends while its
+// write is in flight: about DynamoDB's median PutItem round trip, for a
+// strategy that has measured none yet.
+const minGrace = 10 * time.Millisecond
+
+// Grace is how long a caller whose context has ended waits for the outcome
+// of its write in flight (GroupOptions.Grace): one round trip, at least
+// minGrace.
+func (r *RoundTrip) Grace() time.Duration { return max(r.Load(), minGrace) }
+
+// minCapacityBase is the first wait's ceiling before any round trip was
+// measured.
+const minCapacityBase = time.Millisecond
+
+// Capacity is the wait of one name's writes for capacity, after DynamoDB
+// throttled them or another transaction held their items: exponential with
+// full jitter per refusal in a row, the first drawn from [0, one round trip
+// of the write], at most backoff.MaxCapacityWait; a success starts the count again.
+// The zero Capacity has seen no refusal. It is not safe for concurrent
+// use: it belongs to the one writer of a name at a time.
+type Capacity struct {
+	streak int // refusals in a row
+	// Rand is backoff.Policy.Rand; nil means rand.Int64N.
+	Rand func(n int64) int64
+}
+
+// Next counts one more refusal and returns the wait before the next send;
+// rtt is the write's round trip as measured (0 when none was).
+func (c *Capacity) Next(rtt time.Duration) time.Duration {
+	c.streak++
+	p := backoff.Policy{Base: max(rtt, minCapacityBase), Max: backoff.MaxCapacityWait, Rand: c.Rand}
+	return p.Delay(c.streak)
+}
+
+// Reset records a success: the next refusal waits as the first did.
+func (c *Capacity) Reset() { c.streak = 0 }
+
+// Streak is how many refusals in a row were counted.
+func (c *Capacity) Streak() int { return c.streak }

@@ -40,14 +40,14 @@ import (
 // outcome is unknown is not among them, even when the last of its resends
 // was throttled (an earlier send may have been applied).
 func capacityRefused(err error) bool {
-	v := decide(err)
+	v := engine.Decide(err, ErrUnknownOutcome)
 	return v == engine.Throttled || v == engine.Conflict
 }
 
 // capacityCause is the cause of a wait of wait for capacity after err.
 func capacityCause(err error, wait time.Duration) *capacityError {
 	kind := ErrThrottled
-	if decide(err) == engine.Conflict {
+	if engine.Decide(err, ErrUnknownOutcome) == engine.Conflict {
 		kind = ErrContention
 	}
 	return &capacityError{kind: kind, wait: wait, err: err}

@@ -115,7 +115,7 @@ func (c *Counter) write(ctx context.Context, key counterKey, lane *counterLane, 
 			return err
 		})
 	})
-	switch decide(err) {
+	switch engine.Decide(err, ErrUnknownOutcome) {
 	case engine.Stored:
 		c.rtt.Add(time.Since(start))
 		lane.capacity.Reset()

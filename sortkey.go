@@ -267,7 +267,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		}
 		start := time.Now()
 		err = s.put(ctx, pk, first, calls, tn)
-		switch decide(err) {
+		switch engine.Decide(err, ErrUnknownOutcome) {
 		case engine.Stored:
 			s.pace.Won(&h.NameWriter, start, tn)
 			for i, c := range calls {
@@ -346,7 +346,7 @@ func (s *SortKey) place(ctx context.Context, pk string, h *hint) (first int64, t
 func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls []*sortKeyCall, first int64, err error) []*sortKeyCall {
 	faults := engine.Faults(err)
 	if len(faults) == 0 {
-		if len(calls) > 1 && decide(err) == engine.RefusedItem {
+		if len(calls) > 1 && engine.Decide(err, ErrUnknownOutcome) == engine.RefusedItem {
 			// DynamoDB refused the transaction as a whole without saying
 			// which item was at fault (DynamoDB Local does so for an item
 			// that nests too deep or holds an empty set).
@@ -439,7 +439,7 @@ func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sort
 // writeError explains a failed write that was not a lost race and named no
 // item.
 func (s *SortKey) writeError(err error) error {
-	if decide(err) == engine.RefusedItem {
+	if engine.Decide(err, ErrUnknownOutcome) == engine.RefusedItem {
 		// The table's shape was checked by the Query that preceded the
 		// first write, and the items' sizes before it, so what is left
 		// is an item DynamoDB will not store.

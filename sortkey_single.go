@@ -52,7 +52,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 		}
 		start := time.Now()
 		err = s.put(ctx, pk, n, calls[:1], tn)
-		switch decide(err) {
+		switch engine.Decide(err, ErrUnknownOutcome) {
 		case engine.Stored:
 			s.pace.Won(&h.NameWriter, start, tn)
 			calls[0].Res, h.last = n, n

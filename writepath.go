@@ -40,10 +40,6 @@ func (r *appendReq) Lose() int {
 	return r.races
 }
 
-// decide is the verdict on the outcome of a write that returned err (see
-// engine.Decide): every write path of every strategy takes it, and only it.
-func decide(err error) engine.Verdict { return engine.Decide(err, ErrUnknownOutcome) }
-
 // callError is the error a write call returns for err, the error its run
 // set; n is the number its run set with it, which an unknown outcome may
 // have stored. When the caller's context has ended too, an unknown outcome

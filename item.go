@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -148,4 +150,49 @@ func decodeAttributes(attrs map[string]types.AttributeValue, out any) error {
 		return fmt.Errorf("%w: the stored item does not fit a %T: %w", ErrTableMismatch, out, err)
 	}
 	return nil
+}
+
+// maxKeyBytes is DynamoDB's limit on a partition key value: 2048 bytes.
+const maxKeyBytes = 2048
+
+// maxSortKeyBytes is DynamoDB's limit on a sort key value: 1024 bytes.
+const maxSortKeyBytes = 1024
+
+// partitionValue returns KeyPrefix+name, the partition key value of a
+// sequence, after checking that DynamoDB will accept it.
+func partitionValue(prefix, name string) (string, error) {
+	switch {
+	case name == "":
+		return "", invalidf("empty name")
+	case !utf8.ValidString(name):
+		return "", invalidf("name is not valid UTF-8")
+	case len(prefix)+len(name) > maxKeyBytes:
+		return "", invalidf("key prefix and name are %d bytes, DynamoDB's limit for a partition key is %d", len(prefix)+len(name), maxKeyBytes)
+	}
+	return prefix + name, nil
+}
+
+// appendReq is one call to Append, of a SortKey or a Latest, waiting for its
+// number.
+type appendReq struct {
+	attrs map[string]types.AttributeValue // the item without its keys; the run adds them
+	size  int                             // the item's size in bytes, keys included
+	races int                             // races lost so far (see engine.RaceLost)
+	// waitingSince is when DynamoDB first refused the call's write for
+	// want of capacity or for a conflict (see waitForCapacity); zero if
+	// it never did.
+	waitingSince time.Time
+}
+
+func (r *appendReq) refusedSince() *time.Time { return &r.waitingSince }
+
+// Bytes is the item's size in bytes, keys included (engine.Batched).
+func (r *appendReq) Bytes() int { return r.size }
+
+// Races is the count of races lost so far (engine.Batched).
+func (r *appendReq) Races() int { return r.races }
+
+func (r *appendReq) Lose() int {
+	r.races++
+	return r.races
 }

@@ -208,6 +208,12 @@ func (s *SortKey) append(ctx context.Context, op, name string, item any) (_ int6
 	return n, nil
 }
 
+// owned are the attributes a SortKey writes itself on every item, which
+// the reads leave out of the caller's attributes.
+func (s *SortKey) owned() []string {
+	return []string{s.opts.PartitionKey, s.opts.SortKey, s.opts.TokenAttribute}
+}
+
 // Last returns the largest number of the sequence name, with one strongly
 // consistent Query (descending, Limit 1, projecting the sort key only; 1
 // read unit). It returns ErrNotFound when the sequence has no item. The

@@ -189,12 +189,6 @@ func (s *SortKey) rangeQuery(pk string, lo, hi types.AttributeValue, order Order
 	}
 }
 
-// owned are the attributes a SortKey writes itself on every item, which
-// the reads leave out of the caller's attributes.
-func (s *SortKey) owned() []string {
-	return []string{s.opts.PartitionKey, s.opts.SortKey, s.opts.TokenAttribute}
-}
-
 // attributes returns a stored item without the attributes the SortKey
 // wrote.
 func (s *SortKey) attributes(item map[string]types.AttributeValue) map[string]types.AttributeValue {

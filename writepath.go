@@ -6,39 +6,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
 // The pieces of the write path that SortKey and Latest share. Their retry
 // algorithms differ (a SortKey queries the last number, a Latest reads the
 // version from the failed condition), and each keeps its own.
-
-// appendReq is one call to Append, of a SortKey or a Latest, waiting for its
-// number.
-type appendReq struct {
-	attrs map[string]types.AttributeValue // the item without its keys; the run adds them
-	size  int                             // the item's size in bytes, keys included
-	races int                             // races lost so far (see engine.RaceLost)
-	// waitingSince is when DynamoDB first refused the call's write for
-	// want of capacity or for a conflict (see waitForCapacity); zero if
-	// it never did.
-	waitingSince time.Time
-}
-
-func (r *appendReq) refusedSince() *time.Time { return &r.waitingSince }
-
-// Bytes is the item's size in bytes, keys included (engine.Batched).
-func (r *appendReq) Bytes() int { return r.size }
-
-// Races is the count of races lost so far (engine.Batched).
-func (r *appendReq) Races() int { return r.races }
-
-func (r *appendReq) Lose() int {
-	r.races++
-	return r.races
-}
 
 // callError is the error a write call returns for err, the error its run
 // set; n is the number its run set with it, which an unknown outcome may

@@ -68,6 +68,7 @@ type Latest struct {
 	reads    Client // the read methods' reads, which wait out throttles
 	table    string
 	opts     LatestOptions // resolved: defaults applied
+	single   bool          // writes without transactions (NoTransactions, or GlobalTableMRSC)
 	policy   backoff.Policy
 	resolver engine.Resender
 	layout   docLayout
@@ -120,6 +121,7 @@ func NewLatest(client Client, table string, optFns ...func(*LatestOptions)) (*La
 	l := &Latest{
 		table:      table,
 		opts:       o,
+		single:     singleItemWrites(o.NoTransactions, o.GlobalTable),
 		layout:     layout,
 		policy:     o.policy(),
 		maxVersion: layout.maxVersion(),

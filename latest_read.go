@@ -99,7 +99,7 @@ func (l *Latest) GetLatest(ctx context.Context, name string, out any) (int64, er
 		return fail(err)
 	}
 	var item map[string]types.AttributeValue
-	if singleItemWrites(l.opts.NoTransactions, l.opts.GlobalTable) {
+	if l.single {
 		item, err = l.readNewest(ctx, base) // 'latest' may be one version behind
 	} else {
 		item, err = l.getItem(ctx, l.layout.latestKey(base))
@@ -330,7 +330,7 @@ func (l *Latest) getVersions(ctx context.Context, base string, lo, hi int64, lim
 		if err != nil {
 			return nil, 0, err
 		}
-		if singleItemWrites(l.opts.NoTransactions, l.opts.GlobalTable) && newest < l.maxVersion {
+		if l.single && newest < l.maxVersion {
 			newest++ // 'latest' may be one version behind the newest
 		}
 		hi = min(hi, newest)

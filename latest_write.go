@@ -17,7 +17,7 @@ import (
 // transactions as DynamoDB's limits on actions and bytes require.
 func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch []*engine.Call[appendReq, int64]) {
 	defer engine.Linger(batch, l.rtt.Load())
-	if singleItemWrites(l.opts.NoTransactions, l.opts.GlobalTable) {
+	if l.single {
 		l.appendEach(ctx, base, hint, batch)
 		return
 	}

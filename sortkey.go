@@ -74,6 +74,7 @@ type SortKey struct {
 	reads     Client // the read methods' reads, which wait out throttles
 	table     string
 	opts      SortKeyOptions // resolved: defaults applied
+	single    bool           // writes one PutItem per item, no transactions (NoTransactions, or GlobalTableMRSC)
 	codec     numberCodec
 	max       int64 // the largest number the sort key can hold
 	lo, hi    types.AttributeValue
@@ -128,6 +129,7 @@ func NewSortKey(client Client, table string, optFns ...func(*SortKeyOptions)) (*
 	s := &SortKey{
 		table:     table,
 		opts:      o,
+		single:    singleItemWrites(o.NoTransactions, o.GlobalTable),
 		codec:     newNumberCodec(o.SortKey, o.SortKeyDigits),
 		policy:    o.policy(),
 		qNames:    map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey},
@@ -243,7 +245,7 @@ type sortKeyCall = engine.Call[appendReq, int64]
 // one run per key at a time.
 func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyCall) {
 	defer engine.Linger(batch, s.rtt.Load())
-	if singleItemWrites(s.opts.NoTransactions, s.opts.GlobalTable) {
+	if s.single {
 		s.writeEach(ctx, pk, h, batch)
 		return
 	}

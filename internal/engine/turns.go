@@ -50,7 +50,7 @@ func (t Turn) IsZero() bool { return t.no == 0 }
 // Turns is what one writer knows of the turns at one name, and makes the
 // processes that write the name flat out take turns, so that their writes
 // do not collide. A strategy's per-name hint embeds it; only the run in
-// progress for the name touches it (see combine.Group), so it needs no
+// progress for the name touches it (see Group), so it needs no
 // lock. The zero Turns is a writer that has met no other.
 //
 // Why: writers of different processes cannot share a queue. Without turns,
@@ -241,7 +241,7 @@ func (t *Turns) sample(took time.Duration) {
 //	<request>:<last>                     outside a turn
 //	<request>:<last>:<end>:<no>:<line>   in a turn
 //
-// request is the write's request token (settle.RequestToken), which tells
+// request is the write's request token (RequestToken), which tells
 // the attempts of one write from any other; last is the last number the
 // write stores; end, no and line are the write's turn: its end in Unix
 // microseconds, its number and its line, in decimal. Every attempt of a

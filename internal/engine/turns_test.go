@@ -274,7 +274,7 @@ func TestParseToken(t *testing.T) {
 	}
 }
 
-const testRequest = "0123456789abcdef0123456789abcdef" // as settle.RequestToken makes them
+const testRequest = "0123456789abcdef0123456789abcdef" // as RequestToken makes them
 
 // TestTokenRoundTrip: what Token writes, ParseToken reads back, within
 // TokenBytes, at the ends of every field's range.

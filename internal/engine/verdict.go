@@ -1,16 +1,3 @@
-// Package engine is the library's write engine: what the strategies
-// (the root package's SortKey, Latest and Counter, with and without
-// transactions) share of a batch's life, and the one decision every
-// write path takes on the answer to a write (Decide).
-//
-// A strategy builds its requests and reads its answers; what an error
-// means is read here, once, by the SDK's typed errors and error codes (see
-// internal/settle), never by message text. The pieces of a batch's life
-// (batch.go) size a transaction (BatchLen), publish the numbers a write is
-// about to store (Publish), put calls back in the queue after a lost race
-// (RaceLost, PutBack), split a batch DynamoDB refused as a whole
-// (OneByOne), and keep a hot name's callers together (Linger); the queue
-// itself is internal/combine's.
 package engine
 
 import (

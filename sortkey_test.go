@@ -195,7 +195,7 @@ func TestSortKeyStaleHint(t *testing.T) {
 	// stale (a hint from its own win may be old, so a lost race from it is
 	// followed by a Query, not by stepping through a's writes): three
 	// writes that won and one that lost. Having lost a race, b writes in
-	// turns (see internal/turns) for a second; when a turn ends before its next
+	// turns (see internal/engine/turns.go) for a second; when a turn ends before its next
 	// write (a slow machine), b reads the head once more.
 	assert.Contains(t, []int64{2, 3}, counting.queries.Load(), "b's Query calls")
 	assert.Equal(t, int64(4), counting.puts.Load(), "b's PutItem calls")

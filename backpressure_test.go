@@ -66,7 +66,7 @@ func requireNoErrors(t *testing.T, results []appendResult) {
 // pattern on one partition (writeUnits a second over the units per
 // number) and the share of it reached, and the throttles, and requires
 // that the case was throttled at all (else it proves nothing).
-func modelFigures(t *testing.T, srv *dynamoseqtest.Server, writeUnits float64, numbers int, took time.Duration, capacity dynamoseq.CapacityStats) {
+func modelFigures(t *testing.T, srv *dynamoseqtest.Server, writeUnits float64, numbers int, took time.Duration, capacity dynamoseq.CapacityFigures) {
 	t.Helper()
 	total := srv.ModelStats()
 	perNumber := total.WriteUnits / float64(numbers)
@@ -117,7 +117,7 @@ func TestModelHotNameAppend(t *testing.T) {
 				if latest != nil {
 					checkLatestPointer(t, srv, latest, table, "hot", len(results), c.noTx)
 				}
-				modelFigures(t, srv, c.writeUnits, len(results), took, stats().CapacityStats)
+				modelFigures(t, srv, c.writeUnits, len(results), took, stats().Capacity())
 			})
 		}
 	}
@@ -126,16 +126,16 @@ func TestModelHotNameAppend(t *testing.T) {
 // modelAppender returns the Append of a new SortKey or Latest over table
 // with the default options (but for NoTransactions), its Stats, and the
 // Latest itself (nil for a SortKey).
-func modelAppender(t *testing.T, strategy string, client dynamoseq.Client, table string, noTx bool) (appender, func() dynamoseq.AppendStats, *dynamoseq.Latest) {
+func modelAppender(t *testing.T, strategy string, client dynamoseq.Client, table string, noTx bool) (appender, func() dynamoseq.AppendFigures, *dynamoseq.Latest) {
 	t.Helper()
 	if strategy == "SortKey" {
 		s, err := dynamoseq.NewSortKey(client, table, func(o *dynamoseq.SortKeyOptions) { o.NoTransactions = noTx })
 		require.NoError(t, err)
-		return s.Append, func() dynamoseq.AppendStats { return s.Stats().AppendStats }, nil
+		return s.Append, func() dynamoseq.AppendFigures { return s.Figures() }, nil
 	}
 	l, err := dynamoseq.NewLatest(client, table, func(o *dynamoseq.LatestOptions) { o.NoTransactions = noTx })
 	require.NoError(t, err)
-	return l.Append, func() dynamoseq.AppendStats { return l.Stats().AppendStats }, l
+	return l.Append, func() dynamoseq.AppendFigures { return l.Figures() }, l
 }
 
 // checkLatestPointer checks that the 'latest' item of name holds version
@@ -200,9 +200,9 @@ func TestModelHotNameCounters(t *testing.T) {
 				took := time.Since(start)
 				require.Len(t, seen, 16*c.each, "values handed out")
 				requireIncreasingIDs(t, got)
-				st := counter.Stats()
+				st := counter.Figures()
 				require.Zero(t, st.Errors.Total(), "the counter's failed calls: %+v", st.Errors)
-				modelFigures(t, srv, c.writeUnits, len(seen), took, st.CapacityStats)
+				modelFigures(t, srv, c.writeUnits, len(seen), took, st.Capacity())
 			})
 		}
 	}
@@ -304,7 +304,7 @@ func TestModelHotNameProcesses(t *testing.T) {
 					require.NoError(t, err)
 					checkLatestPointer(t, srv, l, table, "hot", len(results), false)
 				}
-				modelFigures(t, srv, writeUnits, len(results), took, dynamoseq.CapacityStats{})
+				modelFigures(t, srv, writeUnits, len(results), took, dynamoseq.CapacityFigures{})
 			})
 		}
 	}
@@ -352,7 +352,7 @@ func TestModelHotNameCounterProcesses(t *testing.T) {
 				}
 				require.Len(t, seen, processes*goroutines*each, "values handed out")
 				requireIncreasingIDs(t, got)
-				modelFigures(t, srv, writeUnits, len(seen), took, dynamoseq.CapacityStats{})
+				modelFigures(t, srv, writeUnits, len(seen), took, dynamoseq.CapacityFigures{})
 			})
 		}
 	}

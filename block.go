@@ -18,60 +18,31 @@ import (
 
 // Block hands out numbers from ranges leased from a Counter (the hi/lo or
 // segment allocator): one Counter.NextN of size values reserves a range in
-// DynamoDB, and Next hands its numbers out from memory, one atomic addition
-// each. Each sequence name has its own range.
+// DynamoDB, and Next hands its numbers out from memory. The next range is
+// leased in the background before the current one runs out, one lease per
+// name at a time, so a caller waits for DynamoDB only on the first call for
+// a name or when numbers run out faster than a lease returns.
 //
-// Before a range runs out, once BlockOptions.RefillThreshold of it has been
-// handed out, the next range is leased in the background. Concurrent
-// refills of one name are merged into one lease: at most one NextN per name
-// is in flight. A caller waits for DynamoDB only on the first call for a
-// name, and when the numbers run out before the next range arrives
-// (consumption faster than a round trip, or a failed refill). After such a
-// wait the Block adapts, so that a steady stream stops waiting: it leases
-// the next range at once, sized to last at least two lease round trips at
-// the rate the last range was used, up to BlockOptions.MaxSize (see
-// NewBlock).
+// Guarantees: unique across every Block, Counter and process sharing the
+// counter's table; increasing within one Block per name (no order across
+// Blocks or processes); not gap-free: a range's unused numbers are lost
+// when the process stops without Close (Close hands them back when no one
+// leased after it). Near MaxValue a range that no longer fits whole is not
+// leased: ErrExhausted.
 //
-// Guarantees:
-//   - Unique: no number is handed out twice, by this Block or by any other
-//     Block, Counter or process sharing the counter's table, because every
-//     range is reserved with one conditional UpdateItem before any of its
-//     numbers is handed out.
-//   - Increasing within one Block, per name: if one Next for a name returns
-//     before another Next for the same name starts, in any goroutines, the
-//     later one returns the larger number. Calls that overlap in time may
-//     return in either order. There is no order across Blocks, and so none
-//     across processes: each holds its own range, and a process may hand out
-//     a small number of an old range after another process handed out a
-//     larger one.
-//   - Not gap-free: the numbers of a leased range that are not handed out
-//     are lost when the process stops without Close; the next range starts
-//     after them. Close hands them back when it can: when no other Block or
-//     Counter leased from the name since this Block's last lease, one
-//     conditional UpdateItem moves the counter back to the last number
-//     handed out, so that a clean restart continues without a gap.
-//     Otherwise they are lost. A refill that fails, or one interrupted by
-//     Close after DynamoDB applied it (Stats' Interrupted), may lose a range
-//     too. Lost numbers are never handed out, by anyone.
-//   - Near the Counter's MaxValue, a range that no longer fits whole is not
-//     leased: Next returns ErrExhausted although a few numbers remain.
-//
-// Cost: one UpdateItem round trip and one write unit per range, whatever
-// its size; nothing per number; one more per name at Close. Next from
-// memory allocates nothing (docs/block.md has its time). Memory: a
-// few hundred bytes per name ever used, kept until the Block is garbage (a
-// Block suits a bounded set of names, not one per user). Stats reports
-// what it did.
+// Cost: one UpdateItem round trip and one write unit per range, nothing per
+// number, one more per name at Close; a few hundred bytes of memory per
+// name ever used.
 //
 // A Block is safe for concurrent use by any number of goroutines. It starts
-// one goroutine per lease in flight; Close stops them and waits for them.
+// one goroutine per lease in flight; Close stops them. See docs/block.md.
 type Block struct {
 	counter  *Counter
 	size     int64        // the first range size of every name
 	opts     BlockOptions // resolved: defaults applied
 	minSize  int64        // bounds of the range size; minSize == maxSize: fixed
 	maxSize  int64
-	lifetime bool // sizes follow the rate (FollowRate)
+	lifetime bool // sizes follow the rate (Lifetime)
 	grow     bool // sizes grow after a caller waited for a lease
 	stats    blockStats
 
@@ -103,6 +74,7 @@ type Block struct {
 // blockSeq is the state of one name in a Block.
 type blockSeq struct {
 	name string
+	exp  *expiry                    // the TTL its leases set on the counter item, or nil
 	cur  atomic.Pointer[blockRange] // the range numbers are taken from; nil before the first lease
 
 	mu      sync.Mutex    // protects the fields below
@@ -142,27 +114,16 @@ type blockRefill struct {
 // the options optFns set; the table, key layout, Start, Step, MaxValue and
 // Region slicing (GlobalTableMREC) are the Counter's.
 //
-// The range size of each name follows one of three rules:
-//   - Growing, by default: ranges of size, until a caller has to wait
-//     because a range ran out before the next arrived. The range after that
-//     is sized to last, at the rate the one that ran out was used, at least
-//     two round trips of the lease it waited for (over the part after
-//     RefillThreshold), and is leased as soon as the awaited range arrives.
-//     Sizes never shrink, and stay at most MaxSize (default 64 times size).
-//   - Fixed, when MaxSize is size.
-//   - Following the rate, with FollowRate set: each lease is sized so that
-//     it lasts about FollowRate.Lifetime at the rate the previous range was
-//     used, between FollowRate.MinSize and MaxSize. A name used in bursts
-//     gets large ranges, an idle name small ones, so that it wastes few
-//     numbers when its process stops.
-//
-// Near MaxValue, a grown range that no longer fits is asked for again at
-// size, with one more UpdateItem.
+// By default ranges are of size until a caller had to wait for one; the
+// next ones are then sized to last two lease round trips at the rate used,
+// up to MaxSize (64 times size). MaxSize equal to size fixes the size;
+// Lifetime makes sizes follow the rate, between MinSize and MaxSize.
+// docs/block.md has the rules.
 //
 // It makes no call to DynamoDB and starts no goroutine. It returns an error
 // wrapping ErrInvalidArgument when c is nil or size is below 1, and an
-// *OptionError when FollowRate.MinSize is above size, MaxSize below it,
-// RefillThreshold is not in (0, 1], or a duration is negative.
+// *OptionError when MinSize is above size, MaxSize below it, or a duration
+// is negative.
 func NewBlock(c *Counter, size int64, optFns ...func(*BlockOptions)) (*Block, error) {
 	fail := func(err error) (*Block, error) {
 		e := &Error{Op: "NewBlock", Err: err}
@@ -182,10 +143,10 @@ func NewBlock(c *Counter, size int64, optFns ...func(*BlockOptions)) (*Block, er
 		return fail(err)
 	}
 	b := &Block{counter: c, size: size, opts: o, minSize: size, maxSize: o.MaxSize, refills: map[*blockRefill]func(){}}
-	if o.FollowRate != nil {
-		b.minSize = o.FollowRate.MinSize
+	b.lifetime = o.Lifetime > 0
+	if b.lifetime {
+		b.minSize = o.MinSize
 	}
-	b.lifetime = o.FollowRate != nil
 	b.grow = !b.lifetime && b.maxSize > size
 	return b, nil
 }
@@ -205,13 +166,19 @@ func NewBlock(c *Counter, size int64, optFns ...func(*BlockOptions)) (*Block, er
 // the SDK's error...) to every caller that waited for a lease that failed;
 // the next call tries again.
 func (b *Block) Next(ctx context.Context, name string) (int64, error) {
+	return b.next(ctx, name, nil)
+}
+
+// next is Next, whose leases of a new name also set exp, the TTL of an
+// IDMinter's period, on the counter item.
+func (b *Block) next(ctx context.Context, name string, exp *expiry) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, b.nextError(name, err)
 	}
 	if b.closed.Load() {
 		return 0, b.nextError(name, ErrClosed)
 	}
-	s, err := b.seq(name)
+	s, err := b.seq(name, exp)
 	if err != nil {
 		return 0, b.nextError(name, err)
 	}
@@ -232,15 +199,15 @@ func (b *Block) Next(ctx context.Context, name string) (int64, error) {
 	}
 }
 
-// seq returns the state of name, creating it on first use.
-func (b *Block) seq(name string) (*blockSeq, error) {
+// seq returns the state of name, creating it on first use with exp.
+func (b *Block) seq(name string, exp *expiry) (*blockSeq, error) {
 	if v, ok := b.seqs.Load(name); ok {
 		return v.(*blockSeq), nil
 	}
 	if _, err := partitionValue(b.counter.opts.KeyPrefix, name); err != nil {
 		return nil, err
 	}
-	v, _ := b.seqs.LoadOrStore(name, &blockSeq{name: name, size: b.size})
+	v, _ := b.seqs.LoadOrStore(name, &blockSeq{name: name, size: b.size, exp: exp})
 	return v.(*blockSeq), nil
 }
 
@@ -300,11 +267,11 @@ func (b *Block) wait(ctx context.Context, f *blockRefill) error {
 	}
 }
 
-// now reads the clock that range sizes follow: FollowRate.Now for the
-// rate, the real clock for growth.
+// now reads the clock that range sizes follow: the options' for the rate,
+// the real clock for growth.
 func (b *Block) now() time.Time {
 	if b.lifetime {
-		return b.opts.FollowRate.Now()
+		return b.opts.now()
 	}
 	return time.Now()
 }
@@ -331,14 +298,13 @@ func (b *Block) prefetch(s *blockSeq, r *blockRange, i int64) {
 	b.startLocked(s)
 }
 
-// nextSize returns the size of a range that lasts about FollowRate.Lifetime
-// at the rate at which the first used numbers of r were handed out.
+// nextSize returns the size of a range that lasts about Lifetime at the
+// rate at which the first used numbers of r were handed out.
 func (b *Block) nextSize(r *blockRange, used int64) int64 {
-	rate := b.opts.FollowRate
-	elapsed := rate.Now().Sub(r.started)
+	elapsed := b.opts.now().Sub(r.started)
 	want := float64(b.maxSize)
 	if elapsed > 0 {
-		want = float64(used) / elapsed.Seconds() * rate.Lifetime.Seconds()
+		want = float64(used) / elapsed.Seconds() * b.opts.Lifetime.Seconds()
 	}
 	return int64(math.Round(min(max(want, float64(b.minSize)), float64(b.maxSize))))
 }
@@ -347,7 +313,7 @@ func (b *Block) nextSize(r *blockRange, used int64) int64 {
 // second, two lease round trips of latency after its refill point: size at
 // least, MaxSize at most.
 func (b *Block) grownSize(size int64, rate float64, latency time.Duration) int64 {
-	want := 2 * latency.Seconds() * rate / (1 - b.opts.RefillThreshold) // +Inf for a threshold of 1
+	want := 2 * latency.Seconds() * rate / (1 - b.opts.refillThreshold) // +Inf for a threshold of 1
 	if !(want <= float64(b.maxSize)) {
 		return b.maxSize // also for NaN
 	}
@@ -377,7 +343,7 @@ func (b *Block) lease(ctx context.Context, s *blockSeq, f *blockRefill, size int
 	defer b.wg.Done()
 	start := time.Now()
 	tries := int64(1)
-	first, err := b.counter.NextN(ctx, s.name, size)
+	first, err := b.counter.reserve(ctx, "Counter.NextN", s.name, size, s.exp)
 	if errors.Is(err, ErrExhausted) && size > b.size {
 		// A grown range no longer fits below MaxValue; one of the first
 		// size may.
@@ -385,7 +351,7 @@ func (b *Block) lease(ctx context.Context, s *blockSeq, f *blockRefill, size int
 		s.size, size = b.size, b.size
 		s.mu.Unlock()
 		tries++
-		first, err = b.counter.NextN(ctx, s.name, size)
+		first, err = b.counter.reserve(ctx, "Counter.NextN", s.name, size, s.exp)
 	}
 	took := time.Since(start)
 	b.stats.lease(size, took, tries, err)
@@ -413,7 +379,7 @@ func (b *Block) lease(ctx context.Context, s *blockSeq, f *blockRefill, size int
 		}
 	} else {
 		r := &blockRange{first: first, step: b.counter.stride, n: size}
-		r.refillAt.Store(min(int64(float64(size)*b.opts.RefillThreshold), size-1))
+		r.refillAt.Store(min(int64(float64(size)*b.opts.refillThreshold), size-1))
 		if s.rate > 0 {
 			// A caller waited for this range: lease the next one, larger,
 			// as soon as this one is used.
@@ -584,9 +550,12 @@ func (s *blockSeq) handedOut() int64 {
 // to call every second from any goroutine, and it does not slow Next down.
 // Figures read while calls are running may be a moment apart from each
 // other.
-func (b *Block) Stats() BlockStats {
+func (b *Block) Stats() Stats { return b.figures().stats() }
+
+// figures are the Block's figures in full.
+func (b *Block) figures() blockFigures {
 	st := &b.stats
-	out := BlockStats{
+	out := blockFigures{
 		Errors:        st.errors.stats(),
 		RoundTrips:    st.roundTrips.Load(),
 		Leases:        st.leases.Load(),

@@ -41,7 +41,7 @@ func BenchmarkBlockNext(b *testing.B) {
 				require.NoError(b, err)
 				defer blk.Close()
 				benchNext(b, blk, goroutines)
-				b.ReportMetric(float64(blk.Stats().Leases), "leases")
+				b.ReportMetric(float64(blk.Figures().Leases), "leases")
 			})
 		})
 	}
@@ -183,7 +183,7 @@ func BenchmarkBlockSteadyStream(b *testing.B) {
 		}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		waitedBefore := blk.Stats().WaitTime
+		waitedBefore := blk.Figures().WaitTime
 		start := time.Now()
 		for range numbers {
 			if _, err := blk.Next(ctx, name); err != nil {
@@ -192,7 +192,7 @@ func BenchmarkBlockSteadyStream(b *testing.B) {
 		}
 		took = time.Since(start)
 		runtime.ReadMemStats(&after)
-		return took, blk.Stats().WaitTime - waitedBefore, after.Mallocs - before.Mallocs
+		return took, blk.Figures().WaitTime - waitedBefore, after.Mallocs - before.Mallocs
 	}
 	var inTime, streamTime, streamWait, warmTime time.Duration
 	var streamMallocs uint64
@@ -215,5 +215,5 @@ func BenchmarkBlockSteadyStream(b *testing.B) {
 	b.ReportMetric(100*inTime.Seconds()/warmTime.Seconds(), "warm-%-of-inrange")
 	b.ReportMetric(100*streamWait.Seconds()/streamTime.Seconds(), "stream-%-waiting")
 	b.ReportMetric(float64(streamMallocs)/total, "stream-mallocs/id")
-	b.ReportMetric(float64(stream.Stats().Waits)/float64(b.N), "stream-waits/op")
+	b.ReportMetric(float64(stream.Figures().Waits)/float64(b.N), "stream-waits/op")
 }

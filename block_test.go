@@ -291,7 +291,7 @@ func TestBlockRefillFailure(t *testing.T) {
 		assert.Equal(t, "Block.Next", e.Op)
 		assert.Equal(t, table, e.Table)
 		assert.Equal(t, "orders", e.Sequence)
-		assert.Equal(t, fmt.Sprintf(`dynamoseq: Block.Next: table %q, sequence "orders": lease of 10 numbers: injected failure`, table), err.Error())
+		assert.Equal(t, fmt.Sprintf(`dynamoseq: Block.Next: table %q, sequence "orders": lease of 10 numbers: UpdateItem: injected failure`, table), err.Error())
 	}
 
 	// The next call tries again and recovers; the failed leases reserved
@@ -369,7 +369,8 @@ func TestBlockAdaptiveSize(t *testing.T) {
 	}
 	b := newBlock(t, c, 100, func(o *dynamoseq.BlockOptions) {
 		o.MaxSize = 10_000
-		o.FollowRate = &dynamoseq.BlockRate{MinSize: 10, Lifetime: time.Second, Now: clock}
+		o.MinSize, o.Lifetime = 10, time.Second
+		dynamoseq.BlockClock(clock)(o)
 	})
 	ctx := context.Background()
 	draw := func(n int) {
@@ -539,12 +540,10 @@ func TestNewBlockInvalid(t *testing.T) {
 		{"nil counter", nil, 10, nil, "nil counter"},
 		{"zero size", c, 0, nil, "size is 0"},
 		{"negative size", c, -1, nil, "size is -1"},
-		{"threshold above 1", c, 10, func(o *dynamoseq.BlockOptions) { o.RefillThreshold = 1.5 }, "RefillThreshold"},
-		{"negative threshold", c, 10, func(o *dynamoseq.BlockOptions) { o.RefillThreshold = -0.1 }, "RefillThreshold"},
-		{"min above size", c, 10, func(o *dynamoseq.BlockOptions) { o.FollowRate = &dynamoseq.BlockRate{MinSize: 11} }, "FollowRate.MinSize is 11"},
-		{"negative min", c, 10, func(o *dynamoseq.BlockOptions) { o.FollowRate = &dynamoseq.BlockRate{MinSize: -1} }, "FollowRate.MinSize is -1"},
+		{"min above size", c, 10, func(o *dynamoseq.BlockOptions) { o.MinSize = 11 }, "MinSize is 11"},
+		{"negative min", c, 10, func(o *dynamoseq.BlockOptions) { o.MinSize = -1 }, "MinSize is -1"},
 		{"max below size", c, 10, func(o *dynamoseq.BlockOptions) { o.MaxSize = 9 }, "MaxSize is 9"},
-		{"negative lifetime", c, 10, func(o *dynamoseq.BlockOptions) { o.FollowRate = &dynamoseq.BlockRate{Lifetime: -time.Second} }, "FollowRate.Lifetime"},
+		{"negative lifetime", c, 10, func(o *dynamoseq.BlockOptions) { o.Lifetime = -time.Second }, "Lifetime"},
 		{"negative timeout", c, 10, func(o *dynamoseq.BlockOptions) { o.RefillTimeout = -time.Second }, "RefillTimeout"},
 	}
 	for _, tt := range tests {
@@ -644,9 +643,9 @@ func TestBlockCloseHandsBack(t *testing.T) {
 				_, err := b.Next(ctx, "orders")
 				require.NoError(t, err)
 			}
-			waitFor(t, func() bool { return b.Stats().LeasedNumbers == tt.leased })
+			waitFor(t, func() bool { return b.Figures().LeasedNumbers == tt.leased })
 			require.NoError(t, b.Close())
-			st := b.Stats()
+			st := b.Figures()
 			assert.Equal(t, tt.leased-tt.draw, st.HandedBack, "HandedBack")
 			assert.Zero(t, st.Abandoned, "Abandoned")
 
@@ -679,7 +678,7 @@ func TestBlockCloseAfterOtherLease(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(101), v, "another process's Next()")
 	require.NoError(t, b.Close())
-	st := b.Stats()
+	st := b.Figures()
 	assert.Zero(t, st.HandedBack, "HandedBack")
 	assert.Equal(t, int64(90), st.Abandoned, "Abandoned")
 	assert.Equal(t, int64(2), st.RoundTrips, "RoundTrips: the lease and the refused hand-back")
@@ -713,12 +712,12 @@ func TestBlockCloseHandsBackUnderLoad(t *testing.T) {
 			}
 		}()
 	}
-	waitFor(t, func() bool { return b.Stats().Leases >= 5 })
+	waitFor(t, func() bool { return b.Figures().Leases >= 5 })
 	require.NoError(t, b.Close())
 	wg.Wait()
 	all := slices.Concat(got...)
 	requireDistinct(t, all) // sorts all
-	st := b.Stats()
+	st := b.Figures()
 	assert.Equal(t, int64(len(all)), st.Numbers, "Numbers")
 	assert.Equal(t, st.LeasedNumbers, st.Numbers+st.HandedBack+st.Abandoned, "LeasedNumbers against the numbers handed out, back and abandoned")
 	again := newBlock(t, c, 1000)
@@ -757,7 +756,7 @@ func TestBlockGrows(t *testing.T) {
 	}
 	requireExactly(t, got, 1, 30_000)
 	leased := sizes.leaseSizes()
-	st := b.Stats()
+	st := b.Figures()
 	t.Logf("lease sizes %v; %d waits for %v", leased, st.Waits, st.WaitTime)
 	assert.Equal(t, int64(100), leased[0], "first lease")
 	assert.True(t, slices.IsSorted(leased), "lease sizes never shrink: %v", leased)
@@ -790,7 +789,7 @@ func TestBlockGrownRangeNearMaxValue(t *testing.T) {
 	// (documented), and fewer than 10 numbers stay unused.
 	require.Greater(t, len(got), 1000-10, "numbers handed out before ErrExhausted")
 	requireExactly(t, got, 1, int64(len(got)))
-	assert.Greater(t, b.Stats().RoundTrips, b.Stats().Leases+b.Stats().FailedLeases, "RoundTrips: leases asked for again at the first size")
+	assert.Greater(t, b.Figures().RoundTrips, b.Figures().Leases+b.Figures().FailedLeases, "RoundTrips: leases asked for again at the first size")
 }
 
 // handBackLoser applies the first hand-back UpdateItem ("SET #v = :back"),
@@ -839,7 +838,7 @@ func TestBlockHandBackNotResent(t *testing.T) {
 		_, err := b.Next(ctx, "orders")
 		require.NoError(t, err)
 	}
-	waitFor(t, func() bool { return b.Stats().LeasedNumbers == 200 })
+	waitFor(t, func() bool { return b.Figures().LeasedNumbers == 200 })
 	t.Logf("Close() = %v; other process leased %d..%d", b.Close(), otherFirst, otherFirst+99)
 	again, err := dynamoseq.NewCounter(plain, table)
 	require.NoError(t, err)

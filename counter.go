@@ -19,40 +19,23 @@ import (
 
 // Counter hands out numbers from an atomic counter: one item per sequence,
 // {PartitionKey: KeyPrefix+name, ValueAttribute: N}, where N is the last
-// value handed out. Many sequences share one table. With
-// CounterOptions.SortKey set, the item also has the sort key
-// {SortKey.Name: SortKey.Value}, so that it can live in a single-table
-// design beside other entities of the same partition.
+// value handed out. Many sequences share one table; with SortKeyValue set
+// the item sits in a single-table design beside other entities.
 //
 // Guarantees: every value is handed out at most once, across all processes
-// sharing the table, and values of one sequence increase in the order the
-// writes were applied by DynamoDB: each caller's values increase, and a
-// call that starts after another call of the same process returned gets a
-// larger value. Counter is not gap-free: a number taken by a caller that
-// then fails to use it is lost, and so is one taken by a
-// request whose response was lost and that the SDK or the Counter sent
-// again: when the SDK gives up on an update that may have been applied, the
-// Counter sends it again while the caller's context lasts, at most twice
-// (with Retry.ResolveTimeout set, for up to that instead): a caller never
-// waits for an outcome past its context. If that settles nothing, the call
-// returns ErrUnknownOutcome (with Number 0); if the context ends, its
-// error (within about a round trip if the update is in flight). Either way
-// retrying is safe: the number may be lost, never handed out twice. An
-// update that DynamoDB throttles is sent again after a jittered wait (from
-// one round trip up to a second) while the caller's context lasts, for at
-// most Retry.MaxWait; then the call returns ErrThrottled with the
-// context's error.
+// sharing the table, and the values of one sequence increase in the order
+// DynamoDB applied the writes. Not gap-free: a number whose caller fails
+// to use it is lost, and so is one of an update resent after its answer
+// was lost. A caller never waits for an outcome past its context; a call
+// that ends in ErrUnknownOutcome or the context's error may be retried.
 //
-// Cost: one UpdateItem round trip and one write unit (the item is far below
-// 1 KB) per call, whatever the count reserved; a throttled request costs no
-// capacity. Calls of one process to one sequence that wait for each other
-// share one UpdateItem (group commit, up to 100 calls): k of them cost one
-// round trip and one write unit in all, so the 1,000 writes a second that
-// DynamoDB serves to one item do not cap the numbers a second. Under one
-// UpdateItem in flight per sequence and process, each call waits for the
-// one before it: for millions a second, use a Block.
+// Cost: one UpdateItem round trip and one write unit per call, whatever
+// the count reserved. Calls of one process to one sequence that wait for
+// each other share one UpdateItem (up to 100 calls); for millions of
+// numbers a second, use a Block.
 //
 // A Counter is safe for concurrent use by any number of goroutines.
+// docs/counter.md has the details.
 type Counter struct {
 	client   Client // every request; the updates wait out throttles (see capacity.go)
 	reads    Client // the reads, which wait out throttles
@@ -332,11 +315,11 @@ func (c *Counter) key(name string) (string, error) {
 }
 
 // itemKey returns the key of the counter item whose partition key value is
-// pk: with SortKey set, also {SortKey.Name: SortKey.Value}.
+// pk: with SortKeyValue set, also {SortKey: SortKeyValue}.
 func (c *Counter) itemKey(pk string) map[string]types.AttributeValue {
 	key := map[string]types.AttributeValue{c.opts.PartitionKey: &types.AttributeValueMemberS{Value: pk}}
-	if sk := c.opts.SortKey; sk != nil {
-		key[sk.Name] = &types.AttributeValueMemberS{Value: sk.Value}
+	if c.opts.SortKeyValue != "" {
+		key[c.opts.SortKey] = &types.AttributeValueMemberS{Value: c.opts.SortKeyValue}
 	}
 	return key
 }
@@ -388,10 +371,10 @@ func (c *Counter) updateError(ctx context.Context, key map[string]types.Attribut
 
 // keySchema describes the key schema the options call for, for messages.
 func (c *Counter) keySchema() string {
-	if c.opts.SortKey == nil {
+	if c.opts.SortKeyValue == "" {
 		return fmt.Sprintf("partition key %q of type S and no sort key", c.opts.PartitionKey)
 	}
-	return fmt.Sprintf("partition key %q and sort key %q, both of type S", c.opts.PartitionKey, c.opts.SortKey.Name)
+	return fmt.Sprintf("partition key %q and sort key %q, both of type S", c.opts.PartitionKey, c.opts.SortKey)
 }
 
 // number reads the value attribute of a returned item.
@@ -531,14 +514,17 @@ func (c *Counter) AdvanceTo(ctx context.Context, name string, last int64) (_ int
 // Stats returns the Counter's cumulative figures. It reads a few atomic
 // counters: cheap enough to call at any rate, from any goroutine. Figures
 // read while calls are running may be a moment apart from each other.
-func (c *Counter) Stats() CounterStats {
-	return CounterStats{
+func (c *Counter) Stats() Stats { return c.figures().stats() }
+
+// figures are the Counter's figures in full.
+func (c *Counter) figures() counterFigures {
+	return counterFigures{
 		Calls:      c.stats.calls.Load(),
 		Numbers:    c.stats.numbers.Load(),
 		RoundTrips: c.stats.roundTrips.total(),
 		Errors:     c.stats.errors.stats(),
 		Resends:    c.stats.resends.Load(),
 
-		CapacityStats: capacityStats(&c.stats.roundTrips, &c.stats.waits),
+		capacityFigures: capacityStats(&c.stats.roundTrips, &c.stats.waits),
 	}
 }

@@ -18,7 +18,7 @@ import (
 // inSingleTable puts the counter items at sk "COUNTER" of a single-table
 // design's String sort key.
 func inSingleTable(o *dynamoseq.CounterOptions) {
-	o.SortKey = &dynamoseq.CounterSortKey{Value: "COUNTER"}
+	o.SortKeyValue = "COUNTER"
 }
 
 // TestCounterSortKeyValue runs every Counter method in a table with a
@@ -103,13 +103,13 @@ func TestNewCounterSortKeyValueInvalid(t *testing.T) {
 		name string
 		opt  func(*dynamoseq.CounterOptions)
 	}{
-		{"empty value", func(o *dynamoseq.CounterOptions) { o.SortKey = &dynamoseq.CounterSortKey{Name: "sk"} }},
+		{"empty value", func(o *dynamoseq.CounterOptions) { o.SortKey = "sk" }},
 		{"too long", func(o *dynamoseq.CounterOptions) {
-			o.SortKey = &dynamoseq.CounterSortKey{Value: string(make([]byte, 1025))}
+			o.SortKeyValue = string(make([]byte, 1025))
 		}},
-		{"not UTF-8", func(o *dynamoseq.CounterOptions) { o.SortKey = &dynamoseq.CounterSortKey{Value: "\xff"} }},
+		{"not UTF-8", func(o *dynamoseq.CounterOptions) { o.SortKeyValue = "\xff" }},
 		{"sort key is the value attribute", func(o *dynamoseq.CounterOptions) { inSingleTable(o); o.ValueAttribute = "sk" }},
-		{"sort key is the partition key", func(o *dynamoseq.CounterOptions) { o.SortKey = &dynamoseq.CounterSortKey{Name: "pk", Value: "COUNTER"} }},
+		{"sort key is the partition key", func(o *dynamoseq.CounterOptions) { o.SortKey, o.SortKeyValue = "pk", "COUNTER" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -249,7 +249,7 @@ func TestModelReadsThrottled(t *testing.T) {
 	require.ErrorIs(t, err, dynamoseq.ErrThrottled)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.Len(t, collection(t, dynamoseqtest.Start(t).Client(), table, "r"), 1, "nothing stored by the throttled call (read past the model)")
-	require.Positive(t, cold.Stats().Throttled, "the cold writer's throttled Query")
+	require.Positive(t, cold.Figures().Throttled, "the cold writer's throttled Query")
 }
 
 // TestRetryAfter: the errors a request handler maps to "retry later",

@@ -20,10 +20,12 @@
 //   - Latest: numbered versions of a document plus a "latest" item, written
 //     in one transaction. Document history with a one-read "current version".
 //
-// Above them, an IDMinter turns a Counter or a Block into readable IDs whose
-// number restarts each day, month or year ("ORD-261122-000042"), with a
-// Format that writes and parses them and TTL housekeeping of old periods'
-// counter items.
+// Above them, readable IDs whose number restarts each day, month or year
+// ("ORD-261122-000042"), written and parsed by a Format: an IDMinter takes
+// their numbers from a Counter or a Block; a SortKeyIDMinter from a
+// SortKey, gap-free per period, storing an item under each ID (Append) and
+// reading it back by its ID (Get). Both can have DynamoDB's Time to Live
+// delete what past periods left (IDMinterOptions.TTL).
 //
 // # Guarantees and costs
 //
@@ -47,10 +49,10 @@
 // Each constructor takes functions that change options of its own type,
 // in the style of the AWS SDK: CounterOptions, BlockOptions,
 // SortKeyOptions, LatestOptions, IDMinterOptions. A type holds exactly the
-// fields its constructor reads (the groups Keys and Retry are embedded
+// fields its constructor reads (the groups Table and Retry are embedded
 // where they apply), so a field another constructor reads does not
-// compile. A zero field means its default, a Default constant. A value out
-// of range is an *OptionError naming the field:
+// compile. A zero field means its default, named in the field's doc. A
+// value out of range is an *OptionError naming the field:
 //
 //	c, err := dynamoseq.NewCounter(client, "Sequences", func(o *dynamoseq.CounterOptions) {
 //		o.KeyPrefix = "SEQ#"
@@ -74,16 +76,19 @@
 //
 // # Listing
 //
-// SortKey.Items and Latest.Versions return pages; SortKey.All and
+// SortKey.Items and Latest.Versions return pages of Items; SortKey.All and
 // Latest.All return iterators for a range loop that read the pages as the
-// loop reaches them, and Decode decodes what they yield into the caller's
-// type:
+// loop reaches them, and Item.Decode decodes one into the caller's type:
 //
-//	for t, err := range dynamoseq.Decode[Ticket](tickets.All(ctx, "projectA", dynamoseq.OldestFirst)) {
+//	for it, err := range tickets.All(ctx, "projectA", dynamoseq.OldestFirst) {
+//		var t Ticket
+//		if err == nil {
+//			err = it.Decode(&t)
+//		}
 //		if err != nil {
 //			return err
 //		}
-//		fmt.Println(t.Number, t.Value.Title)
+//		fmt.Println(it.Number, t.Title)
 //	}
 //
 // # Global tables
@@ -132,7 +137,8 @@
 // ErrUnknownOutcome) that the write may be stored at the *Error's Number
 // (500, and read it back); ErrInvalidArgument, ErrNotFound, ErrExhausted,
 // ErrTableNotFound and ErrTableMismatch that the request, or the setup, is
-// wrong (400, 404, 409, 500). ExampleRetryAfter shows the mapping.
+// wrong (400, 404, 409, 500). RetryAfter's doc lists the errors of each
+// case.
 //
 // # Concurrency
 //

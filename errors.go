@@ -126,7 +126,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // command maps Field to its flag.
 type OptionError struct {
 	// Field is the option as Go code writes it: "MaxAttempts",
-	// "SortKey.Value", "Layout.VersionKeyFormat", "FollowRate.MinSize".
+	// "SortKeyValue", "Layout.VersionKeyFormat", "TTL.Attribute".
 	Field string
 	// Value is the value the field holds: the one given, or the default a
 	// zero value stood for.
@@ -164,6 +164,8 @@ func formatOptionValue(v any) string {
 		return fmt.Sprintf("%q", v)
 	case []string:
 		return fmt.Sprintf("%q", v)
+	case GlobalTableMode:
+		return v.name()
 	}
 	return fmt.Sprint(v)
 }

@@ -49,12 +49,12 @@ func ExampleBlock() {
 	}
 	fmt.Println("counter after Close at", last)
 	st := ids.Stats()
-	fmt.Println("leases", st.Leases, "handed out", st.Numbers, "handed back", st.HandedBack)
+	fmt.Println("round trips", st.RoundTrips, "handed out", st.Numbers)
 	// Output:
 	// event 1
 	// event 2
 	// event 3
 	// counter at 1000
 	// counter after Close at 3
-	// leases 1 handed out 3 handed back 997
+	// round trips 2 handed out 3
 }

@@ -24,9 +24,8 @@ func ExampleIDMinter() {
 	// alone, which means time.Now.
 	tokyo := time.FixedZone("JST", 9*3600)
 	now := time.Date(2026, 11, 22, 23, 59, 59, 0, tokyo)
-	orders, err := dynamoseq.NewIDMinter(counter,
-		dynamoseq.Format{Prefix: "ORD", DateLayout: "060102", Separator: "-", Width: 6},
-		dynamoseq.Daily,
+	format := dynamoseq.Format{Prefix: "ORD", DateLayout: "060102", Separator: "-", Width: 6}
+	orders, err := dynamoseq.NewIDMinter(counter, format, dynamoseq.Daily,
 		func(o *dynamoseq.IDMinterOptions) {
 			o.Location = tokyo
 			o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl", Retention: 7 * 24 * time.Hour} // TTL enabled on the table for "ttl"
@@ -50,12 +49,12 @@ func ExampleIDMinter() {
 	}
 	fmt.Println(id)
 
-	parts, err := orders.Parse(id)
+	date, n, err := format.Parse(id, tokyo)
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(parts.Date.Format("2 January 2006"), "order", parts.Number)
-	seq, _ := orders.SequenceAt("orders", parts.Date)
+	fmt.Println(date.Format("2 January 2006"), "order", n)
+	seq, _ := orders.SequenceAt("orders", date)
 	fmt.Println("counter:", seq)
 	// Output:
 	// ORD-261122-000001
@@ -68,7 +67,7 @@ func ExampleIDMinter() {
 // Yearly order IDs, gap-free, each stored with its order: over a SortKey,
 // Append writes the order under the next number of the year and returns
 // its ID, and Get reads an order back by its ID.
-func ExampleIDMinter_Append() {
+func ExampleSortKeyIDMinter() {
 	client, table := dynamoseqtest.SharedTable(dynamoseq.SortKeyTable("Orders"))
 	ctx := context.Background()
 
@@ -78,7 +77,7 @@ func ExampleIDMinter_Append() {
 	}
 	// A clock on New Year's Eve; a service leaves Now alone.
 	now := time.Date(2026, 12, 31, 23, 59, 59, 0, time.UTC)
-	orders, err := dynamoseq.NewIDMinter(numbers,
+	orders, err := dynamoseq.NewSortKeyIDMinter(numbers,
 		dynamoseq.Format{Prefix: "ORD", DateLayout: "2006", Separator: "-", Width: 6},
 		dynamoseq.Yearly,
 		func(o *dynamoseq.IDMinterOptions) { o.Now = func() time.Time { return now } })
@@ -116,10 +115,10 @@ func ExampleFormat() {
 	fmt.Println(f.ID(at, 42))
 	fmt.Println(f.ID(at, 1234567)) // wider than Width: written whole
 
-	parts, err := f.Parse("ORD-261122-000042", time.UTC)
-	fmt.Println(parts.Date.Format(time.DateOnly), parts.Number, err)
+	date, n, err := f.Parse("ORD-261122-000042", time.UTC)
+	fmt.Println(date.Format(time.DateOnly), n, err)
 
-	_, err = f.Parse("ORD-261122-42", time.UTC)
+	_, _, err = f.Parse("ORD-261122-42", time.UTC)
 	fmt.Println(err)
 	// Output:
 	// ORD-261122-000042

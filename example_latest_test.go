@@ -47,11 +47,15 @@ func ExampleLatest() {
 	}
 	fmt.Printf("first:   v1 %q\n", first.Body)
 
-	for p, err := range dynamoseq.Decode[Page](pages.All(ctx, "home", dynamoseq.NewestFirst)) {
+	for v, err := range pages.All(ctx, "home", dynamoseq.NewestFirst) {
+		var p Page
+		if err == nil {
+			err = v.Decode(&p)
+		}
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("history: v%d %q\n", p.Number, p.Value.Body)
+		fmt.Printf("history: v%d %q\n", v.Number, p.Body)
 	}
 
 	_, err = pages.GetLatest(ctx, "missing", nil)
@@ -85,12 +89,16 @@ func ExampleLatest_All() {
 		}
 	}
 
-	for v, err := range dynamoseq.Decode[map[string]string](docs.All(ctx, "contract-1001", dynamoseq.OldestFirst)) {
+	for v, err := range docs.All(ctx, "contract-1001", dynamoseq.OldestFirst) {
+		var doc map[string]string
+		if err == nil {
+			err = v.Decode(&doc)
+		}
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("v%d %s\n", v.Number, v.Value["status"])
-		if v.Value["status"] == "signed" {
+		fmt.Printf("v%d %s\n", v.Number, doc["status"])
+		if doc["status"] == "signed" {
 			break
 		}
 	}

@@ -73,11 +73,15 @@ func ExampleSortKey_All() {
 		}
 	}
 
-	for issue, err := range dynamoseq.Decode[Issue](issues.All(ctx, "projectA", dynamoseq.NewestFirst)) {
+	for it, err := range issues.All(ctx, "projectA", dynamoseq.NewestFirst) {
+		var issue Issue
+		if err == nil {
+			err = it.Decode(&issue)
+		}
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("projectA-%d %s\n", issue.Number, issue.Value.Title)
+		fmt.Printf("projectA-%d %s\n", it.Number, issue.Title)
 	}
 	// Output:
 	// projectA-3 Slow search

@@ -34,8 +34,8 @@ const (
 	GlobalTableMRSC
 )
 
-// String returns the constant's name, such as "GlobalTableMREC".
-func (m GlobalTableMode) String() string {
+// name returns the constant's name, such as "GlobalTableMREC".
+func (m GlobalTableMode) name() string {
 	switch m {
 	case GlobalTableNone:
 		return "GlobalTableNone"

@@ -35,8 +35,8 @@ type Format struct {
 	Width int
 }
 
-// IDParts is an ID taken apart by Format.Parse.
-type IDParts struct {
+// idParts is an ID taken apart by Format.Parse.
+type idParts struct {
 	// Date is the date part read with DateLayout, in the location given to
 	// Parse. Fields the layout does not write are zero: "061122" with
 	// "060102" gives midnight at the start of 22 November 2026. It is the
@@ -81,24 +81,24 @@ func (f Format) number(n int64) string {
 
 // Parse takes apart an ID written by f.ID, reading its date in loc (UTC when
 // loc is nil). It accepts exactly the strings that ID writes, so
-// f.ID(parts.Date, parts.Number) gives id back.
+// f.ID(date, number) gives id back.
 //
 // It returns an error wrapping ErrInvalidArgument, which says what is wrong,
 // when f is not a valid Format or id is not one of its IDs: another prefix,
 // a missing separator, a date that DateLayout does not read or does not
 // write that way, a number part that is not digits, has fewer than Width
 // digits, has a needless leading zero or does not fit in an int64.
-func (f Format) Parse(id string, loc *time.Location) (IDParts, error) {
+func (f Format) Parse(id string, loc *time.Location) (date time.Time, number int64, err error) {
 	parts, err := f.parse(id, loc)
 	if err != nil {
-		return IDParts{}, &Error{Op: "Format.Parse", Err: err}
+		return time.Time{}, 0, &Error{Op: "Format.Parse", Err: err}
 	}
-	return parts, nil
+	return parts.Date, parts.Number, nil
 }
 
-func (f Format) parse(id string, loc *time.Location) (IDParts, error) {
+func (f Format) parse(id string, loc *time.Location) (idParts, error) {
 	if err := f.validate(); err != nil {
-		return IDParts{}, err
+		return idParts{}, err
 	}
 	if loc == nil {
 		loc = time.UTC
@@ -107,30 +107,30 @@ func (f Format) parse(id string, loc *time.Location) (IDParts, error) {
 	if f.Prefix != "" {
 		var ok bool
 		if rest, ok = strings.CutPrefix(id, f.Prefix+f.Separator); !ok {
-			return IDParts{}, invalidf("id %q does not start with %q", id, f.Prefix+f.Separator)
+			return idParts{}, invalidf("id %q does not start with %q", id, f.Prefix+f.Separator)
 		}
 	}
 	if f.DateLayout == "" {
 		n, err := f.parseNumber(id, rest)
-		return IDParts{Number: n}, err
+		return idParts{Number: n}, err
 	}
 	if f.Separator != "" {
 		// The number part is digits and the separator holds a non-digit,
 		// so the last separator is the one before the number.
 		i := strings.LastIndex(rest, f.Separator)
 		if i < 0 {
-			return IDParts{}, invalidf("id %q has no separator %q between the date and the number", id, f.Separator)
+			return idParts{}, invalidf("id %q has no separator %q between the date and the number", id, f.Separator)
 		}
 		date, err := f.parseDate(id, rest[:i], loc)
 		if err != nil {
-			return IDParts{}, err
+			return idParts{}, err
 		}
 		n, err := f.parseNumber(id, rest[i+len(f.Separator):])
-		return IDParts{Date: date, Number: n}, err
+		return idParts{Date: date, Number: n}, err
 	}
 	// No separator: the date is the one prefix of rest that DateLayout reads
 	// and writes back the same, followed by a valid number part.
-	var found []IDParts
+	var found []idParts
 	for i := len(rest) - max(f.Width, 1); i >= 0 && i >= len(rest)-maxWidth; i-- {
 		date, err := f.parseDate(id, rest[:i], loc)
 		if err != nil {
@@ -140,15 +140,15 @@ func (f Format) parse(id string, loc *time.Location) (IDParts, error) {
 		if err != nil {
 			continue
 		}
-		found = append(found, IDParts{Date: date, Number: n})
+		found = append(found, idParts{Date: date, Number: n})
 	}
 	switch len(found) {
 	case 0:
-		return IDParts{}, invalidf("id %q is not a date written with %q followed by a number of at least %d digits", id, f.DateLayout, max(f.Width, 1))
+		return idParts{}, invalidf("id %q is not a date written with %q followed by a number of at least %d digits", id, f.DateLayout, max(f.Width, 1))
 	case 1:
 		return found[0], nil
 	}
-	return IDParts{}, invalidf("id %q can be read %d ways; use a Separator or a DateLayout of fixed width", id, len(found))
+	return idParts{}, invalidf("id %q can be read %d ways; use a Separator or a DateLayout of fixed width", id, len(found))
 }
 
 // parseDate reads the date part s, which must be exactly what DateLayout

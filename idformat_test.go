@@ -43,7 +43,7 @@ func TestFormatIDAndParse(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			id := tt.format.ID(at, tt.n)
 			require.Equal(t, tt.want, id, "ID(%v, %d)", at, tt.n)
-			parts, err := tt.format.Parse(id, time.UTC)
+			parts, err := tt.format.ParseParts(id, time.UTC)
 			require.NoError(t, err)
 			assert.Equal(t, tt.n, parts.Number, "Parse(%q).Number", id)
 			assert.True(t, tt.date.Equal(parts.Date), "Parse(%q).Date = %v, want %v", id, parts.Date, tt.date)
@@ -57,7 +57,7 @@ func TestFormatIDLocation(t *testing.T) {
 	at := time.Date(2026, 11, 22, 20, 0, 0, 0, time.UTC) // 23 November in Tokyo
 	assert.Equal(t, "ORD-261122-000001", orderFormat.ID(at, 1))
 	assert.Equal(t, "ORD-261123-000001", orderFormat.ID(at.In(tokyo), 1))
-	parts, err := orderFormat.Parse("ORD-261123-000001", tokyo)
+	parts, err := orderFormat.ParseParts("ORD-261123-000001", tokyo)
 	require.NoError(t, err)
 	want := time.Date(2026, 11, 23, 0, 0, 0, 0, tokyo)
 	assert.True(t, want.Equal(parts.Date), "Parse in JST: Date = %v, want %v", parts.Date, want)
@@ -104,7 +104,7 @@ func TestFormatParseMalformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			parts, err := tt.format.Parse(tt.id, time.UTC)
+			parts, err := tt.format.ParseParts(tt.id, time.UTC)
 			require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "Parse(%q) = %+v", tt.id, parts)
 			assert.Contains(t, err.Error(), tt.message)
 			assert.True(t, strings.HasPrefix(err.Error(), "dynamoseq: Format.Parse: invalid argument: "), "message %q", err)
@@ -141,7 +141,7 @@ func FuzzIDRoundTrip(f *testing.F) {
 			format.DateLayout = fuzzLayouts[int(layout)%fixedWidthLayouts]
 		}
 		if strings.ContainsAny(sep, "0123456789") {
-			_, err := format.Parse(garbage, time.UTC)
+			_, err := format.ParseParts(garbage, time.UTC)
 			require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "Parse with separator %q", sep)
 			return
 		}
@@ -153,7 +153,7 @@ func FuzzIDRoundTrip(f *testing.F) {
 		}
 
 		id := format.ID(at, n)
-		parts, err := format.Parse(id, time.UTC)
+		parts, err := format.ParseParts(id, time.UTC)
 		require.NoError(t, err, "Parse(ID(%v, %d)) with %+v", at, n, format)
 		if parts.Number != n {
 			t.Fatalf("Parse(%q).Number = %d, want %d", id, parts.Number, n)
@@ -167,7 +167,7 @@ func FuzzIDRoundTrip(f *testing.F) {
 
 		// Any string: rejected with ErrInvalidArgument, or written back
 		// exactly as it was.
-		parts, err = format.Parse(garbage, time.UTC)
+		parts, err = format.ParseParts(garbage, time.UTC)
 		if err != nil {
 			if !errors.Is(err, dynamoseq.ErrInvalidArgument) {
 				t.Fatalf("Parse(%q) = %v, want ErrInvalidArgument", garbage, err)

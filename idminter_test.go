@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -187,7 +188,7 @@ func TestIDMinterConcurrentAcrossBoundary(t *testing.T) {
 		{dynamoseq.Yearly, "2006", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)},
 	}
 	for _, tt := range tests {
-		t.Run(tt.period.String(), func(t *testing.T) {
+		t.Run(tt.layout, func(t *testing.T) {
 			t.Parallel()
 			const goroutines, each = 8, 40
 			// 1ms per reading: the clock crosses the new year after 100 of
@@ -272,36 +273,44 @@ func TestIDMinterTTL(t *testing.T) {
 	})
 }
 
-// nextOnly is a Sequencer that is not a *Counter, as a Block is.
-type nextOnly struct{ s dynamoseq.Sequencer }
-
-func (n nextOnly) Next(ctx context.Context, name string) (int64, error) { return n.s.Next(ctx, name) }
-
-func TestIDMinterOtherSequencer(t *testing.T) {
+// TestIDMinterBlock: an IDMinter over a Block mints each period's IDs
+// from the period's own ranges, and its leases set the period's TTL on
+// the counter item.
+func TestIDMinterBlock(t *testing.T) {
 	t.Parallel()
-	c, _, _ := newCounter(t)
+	c, client, table := newCounter(t)
+	b, err := dynamoseq.NewBlock(c, 10)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close() })
 	clock := newTestClock(time.Date(2026, 11, 21, 23, 59, 59, 0, time.UTC))
-	m, err := dynamoseq.NewIDMinter(nextOnly{c}, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.Now = clock.Now })
+	m, err := dynamoseq.NewIDMinter(b, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) {
+		o.Now = clock.Now
+		o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl"}
+	})
 	require.NoError(t, err)
 	assert.Equal(t, "ORD-261121-000001", mint(t, m, "orders"))
+	assert.Equal(t, "ORD-261121-000002", mint(t, m, "orders"))
 	clock.Set(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
 	assert.Equal(t, "ORD-261122-000001", mint(t, m, "orders"))
+
+	want, err := m.ExpiresAt(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+	require.NoError(t, err)
+	item := getItem(t, client, table, "pk", "orders#20261121")
+	require.NotNil(t, item, "the counter item of 21 November")
+	ttl, ok := item["ttl"].(*types.AttributeValueMemberN)
+	require.True(t, ok, "ttl attribute of %v: want a Number", item)
+	assert.Equal(t, strconv.FormatInt(want, 10), ttl.Value, "ttl of the counter item of 21 November")
 
 	// Its errors keep the sequence's.
 	_, err = m.Next(context.Background(), "bad\xff")
 	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
 	assert.Contains(t, err.Error(), "UTF-8")
-
-	// The TTL needs the Counter's own UpdateItem.
-	_, err = dynamoseq.NewIDMinter(nextOnly{c}, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl"} })
-	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
-	assert.Contains(t, err.Error(), "needs a *Counter")
 }
 
 func TestIDMinterPeriodFunc(t *testing.T) {
 	t.Parallel()
 	// Eight-hour shifts starting at 06:00, 14:00 and 22:00 UTC.
-	shifts := dynamoseq.PeriodFunc(func(t time.Time) (start, end time.Time) {
+	shifts := periodFunc(func(t time.Time) (start, end time.Time) {
 		start = t.Add(-6 * time.Hour).Truncate(8 * time.Hour).Add(6 * time.Hour)
 		return start, start.Add(8 * time.Hour)
 	})
@@ -386,21 +395,20 @@ func TestNewIDMinterInvalid(t *testing.T) {
 	c := mustCounter(t, client, "seq")
 	custom := mustCounter(t, client, "seq", func(o *dynamoseq.CounterOptions) { o.PartitionKey = "id"; o.ValueAttribute = "n" })
 	var nilCounter *dynamoseq.Counter
-	backwards := dynamoseq.PeriodFunc(func(t time.Time) (time.Time, time.Time) { return t.Add(time.Hour), t.Add(2 * time.Hour) })
-	overlapping := dynamoseq.PeriodFunc(func(t time.Time) (time.Time, time.Time) {
+	backwards := periodFunc(func(t time.Time) (time.Time, time.Time) { return t.Add(time.Hour), t.Add(2 * time.Hour) })
+	overlapping := periodFunc(func(t time.Time) (time.Time, time.Time) {
 		start := t.Truncate(time.Hour)
 		return start, start.Add(time.Hour + time.Minute)
 	})
 	tests := []struct {
 		name    string
-		seq     dynamoseq.Sequencer
+		seq     *dynamoseq.Counter
 		format  dynamoseq.Format
 		period  dynamoseq.Period
 		opt     func(*dynamoseq.IDMinterOptions)
 		message string
 	}{
-		{"nil sequencer", nil, orderFormat, dynamoseq.Daily, nil, "nil Sequencer"},
-		{"nil counter", nilCounter, orderFormat, dynamoseq.Daily, nil, "nil Sequencer"},
+		{"nil counter", nilCounter, orderFormat, dynamoseq.Daily, nil, "nil *dynamoseq.Counter"},
 		{"nil period", c, orderFormat, nil, nil, "nil Period"},
 		{"not a calendar period", c, orderFormat, dynamoseq.CalendarPeriod(0), nil, "does not hold it"},
 		{"no date layout", c, dynamoseq.Format{Prefix: "ORD", Separator: "-"}, dynamoseq.Daily, nil, "no DateLayout"},
@@ -410,7 +418,7 @@ func TestNewIDMinterInvalid(t *testing.T) {
 		{"no year for days", c, dynamoseq.Format{DateLayout: "0102", Separator: "-"}, dynamoseq.Daily, nil, "IDs would repeat"},
 		{"weekday for days", c, dynamoseq.Format{DateLayout: "Mon 0601", Separator: "-"}, dynamoseq.Daily, nil, "IDs would repeat"},
 		{"no year for months", c, dynamoseq.Format{DateLayout: "Jan", Separator: "-"}, dynamoseq.Monthly, nil, "IDs would repeat"},
-		{"hour layout for shifts", c, dynamoseq.Format{DateLayout: "15", Separator: "-"}, dynamoseq.PeriodFunc(func(t time.Time) (time.Time, time.Time) {
+		{"hour layout for shifts", c, dynamoseq.Format{DateLayout: "15", Separator: "-"}, periodFunc(func(t time.Time) (time.Time, time.Time) {
 			return t.Truncate(time.Hour), t.Truncate(time.Hour).Add(time.Hour)
 		}), nil, "IDs would repeat"},
 		{"varying width without separator", c, dynamoseq.Format{DateLayout: "2006-1-2"}, dynamoseq.Daily, nil, "fixed width"},
@@ -422,7 +430,6 @@ func TestNewIDMinterInvalid(t *testing.T) {
 		{"TTL on the partition key", c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "pk"} }, `TTL.Attribute is "pk", the Counter's partition key`},
 		{"TTL on the value", c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "value"} }, `TTL.Attribute is "value", the Counter's value attribute`},
 		{"TTL on the counter's custom value", custom, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "n"} }, `the Counter's value attribute`},
-		{"TTL without a counter", nextOnly{c}, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl"} }, "needs a *Counter"},
 		{"TTL without an attribute", c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{} }, "TTL.Attribute is \"\""},
 	}
 	for _, tt := range tests {
@@ -451,7 +458,7 @@ func TestIDMinterSequenceAt(t *testing.T) {
 		{dynamoseq.Yearly, "06", "orders#2027"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.period.String(), func(t *testing.T) {
+		t.Run(tt.layout, func(t *testing.T) {
 			m, err := dynamoseq.NewIDMinter(c, dynamoseq.Format{DateLayout: tt.layout, Separator: "-"}, tt.period,
 				func(o *dynamoseq.IDMinterOptions) { o.Location = tokyo })
 			require.NoError(t, err)
@@ -502,7 +509,7 @@ func TestIDMinterProcessesAcrossMidnight(t *testing.T) {
 func TestIDMinterPeriodFuncFailsLater(t *testing.T) {
 	t.Parallel()
 	breaks := time.Date(2040, 1, 1, 0, 0, 0, 0, time.UTC)
-	period := dynamoseq.PeriodFunc(func(t time.Time) (time.Time, time.Time) {
+	period := periodFunc(func(t time.Time) (time.Time, time.Time) {
 		start, end := dynamoseq.Daily.Bounds(t)
 		if !t.Before(breaks) {
 			return end, end // a bug: a period after the instant
@@ -529,13 +536,13 @@ type order struct {
 // yearly is the format of yearly order IDs: "ORD-2026-000123".
 var yearly = dynamoseq.Format{Prefix: "ORD", DateLayout: "2006", Separator: "-", Width: 6}
 
-// newSortKeyMinter returns an IDMinter of yearly IDs over a SortKey of a new
-// table, with clock as IDMinterOptions.Now, and the table.
-func newSortKeyMinter(t *testing.T, client dynamoseq.Client, table string, clock func() time.Time) *dynamoseq.IDMinter {
+// newSortKeyMinter returns a SortKeyIDMinter of yearly IDs over a SortKey
+// of table, with clock as its Now.
+func newSortKeyMinter(t *testing.T, client dynamoseq.Client, table string, clock func() time.Time) *dynamoseq.SortKeyIDMinter {
 	t.Helper()
 	s, err := dynamoseq.NewSortKey(client, table, func(o *dynamoseq.SortKeyOptions) { o.ResolveTimeout = 300 * time.Millisecond })
 	require.NoError(t, err)
-	m, err := dynamoseq.NewIDMinter(s, yearly, dynamoseq.Yearly, func(o *dynamoseq.IDMinterOptions) { o.Now = clock })
+	m, err := dynamoseq.NewSortKeyIDMinter(s, yearly, dynamoseq.Yearly, func(o *dynamoseq.IDMinterOptions) { o.Now = clock })
 	require.NoError(t, err)
 	return m
 }
@@ -592,9 +599,8 @@ func TestIDMinterAppendAcrossNewYear(t *testing.T) {
 		requireExactly(t, stored, 1, int64(len(numbers)))
 	}
 
-	// Next on the same IDMinter continues the year's numbers with an empty
-	// item.
-	id, err := m.Next(ctx, "orders")
+	// Append of nil continues the year's numbers with an empty item.
+	id, err := m.Append(ctx, "orders", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "ORD-2027-"+fmt.Sprintf("%06d", len(byYear[2027])+1), id)
 }
@@ -606,20 +612,9 @@ func TestIDMinterAppendErrors(t *testing.T) {
 	ctx := context.Background()
 	clock := newTestClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 
-	// Over a Counter there is no item to store or read.
-	c, _, _ := newCounter(t)
-	counted, err := dynamoseq.NewIDMinter(c, yearly, dynamoseq.Yearly, func(o *dynamoseq.IDMinterOptions) { o.Now = clock.Now })
-	require.NoError(t, err)
-	_, err = counted.Append(ctx, "orders", order{})
-	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
-	assert.Contains(t, err.Error(), "needs an IDMinter over a *SortKey")
-	assert.Contains(t, err.Error(), "*dynamoseq.Counter")
-	err = counted.Get(ctx, "orders", "ORD-2026-000001", nil)
-	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
-
 	var nilSortKey *dynamoseq.SortKey
-	_, err = dynamoseq.NewIDMinter(nilSortKey, yearly, dynamoseq.Yearly)
-	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "NewIDMinter over a nil *SortKey")
+	_, err := dynamoseq.NewSortKeyIDMinter(nilSortKey, yearly, dynamoseq.Yearly)
+	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "NewSortKeyIDMinter over a nil *SortKey")
 
 	client := dbtest.Client(t)
 	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
@@ -661,4 +656,66 @@ func TestIDMinterAppendErrors(t *testing.T) {
 	var o order
 	require.NoError(t, m.Get(ctx, "orders", id, &o))
 	assert.Equal(t, order{Writer: 2}, o)
+}
+
+// periodFunc adapts a function to the Period interface, for periods other
+// than the calendar's: shifts, or broken ones.
+type periodFunc func(t time.Time) (start, end time.Time)
+
+func (f periodFunc) Bounds(t time.Time) (start, end time.Time) { return f(t) }
+
+// TestSortKeyIDMinterTTL: with a TTL, every item a SortKeyIDMinter stores
+// carries the end of its period plus the retention; an item that sets the
+// TTL attribute itself, and a TTL on an attribute the SortKey writes, are
+// refused.
+func TestSortKeyIDMinterTTL(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	client := dbtest.Client(t)
+	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
+	s, err := dynamoseq.NewSortKey(client, table)
+	require.NoError(t, err)
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	m, err := dynamoseq.NewSortKeyIDMinter(s, yearly, dynamoseq.Yearly, func(o *dynamoseq.IDMinterOptions) {
+		o.Now = func() time.Time { return now }
+		o.TTL = &dynamoseq.PeriodTTL{Attribute: "expires", Retention: 24 * time.Hour}
+	})
+	require.NoError(t, err)
+
+	for i, item := range []any{order{Writer: 1}, nil} {
+		id, err := m.Append(ctx, "orders", item)
+		require.NoError(t, err)
+		require.Equal(t, fmt.Sprintf("ORD-2026-%06d", i+1), id)
+		var raw map[string]types.AttributeValue
+		require.NoError(t, m.Get(ctx, "orders", id, &raw))
+		want := strconv.FormatInt(time.Date(2027, 1, 2, 0, 0, 0, 0, time.UTC).Unix(), 10)
+		assert.Equal(t, &types.AttributeValueMemberN{Value: want}, raw["expires"], "TTL of %s: the end of 2026 plus a day", id)
+	}
+	_, err = m.Append(ctx, "orders", map[string]any{"expires": 5})
+	assert.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "an item that sets the TTL attribute")
+
+	for _, attr := range []string{"pk", "sk", "wtok"} {
+		_, err := dynamoseq.NewSortKeyIDMinter(s, yearly, dynamoseq.Yearly, func(o *dynamoseq.IDMinterOptions) {
+			o.TTL = &dynamoseq.PeriodTTL{Attribute: attr}
+		})
+		var oe *dynamoseq.OptionError
+		require.ErrorAs(t, err, &oe, "TTL on %q", attr)
+		assert.Equal(t, "TTL.Attribute", oe.Field, "TTL on %q", attr)
+	}
+}
+
+// TestIDMinterMisuseDoesNotCompile: an IDMinter over a SortKey or a
+// Latest, and Append or Get on an IDMinter, do not compile:
+// testdata/idmisuse does all four, and the compiler refuses each.
+func TestIDMinterMisuseDoesNotCompile(t *testing.T) {
+	out, err := exec.Command("go", "build", "-gcflags=-e", "-o", os.DevNull, "./testdata/idmisuse").CombinedOutput()
+	require.Error(t, err, "testdata/idmisuse built; want a compile error per misuse")
+	for _, want := range []string{
+		"*dynamoseq.SortKey does not satisfy *dynamoseq.Counter | *dynamoseq.Block",
+		"*dynamoseq.Latest does not satisfy *dynamoseq.Counter | *dynamoseq.Block",
+		"m.Append undefined",
+		"m.Get undefined",
+	} {
+		assert.Contains(t, string(out), want, "go build ./testdata/idmisuse")
+	}
 }

@@ -25,51 +25,23 @@ const latestMaxIdle = 4096
 // Latest keeps numbered versions of documents: version items 1, 2, 3, ...
 // and one 'latest' item per document that holds a copy of the newest
 // version, so that the current state is one GetItem away and the history is
-// a Query away.
-//
-// Append writes the new version item and the new 'latest' item in one
-// TransactWriteItems. The version item is put with attribute_not_exists on
-// its key; 'latest' is put with a condition on the version number it holds
-// (absent for the first version, equal to the version the writer read
-// otherwise). That condition is what makes concurrent writers take turns:
-// without it two writers that read the same 'latest' both succeed and
-// 'latest' may end up holding the older of the two.
+// a Query away. Append writes both in one TransactWriteItems whose
+// condition on 'latest' makes concurrent writers take turns.
 //
 // Guarantees: the versions of a document are 1, 2, 3, ... with no gap and
-// no duplicate, across every process that shares the table; 'latest' always
-// holds a copy of the highest version. The content of one Append is stored
-// under one version only, even when the answer to the transaction is lost
-// and it is sent again (see Append).
+// no duplicate, across every process that shares the table; 'latest' holds
+// a copy of the highest version. The content of one Append is stored under
+// one version only, even when the answer is lost and the write is resent.
 //
-// Cost: a transaction writes each item twice internally, so DynamoDB charges
-// 2 write units per KB for every item in it: 4 write units for an Append of
-// an item under 1 KB (the version and 'latest'). A cold writer adds one
-// strongly consistent GetItem of 'latest' (1 read unit per 4 KB); a warm one,
-// which knows the latest version from its own last write, skips it, and so
-// does a loser that retries at once with the version DynamoDB returned with
-// the failed condition (it reads after a longer backoff). Appends
-// to one document from goroutines of one process are batched: k of them
-// cost one transaction of k+1 items (2(k+1) write units for small items) and
-// one round trip.
+// Cost: 4 write units per Append of an item under 1 KB (a transaction
+// charges double), and a strongly consistent GetItem of 'latest' when the
+// writer is cold. Appends to one document from one process are batched, k
+// of them in one transaction. With NoTransactions, two conditional
+// PutItems: half the write units, and a 'latest' at most one version
+// behind until the next Append (GetLatest is never behind).
 //
-// Without transactions (LatestOptions.NoTransactions, and always with
-// GlobalTableMRSC, whose tables refuse them) Append makes two conditional
-// PutItems: the version item (attribute_not_exists or its own write token:
-// the version item is the lock), then 'latest', conditioned on holding a
-// lower version, so that it never moves back. Versions stay gap-free and
-// unique, and a version is written only once 'latest' holds the one before,
-// so the 'latest' item is at most one version behind the newest: while a
-// writer is between its two writes, or after one stopped there, until the
-// next Append (whose failed condition returns the version to copy) or
-// GetLatest (which reads the version after 'latest') repairs it. GetLatest
-// itself always returns the newest version. Cost: 2 write units per KB
-// instead of 4, two round trips per Append, one after the other (queued
-// appends are not batched), and two GetItems per GetLatest. Every Latest
-// writing a table must use the same path.
-//
-// A Latest is safe for concurrent use by any number of goroutines. No
-// goroutine it starts outlives the call that started it (only Versions
-// starts any), so it needs no Close.
+// A Latest is safe for concurrent use by any number of goroutines and
+// needs no Close. docs/latest.md describes the mechanism.
 type Latest struct {
 	client   Client // the writes and the reads of 'latest', in runs (see capacity.go)
 	reads    Client // the read methods' reads, which wait out throttles
@@ -154,55 +126,24 @@ func (l *Latest) Next(ctx context.Context, name string) (int64, error) {
 
 // Append stores item as the next version of the document name, moves
 // 'latest' to it, and returns the version number: 1 for a new document.
+// item is anything attributevalue.MarshalMap accepts (a struct, a map), or
+// a map[string]types.AttributeValue; nil means no attributes. It must not
+// set the key attributes, VersionAttribute or TokenAttribute, and must fit
+// in 400 KB with the keys.
 //
-// item is anything attributevalue.MarshalMap accepts (a struct, a map), or a
-// map[string]types.AttributeValue; nil means no attributes. It must not set
-// the key attributes, VersionAttribute or TokenAttribute, and must fit in DynamoDB's
-// 400 KB with the keys; otherwise Append returns ErrInvalidArgument and
-// writes nothing.
+// When Append returns a version, the item is stored under it, once. When
+// it returns an error, nothing was stored, but for ErrUnknownOutcome: the
+// write was sent and its outcome could not be found out before ctx ended
+// (or Retry.ResolveTimeout passed); the *Error's Number is the version
+// that may hold the item. Without transactions it returns the version once
+// the version item is stored, even if moving 'latest' then fails.
 //
-// Without transactions, see Latest for the two PutItems it makes instead;
-// it returns the version once the version item is stored, even if moving
-// 'latest' then fails, and an outcome left unknown is settled by resending
-// the version item's PutItem, which carries its write token.
-//
-// Underneath it issues one TransactWriteItems that puts the version item
-// (condition attribute_not_exists) and the 'latest' item (condition on the
-// version it holds), preceded by a strongly consistent GetItem of 'latest'
-// when this Latest does not know the document's latest version. Appends to
-// one document made at the same time in this process are written together,
-// up to 99 versions (and 4 MB) per transaction, 'latest' taking the item of
-// the last one. When the transaction is cancelled because another process
-// wrote first (ConditionalCheckFailed, TransactionConflict), Append takes
-// the version DynamoDB returned with the failed condition and tries again
-// at once (after a jittered exponential backoff and a read of 'latest' when
-// the cancellation returned no item, as after a TransactionConflict), up to
-// MaxAttempts times; then it returns ErrContention. Any other cancellation reason is returned at
-// once, wrapped with the SDK's error. So that processes appending to one
-// document flat out do not collide, once a writer has met another at a
-// document they take turns of a few round trips each, named in a write
-// token on 'latest' (TokenAttribute), in the order of the turns
-// they last held (see turns); a process alone on a document never waits.
-//
-// A transaction that DynamoDB throttles (a cancellation reason
-// ThrottlingError or ProvisionedThroughputExceeded), or cancels because
-// another transaction holds an item (TransactionConflict), stored nothing:
-// it is sent again after a jittered wait, with the appends that arrived
-// meanwhile, while ctx lasts and for at most Retry.MaxWait; then Append
-// returns ErrThrottled (or ErrContention, for conflicts) with the
-// context's error. These waits do not count toward MaxAttempts.
-//
-// When the outcome of the transaction is unknown (a timeout, a connection
-// reset, a server error), Append sends the same transaction again with the
-// same ClientRequestToken, which DynamoDB treats as the same request for 10
-// minutes, while ctx lasts: the item is never stored under two versions. A
-// caller whose context ends while its transaction is in flight waits about
-// one round trip more, and then gets its version, or ErrUnknownOutcome
-// joined with its context's error, whose *Error holds in Number the
-// version that may hold the item: read it before appending the same
-// content again. With Retry.ResolveTimeout set, the transaction is instead
-// sent again past ctx's end, for up to ResolveTimeout, and ErrUnknownOutcome
-// is returned only if DynamoDB could not be reached to settle it.
+// Errors: ErrInvalidArgument for a bad name or item (one DynamoDB refuses
+// included); ErrContention after MaxAttempts races lost to other
+// processes; ErrThrottled when throttles or conflicts outlast ctx or
+// Retry.MaxWait; ErrTableMismatch; ErrTableNotFound; ErrUnknownOutcome;
+// the context's error. Cost: see Latest. docs/latest.md tells how a write
+// is settled, batched and retried.
 func (l *Latest) Append(ctx context.Context, name string, item any) (int64, error) {
 	return l.append(ctx, "Latest.Append", name, item)
 }

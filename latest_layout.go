@@ -19,7 +19,7 @@ type Layout interface {
 // default layout.
 type LayoutSortKey struct {
 	// SortKey is the name of the table's sort key attribute. Default
-	// DefaultSortKey ("sk").
+	// "sk".
 	SortKey string
 
 	// SortKeyDigits is 0 (the default) for a sort key of type Number, or 1
@@ -33,19 +33,19 @@ type LayoutSortKey struct {
 type LayoutPartitionKey struct {
 	// VersionKeyFormat forms the partition key value of version n with
 	// fmt.Sprintf(VersionKeyFormat, KeyPrefix+name, n); it must hold one %s
-	// and then one %d. Default DefaultVersionKeyFormat ("%s#v%d", as in
+	// and then one %d. Default "%s#v%d" (as in
 	// "doc1#v3").
 	VersionKeyFormat string
 
 	// LatestKeyFormat forms the partition key value of the 'latest' item
 	// with fmt.Sprintf(LatestKeyFormat, KeyPrefix+name); it must hold one %s
 	// and no other verb, and give a key no version has. Default
-	// DefaultLatestKeyFormat ("%s#latest").
+	// "%s#latest".
 	LatestKeyFormat string
 }
 
 func (l LayoutSortKey) docLayout(pk string) (docLayout, error) {
-	setDefault(&l.SortKey, DefaultSortKey)
+	setDefault(&l.SortKey, defaultSortKey)
 	if l.SortKey == pk {
 		return nil, optionErrorf("Layout.SortKey", l.SortKey, "the partition key's name too").with("PartitionKey", pk)
 	}
@@ -56,8 +56,8 @@ func (l LayoutSortKey) docLayout(pk string) (docLayout, error) {
 }
 
 func (l LayoutPartitionKey) docLayout(pk string) (docLayout, error) {
-	setDefault(&l.VersionKeyFormat, DefaultVersionKeyFormat)
-	setDefault(&l.LatestKeyFormat, DefaultLatestKeyFormat)
+	setDefault(&l.VersionKeyFormat, defaultVersionKeyFormat)
+	setDefault(&l.LatestKeyFormat, defaultLatestKeyFormat)
 	if err := checkKeyFormats(l.VersionKeyFormat, l.LatestKeyFormat); err != nil {
 		return nil, err
 	}
@@ -91,11 +91,11 @@ func layoutValue(l Layout) Layout {
 func checkKeyFormats(version, latest string) error {
 	v1, v2 := fmt.Sprintf(version, "doc", 1), fmt.Sprintf(version, "doc", 2)
 	if strings.Contains(v1, "%!") || v1 == v2 || !strings.Contains(v1, "doc") {
-		return optionErrorf("Layout.VersionKeyFormat", version, "want one %%s and then one %%d, as in %q", DefaultVersionKeyFormat)
+		return optionErrorf("Layout.VersionKeyFormat", version, "want one %%s and then one %%d, as in %q", defaultVersionKeyFormat)
 	}
 	l := fmt.Sprintf(latest, "doc")
 	if strings.Contains(l, "%!") || !strings.Contains(l, "doc") {
-		return optionErrorf("Layout.LatestKeyFormat", latest, "want one %%s and no other verb, as in %q", DefaultLatestKeyFormat)
+		return optionErrorf("Layout.LatestKeyFormat", latest, "want one %%s and no other verb, as in %q", defaultLatestKeyFormat)
 	}
 	if n, err := strconv.ParseInt(strings.TrimPrefix(l, strings.TrimSuffix(v1, "1")), 10, 64); err == nil && n > 0 {
 		return optionErrorf("Layout.LatestKeyFormat", latest, "gives %q, the key of version %d", l, n).with("Layout.VersionKeyFormat", version)

@@ -174,20 +174,6 @@ func (l *Latest) decode(item map[string]types.AttributeValue, out any) error {
 	return decodeAttributes(l.attributes(item), out)
 }
 
-// Version is one stored version of a document, as Latest.Versions lists
-// it.
-type Version struct {
-	Number int64
-	// Item holds the attributes given to Append, without the key
-	// attributes and the version attribute.
-	Item map[string]types.AttributeValue
-}
-
-// Decode unmarshals the version's attributes into out, as GetLatest does.
-func (v Version) Decode(out any) error {
-	return decodeAttributes(v.Item, out)
-}
-
 // Versions lists the versions of the document name, newest first: at most
 // limit of them (1 to 1000), starting below before (0 for the newest).
 // next is the cursor for the following page (pass it as before), or 0 when
@@ -202,15 +188,10 @@ func (v Version) Decode(out any) error {
 //		before = next
 //	}
 //
-// A document with no version gives an empty page and no error. All lists
-// the versions oldest first too, and with a range loop.
-//
-// With LayoutSortKey a page is one strongly consistent Query, in descending
-// sort key order (1 read unit per 4 KB read). With LayoutPartitionKey every
-// version is its own partition: a page is one GetItem of 'latest' (first
-// page only) and one strongly consistent GetItem per version, up to 8 at a
-// time.
-func (l *Latest) Versions(ctx context.Context, name string, before int64, limit int) (page []Version, next int64, err error) {
+// A document with no version gives an empty page and no error. A page is
+// one strongly consistent Query with LayoutSortKey (1 read unit per 4 KB);
+// with LayoutPartitionKey, one GetItem per version, up to 8 at a time.
+func (l *Latest) Versions(ctx context.Context, name string, before int64, limit int) (page []Item, next int64, err error) {
 	return l.versions(ctx, "Latest.Versions", name, before, limit, NewestFirst)
 }
 
@@ -224,22 +205,13 @@ func (l *Latest) Versions(ctx context.Context, name string, before int64, limit 
 //		// use v.Number and v.Item, or v.Decode
 //	}
 //
-// Decode turns it into an iterator of the caller's type. An error (a bad
-// name or order, a failed read, ctx ending) comes as the second value of
-// the last iteration: the iteration ends after it.
-//
-// Underneath it pages as Versions does, a page read when the loop reaches
-// it, never ahead of it; the first page holds 16 versions and each next
-// one twice as many, up to 1000. A loop that breaks reads no further page.
-// With LayoutSortKey a page is one strongly consistent Query (1 read unit
-// per 4 KB read, up to 1 MB). With LayoutPartitionKey it is one strongly
-// consistent GetItem per version, up to 8 at a time, and one GetItem of
-// 'latest' on the first page NewestFirst and on every page OldestFirst.
-// Each page is a snapshot: versions appended while the loop runs show up
-// OldestFirst (on a later page), not NewestFirst. Each range over the
-// iterator lists from the start again.
-func (l *Latest) All(ctx context.Context, name string, order Order) iter.Seq2[Version, error] {
-	return pages(ctx, func(cursor int64, limit int) ([]Version, int64, error) {
+// An error (a bad name or order, a failed read, ctx ending) comes with the
+// last iteration. It pages as Versions does, a page read when the loop
+// reaches it, 16 versions first and twice as many each time up to 1000;
+// versions appended meanwhile show up OldestFirst only. Each range lists
+// from the start again. docs/latest.md gives the reads of each layout.
+func (l *Latest) All(ctx context.Context, name string, order Order) iter.Seq2[Item, error] {
+	return pages(ctx, func(cursor int64, limit int) ([]Item, int64, error) {
 		return l.versions(ctx, "Latest.All", name, cursor, limit, order)
 	}, func(err error) error {
 		return &Error{Op: "Latest.All", Table: l.table, Sequence: name, Err: err}
@@ -248,8 +220,8 @@ func (l *Latest) All(ctx context.Context, name string, order Order) iter.Seq2[Ve
 
 // versions is a page of Versions, in order, after the version cursor in
 // that order (0 for the first page); its errors name the operation op.
-func (l *Latest) versions(ctx context.Context, op, name string, cursor int64, limit int, order Order) (page []Version, next int64, err error) {
-	fail := func(err error) ([]Version, int64, error) {
+func (l *Latest) versions(ctx context.Context, op, name string, cursor int64, limit int, order Order) (page []Item, next int64, err error) {
+	fail := func(err error) ([]Item, int64, error) {
 		return nil, 0, &Error{Op: op, Table: l.table, Sequence: name, Err: err}
 	}
 	if err := ctx.Err(); err != nil {
@@ -290,7 +262,7 @@ func (l *Latest) versions(ctx context.Context, op, name string, cursor int64, li
 }
 
 // queryVersions is a page of versions lo to hi with LayoutSortKey.
-func (l *Latest) queryVersions(ctx context.Context, d sortKeyLayout, base string, lo, hi int64, limit int, order Order) ([]Version, int64, error) {
+func (l *Latest) queryVersions(ctx context.Context, d sortKeyLayout, base string, lo, hi int64, limit int, order Order) ([]Item, int64, error) {
 	out, err := l.reads.Query(ctx, &dynamodb.QueryInput{
 		TableName:                aws.String(l.table),
 		KeyConditionExpression:   aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
@@ -307,13 +279,13 @@ func (l *Latest) queryVersions(ctx context.Context, d sortKeyLayout, base string
 	if err != nil {
 		return nil, 0, l.readError(err)
 	}
-	page := make([]Version, 0, len(out.Items))
+	page := make([]Item, 0, len(out.Items))
 	for _, item := range out.Items {
 		v, err := l.version(item)
 		if err != nil {
 			return nil, 0, err
 		}
-		page = append(page, Version{Number: v, Item: l.attributes(item)})
+		page = append(page, Item{Number: v, Item: l.attributes(item)})
 	}
 	var next int64
 	if len(page) > 0 {
@@ -324,7 +296,7 @@ func (l *Latest) queryVersions(ctx context.Context, d sortKeyLayout, base string
 
 // getVersions is a page of versions lo to hi with LayoutPartitionKey, at
 // most limit of them; readHead bounds hi by the newest version first.
-func (l *Latest) getVersions(ctx context.Context, base string, lo, hi int64, limit int, order Order, readHead bool) ([]Version, int64, error) {
+func (l *Latest) getVersions(ctx context.Context, base string, lo, hi int64, limit int, order Order, readHead bool) ([]Item, int64, error) {
 	if readHead {
 		newest, err := l.readVersion(ctx, base)
 		if err != nil {
@@ -353,8 +325,8 @@ func (l *Latest) getVersions(ctx context.Context, base string, lo, hi int64, lim
 
 // getEach reads the n versions first, first+step, ... of base, up to 8 at
 // a time, and returns those that exist, in that order.
-func (l *Latest) getEach(ctx context.Context, base string, first, step int64, n int) ([]Version, error) {
-	page := make([]Version, n)
+func (l *Latest) getEach(ctx context.Context, base string, first, step int64, n int) ([]Item, error) {
+	page := make([]Item, n)
 	errs := make([]error, n)
 	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
@@ -370,7 +342,7 @@ func (l *Latest) getEach(ctx context.Context, base string, first, step int64, n 
 				errs[i] = err
 				return
 			}
-			page[i] = Version{Number: v, Item: l.attributes(item)}
+			page[i] = Item{Number: v, Item: l.attributes(item)}
 		}()
 	}
 	wg.Wait()

@@ -2,11 +2,7 @@ package dynamoseq
 
 import (
 	"context"
-	"fmt"
 	"iter"
-	"strconv"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Order is the order in which a listing returns numbered items.
@@ -19,16 +15,6 @@ const (
 	// OldestFirst lists number 1 first.
 	OldestFirst
 )
-
-func (o Order) String() string {
-	switch o {
-	case NewestFirst:
-		return "NewestFirst"
-	case OldestFirst:
-		return "OldestFirst"
-	}
-	return "Order(" + strconv.Itoa(int(o)) + ")"
-}
 
 // The pages of the iterators (SortKey.All, Latest.All): the first holds
 // firstPage entries, each next one twice as many, up to maxPage.
@@ -77,60 +63,4 @@ func cursorAfter(last int64, more bool, order Order) int64 {
 		return 0
 	}
 	return last
-}
-
-// Decoded is an item of a sequence or a version of a document decoded into
-// the caller's type T, with its number, as Decode yields it.
-type Decoded[T any] struct {
-	Number int64
-	Value  T
-}
-
-// Decode returns an iterator over the entries of seq (SortKey.All or
-// Latest.All) decoded into T, as Item.Decode and Version.Decode do: T is
-// what attributevalue.UnmarshalMap accepts a pointer to (a struct with
-// dynamodbav tags, a map) or map[string]types.AttributeValue.
-//
-//	type Ticket struct {
-//		Title string `dynamodbav:"title"`
-//	}
-//	for t, err := range dynamoseq.Decode[Ticket](tickets.All(ctx, "projectA", dynamoseq.NewestFirst)) {
-//		if err != nil {
-//			return err
-//		}
-//		fmt.Println(t.Number, t.Value.Title)
-//	}
-//
-// The iteration ends after an error: seq's, or an *Error wrapping
-// ErrTableMismatch for an entry that does not fit T, yielded with the
-// entry's Number. Decode reads nothing itself: the cost is seq's.
-func Decode[T any, E Item | Version](seq iter.Seq2[E, error]) iter.Seq2[Decoded[T], error] {
-	return func(yield func(Decoded[T], error) bool) {
-		for e, err := range seq {
-			if err != nil {
-				yield(Decoded[T]{}, err)
-				return
-			}
-			n, attrs := entry(e)
-			d := Decoded[T]{Number: n}
-			if err := decodeAttributes(attrs, &d.Value); err != nil {
-				yield(d, &Error{Op: "Decode", Err: fmt.Errorf("%w (number %d)", err, n)})
-				return
-			}
-			if !yield(d, nil) {
-				return
-			}
-		}
-	}
-}
-
-// entry returns the number and the attributes of an Item or a Version.
-func entry(e any) (int64, map[string]types.AttributeValue) {
-	switch e := e.(type) {
-	case Item:
-		return e.Number, e.Item
-	case Version:
-		return e.Number, e.Item
-	}
-	panic(fmt.Sprintf("dynamoseq: entry of a %T", e)) // unreachable: Decode's constraint
 }

@@ -18,7 +18,7 @@ import (
 // numbers ranges over seq until it ends or yields an error, or until stop
 // entries have come (0: no limit), and returns the numbers seen and the
 // error.
-func numbers[E dynamoseq.Item | dynamoseq.Version](seq iter.Seq2[E, error], stop int) ([]int64, error) {
+func numbers[E dynamoseq.Item](seq iter.Seq2[E, error], stop int) ([]int64, error) {
 	got := []int64{}
 	for e, err := range seq {
 		if err != nil {
@@ -52,7 +52,7 @@ func span(from, to int64) []int64 {
 // requireCancelEnds ranges over all(ctx) and cancels ctx when the entry
 // numbered at comes: the loop must end with one error, ctx's, from op, and
 // no entry after at. It returns the numbers seen.
-func requireCancelEnds[E dynamoseq.Item | dynamoseq.Version](t *testing.T, all func(context.Context) iter.Seq2[E, error], at int64, op string) []int64 {
+func requireCancelEnds[E dynamoseq.Item](t *testing.T, all func(context.Context) iter.Seq2[E, error], at int64, op string) []int64 {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -79,12 +79,10 @@ func requireCancelEnds[E dynamoseq.Item | dynamoseq.Version](t *testing.T, all f
 	return got
 }
 
-// entryOf returns the number and the attributes of an Item or a Version.
+// entryOf returns the number and the attributes of an Item.
 func entryOf(e any) (int64, map[string]types.AttributeValue) {
 	switch e := e.(type) {
 	case dynamoseq.Item:
-		return e.Number, e.Item
-	case dynamoseq.Version:
 		return e.Number, e.Item
 	}
 	panic(fmt.Sprintf("entryOf(%T)", e))
@@ -155,43 +153,35 @@ func TestSortKeyAllDecoded(t *testing.T) {
 	appendTickets(t, s, "projectA", 20)
 
 	var titles []string
-	for tk, err := range dynamoseq.Decode[ticket](s.All(ctx, "projectA", dynamoseq.OldestFirst)) {
+	for it, err := range s.All(ctx, "projectA", dynamoseq.OldestFirst) {
 		require.NoError(t, err)
-		require.Equal(t, fmt.Sprintf("t%d", tk.Number), tk.Value.Title, "item %d", tk.Number)
-		titles = append(titles, tk.Value.Title)
+		var tk ticket
+		require.NoError(t, it.Decode(&tk))
+		require.Equal(t, fmt.Sprintf("t%d", it.Number), tk.Title, "item %d", it.Number)
+		titles = append(titles, tk.Title)
 	}
 	assert.Len(t, titles, 20)
 
-	for raw, err := range dynamoseq.Decode[map[string]types.AttributeValue](s.All(ctx, "projectA", dynamoseq.NewestFirst)) {
+	for it, err := range s.All(ctx, "projectA", dynamoseq.NewestFirst) {
 		require.NoError(t, err)
-		assert.Equal(t, int64(20), raw.Number)
-		assert.Equal(t, &types.AttributeValueMemberS{Value: "t20"}, raw.Value["title"])
-		assert.NotContains(t, raw.Value, "pk", "the keys are left out")
+		var raw map[string]types.AttributeValue
+		require.NoError(t, it.Decode(&raw))
+		assert.Equal(t, int64(20), it.Number)
+		assert.Equal(t, &types.AttributeValueMemberS{Value: "t20"}, raw["title"])
+		assert.NotContains(t, raw, "pk", "the keys are left out")
 		break
 	}
 
-	// An item that does not fit the type ends the iteration with an error
-	// naming its number.
+	// An item that does not fit the type is an error.
 	type wrong struct {
 		Title int `dynamodbav:"title"`
 	}
-	var seen []dynamoseq.Decoded[wrong]
-	var errs []error
-	for w, err := range dynamoseq.Decode[wrong](s.All(ctx, "projectA", dynamoseq.NewestFirst)) {
-		seen, errs = append(seen, w), append(errs, err)
+	for it, err := range s.All(ctx, "projectA", dynamoseq.NewestFirst) {
+		require.NoError(t, err)
+		var w wrong
+		assert.ErrorIs(t, it.Decode(&w), dynamoseq.ErrTableMismatch, "Decode of item %d into the wrong type", it.Number)
+		break
 	}
-	require.Len(t, errs, 1, "iterations after a decoding error")
-	assert.ErrorIs(t, errs[0], dynamoseq.ErrTableMismatch)
-	assert.Equal(t, int64(20), seen[0].Number, "the entry that failed")
-	assert.Contains(t, errs[0].Error(), "number 20")
-
-	// An error of the listing comes through Decode, and ends it too.
-	errs = nil
-	for _, err := range dynamoseq.Decode[ticket](s.All(ctx, "", dynamoseq.NewestFirst)) {
-		errs = append(errs, err)
-	}
-	require.Len(t, errs, 1)
-	assert.ErrorIs(t, errs[0], dynamoseq.ErrInvalidArgument)
 }
 
 // TestSortKeyAllMeanwhile cancels the context in the middle of a loop, and
@@ -291,9 +281,11 @@ func TestLatestAll(t *testing.T) {
 					}
 				}
 
-				for v, err := range dynamoseq.Decode[page](l.All(ctx, "doc1", dynamoseq.OldestFirst)) {
+				for v, err := range l.All(ctx, "doc1", dynamoseq.OldestFirst) {
 					require.NoError(t, err)
-					require.Equal(t, strconv.FormatInt(v.Number, 10), v.Value.ID, "version %d", v.Number)
+					var p page
+					require.NoError(t, v.Decode(&p))
+					require.Equal(t, strconv.FormatInt(v.Number, 10), p.ID, "version %d", v.Number)
 				}
 				got, err := numbers(l.All(ctx, "missing", dynamoseq.NewestFirst), 0)
 				require.NoError(t, err)
@@ -319,7 +311,7 @@ func TestLatestAllMeanwhile(t *testing.T) {
 				require.NoError(t, err)
 			}
 
-			all := func(ctx context.Context) iter.Seq2[dynamoseq.Version, error] {
+			all := func(ctx context.Context) iter.Seq2[dynamoseq.Item, error] {
 				return l.All(ctx, "doc1", dynamoseq.NewestFirst)
 			}
 			assert.Equal(t, span(20, 18), requireCancelEnds(t, all, 18, "Latest.All"), "versions before the cancel")

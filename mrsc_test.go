@@ -215,7 +215,7 @@ func TestMRSCSortKey(t *testing.T) {
 	requireStored(t, client, table, "orders", stored)
 	requireConflicts(t, regions)
 	for r, s := range sortKeys {
-		st := s.Stats()
+		st := s.Figures()
 		assert.Zero(t, st.Transactions, "Region %d: transactions", r)
 		assert.Equal(t, int64(goroutines*each), st.Numbers, "Region %d: numbers", r)
 		assert.Positive(t, st.LostRaces, "Region %d: lost races (the conflicts count)", r)

@@ -19,54 +19,62 @@ import (
 //	})
 //
 // A type holds exactly the fields its constructor reads; groups that
-// several share (Keys, Retry) are embedded. A zero field means its default,
-// named in the field's comment and exported as a Default constant. The
-// constructors validate every field and return an *OptionError naming the
-// one refused.
+// several share (Table, Retry) are embedded. A zero field means its default,
+// named in the field's comment. The constructors validate every field
+// and return an *OptionError naming the one refused.
 
 // The defaults a zero option stands for.
 const (
-	DefaultPartitionKey     = "pk"      // Keys.PartitionKey, of type String
-	DefaultSortKey          = "sk"      // the sort key attribute's name
-	DefaultValueAttribute   = "value"   // CounterOptions.ValueAttribute
-	DefaultVersionAttribute = "version" // LatestOptions.VersionAttribute
-	DefaultTokenAttribute   = "wtok"    // SortKeyOptions.TokenAttribute, LatestOptions.TokenAttribute
+	defaultPartitionKey     = "pk"      // Table.PartitionKey, of type String
+	defaultSortKey          = "sk"      // the sort key attribute's name
+	defaultValueAttribute   = "value"   // CounterOptions.ValueAttribute
+	defaultVersionAttribute = "version" // LatestOptions.VersionAttribute
+	defaultTokenAttribute   = "wtok"    // SortKeyOptions.TokenAttribute, LatestOptions.TokenAttribute
 
-	DefaultStart    = 1             // the first value of a new sequence
-	DefaultStep     = 1             // CounterOptions.Step
-	DefaultMaxValue = math.MaxInt64 // the largest value of a sequence
+	defaultStart    = 1             // the first value of a new sequence
+	defaultStep     = 1             // CounterOptions.Step
+	defaultMaxValue = math.MaxInt64 // the largest value of a sequence
 
-	DefaultMaxAttempts = 25                     // Retry.MaxAttempts
-	DefaultBaseDelay   = 2 * time.Millisecond   // Retry.BaseDelay
-	DefaultMaxDelay    = 200 * time.Millisecond // Retry.MaxDelay
-	DefaultMaxWait     = time.Minute            // Retry.MaxWait
-	MaxResolveTimeout  = 5 * time.Minute        // the largest Retry.ResolveTimeout
+	defaultMaxAttempts = 25                     // Retry.MaxAttempts
+	defaultBaseDelay   = 2 * time.Millisecond   // Retry.BaseDelay
+	defaultMaxDelay    = 200 * time.Millisecond // Retry.MaxDelay
+	defaultMaxWait     = time.Minute            // Retry.MaxWait
+	maxResolveTimeout  = 5 * time.Minute        // the largest Retry.ResolveTimeout
 
-	DefaultRefillThreshold = 0.5              // BlockOptions.RefillThreshold
-	DefaultBlockGrowth     = 64               // BlockOptions.MaxSize, in times the size given to NewBlock
-	DefaultRefillTimeout   = 10 * time.Second // BlockOptions.RefillTimeout
-	DefaultBlockLifetime   = 10 * time.Second // BlockRate.Lifetime
+	defaultRefillThreshold = 0.5              // BlockOptions.RefillThreshold
+	defaultBlockGrowth     = 64               // BlockOptions.MaxSize, in times the size given to NewBlock
+	defaultRefillTimeout   = 10 * time.Second // BlockOptions.RefillTimeout
 
-	DefaultVersionKeyFormat = "%s#v%d"    // LayoutPartitionKey.VersionKeyFormat
-	DefaultLatestKeyFormat  = "%s#latest" // LayoutPartitionKey.LatestKeyFormat
+	defaultVersionKeyFormat = "%s#v%d"    // LayoutPartitionKey.VersionKeyFormat
+	defaultLatestKeyFormat  = "%s#latest" // LayoutPartitionKey.LatestKeyFormat
 
-	DefaultRetention = 7 * 24 * time.Hour // PeriodTTL.Retention
+	defaultRetention = 7 * 24 * time.Hour // PeriodTTL.Retention
 )
 
-// Keys says where a strategy's items are in its table.
-type Keys struct {
+// Table describes a strategy's table: where its items are in it, and what
+// kind of table it is. CounterOptions, SortKeyOptions and LatestOptions
+// embed it.
+type Table struct {
 	// PartitionKey is the name of the table's partition key attribute, of
-	// type String. Default DefaultPartitionKey ("pk").
+	// type String. Default "pk".
 	PartitionKey string
 
 	// KeyPrefix is prepended to every sequence name to form the partition
 	// key value, so that sequences can share a single-table design
 	// ("SEQ#orders"). Default "".
 	KeyPrefix string
+
+	// GlobalTable is the kind of table. Default GlobalTableNone, a table
+	// in one Region. A Counter takes all three modes: with GlobalTableMREC
+	// each Region hands out its own slice of the numbers (see
+	// CounterOptions.Region). SortKey and Latest refuse GlobalTableMREC:
+	// gap-free numbering needs one writer per sequence
+	// (docs/global-tables.md).
+	GlobalTable GlobalTableMode
 }
 
-func (k *Keys) resolve() error {
-	setDefault(&k.PartitionKey, DefaultPartitionKey)
+func (k *Table) resolve() error {
+	setDefault(&k.PartitionKey, defaultPartitionKey)
 	if len(k.KeyPrefix) > maxKeyBytes-1 {
 		return optionErrorf("KeyPrefix", k.KeyPrefix, "%d bytes long, want at most %d (DynamoDB's limit for a partition key, less a byte of name)", len(k.KeyPrefix), maxKeyBytes-1)
 	}
@@ -81,7 +89,7 @@ type Retry struct {
 	// writer (or, on a multi-Region strongly consistent table, was refused
 	// with ReplicatedWriteConflictException) is tried before
 	// ErrContention. Throttles and transaction conflicts do not count:
-	// they are waited out (see MaxWait). Default DefaultMaxAttempts (25;
+	// they are waited out (see MaxWait). Default 25 (
 	// docs/sortkey.md says how it was chosen).
 	MaxAttempts int
 
@@ -89,7 +97,7 @@ type Retry struct {
 	// jitter, between attempts. MaxDelay also caps the turn a writer takes
 	// at a name that other processes write, and the wait for another's
 	// turn (docs/sortkey.md, "Many processes, one name"). Defaults
-	// DefaultBaseDelay (2ms) and DefaultMaxDelay (200ms).
+	// 2ms and 200ms.
 	BaseDelay time.Duration
 	MaxDelay  time.Duration
 
@@ -101,7 +109,7 @@ type Retry struct {
 	// ResolveTimeout 0), after which it returns ErrUnknownOutcome. The
 	// waits for capacity themselves grow from one round trip to a second
 	// (docs/sortkey.md, "Throttling is backpressure"). Default
-	// DefaultMaxWait (1 minute).
+	// 1 minute.
 	MaxWait time.Duration
 
 	// ResolveTimeout, when above 0, makes a write whose outcome is unknown
@@ -109,7 +117,7 @@ type Retry struct {
 	// error) be sent again, identical, for up to ResolveTimeout, even
 	// after the caller's context has ended, so that the caller learns
 	// whether it was stored; when it runs out the call returns
-	// ErrUnknownOutcome. At most MaxResolveTimeout (5 minutes), well
+	// ErrUnknownOutcome. At most 5 minutes, well
 	// inside the 10 minutes for which DynamoDB recognises a transaction's
 	// ClientRequestToken. Default 0: the caller's deadline bounds the
 	// call; the write is sent again only while the caller's context lasts
@@ -123,10 +131,10 @@ type Retry struct {
 }
 
 func (r *Retry) resolve() error {
-	setDefault(&r.MaxAttempts, DefaultMaxAttempts)
-	setDefault(&r.BaseDelay, DefaultBaseDelay)
-	setDefault(&r.MaxDelay, DefaultMaxDelay)
-	setDefault(&r.MaxWait, DefaultMaxWait)
+	setDefault(&r.MaxAttempts, defaultMaxAttempts)
+	setDefault(&r.BaseDelay, defaultBaseDelay)
+	setDefault(&r.MaxDelay, defaultMaxDelay)
+	setDefault(&r.MaxWait, defaultMaxWait)
 	switch {
 	case r.MaxAttempts < 1:
 		return optionErrorf("MaxAttempts", r.MaxAttempts, "want at least 1")
@@ -136,8 +144,8 @@ func (r *Retry) resolve() error {
 		return optionErrorf("MaxDelay", r.MaxDelay, "below the first delay").with("BaseDelay", r.BaseDelay)
 	case r.MaxWait < 0:
 		return optionErrorf("MaxWait", r.MaxWait, "want at least 0 (0 means the default)")
-	case r.ResolveTimeout < 0 || r.ResolveTimeout > MaxResolveTimeout:
-		return optionErrorf("ResolveTimeout", r.ResolveTimeout, "want 0 (the default) up to %v", MaxResolveTimeout)
+	case r.ResolveTimeout < 0 || r.ResolveTimeout > maxResolveTimeout:
+		return optionErrorf("ResolveTimeout", r.ResolveTimeout, "want 0 (the default) up to %v", maxResolveTimeout)
 	}
 	return nil
 }
@@ -158,30 +166,35 @@ func (r Retry) resender(resent *atomic.Int64) engine.Resender {
 
 // CounterOptions are NewCounter's options, and CounterTable's.
 type CounterOptions struct {
-	Keys
+	Table
 
-	// SortKey, when set, puts every counter item at one String value of
-	// the table's sort key, {PartitionKey: KeyPrefix+name, SortKey.Name:
-	// SortKey.Value}, for a single-table design ("COUNTER" beside a user's
-	// other items). Default nil: the table has a partition key only.
-	SortKey *CounterSortKey
+	// SortKeyValue, when set, puts every counter item at this String
+	// value of the table's sort key, {PartitionKey: KeyPrefix+name,
+	// SortKey: SortKeyValue}, for a single-table design ("COUNTER" beside
+	// a user's other items); at most 1,024 bytes of UTF-8. Default "": the
+	// table has a partition key only.
+	SortKeyValue string
+
+	// SortKey is the name of the table's sort key attribute, of type
+	// String, read only with SortKeyValue. Default "sk".
+	SortKey string
 
 	// ValueAttribute is the Number attribute that holds a counter's last
-	// value handed out. Default DefaultValueAttribute ("value").
+	// value handed out. Default "value".
 	ValueAttribute string
 
 	// Start is the first value of a new sequence; an existing counter
-	// continues from its stored value. Default DefaultStart (1); must be
+	// continues from its stored value. Default 1; must be
 	// positive.
 	Start int64
 
 	// Step is the difference between consecutive values. Default
-	// DefaultStep (1); must be positive.
+	// 1; must be positive.
 	Step int64
 
 	// MaxValue is the largest value a sequence hands out; past it calls
 	// return ErrExhausted and leave the stored value unchanged. Default
-	// DefaultMaxValue (math.MaxInt64).
+	// math.MaxInt64.
 	MaxValue int64
 
 	// Retry bounds the resends of an update whose outcome is unknown
@@ -189,11 +202,6 @@ type CounterOptions struct {
 	// on a multi-Region strongly consistent table (MaxAttempts and the
 	// delays).
 	Retry
-
-	// GlobalTable is the kind of table. Default GlobalTableNone, a table
-	// in one Region. With GlobalTableMREC each Region hands out its own
-	// slice of the numbers (see NewCounter and docs/global-tables.md).
-	GlobalTable GlobalTableMode
 
 	// Region is the Region of the replica this process writes to, such as
 	// "eu-west-1". Required with GlobalTableMREC, and one of Regions; set
@@ -209,33 +217,23 @@ type CounterOptions struct {
 	Regions []string
 }
 
-// CounterSortKey is where the counter items are on a table with a sort key.
-type CounterSortKey struct {
-	// Name is the sort key attribute, of type String. Default
-	// DefaultSortKey ("sk").
-	Name string
-
-	// Value is the sort key value of every counter item, such as
-	// "COUNTER". Required; at most 1,024 bytes of UTF-8.
-	Value string
-}
-
 func (o *CounterOptions) resolve() error {
-	if err := o.Keys.resolve(); err != nil {
+	if err := o.Table.resolve(); err != nil {
 		return err
 	}
-	setDefault(&o.ValueAttribute, DefaultValueAttribute)
+	setDefault(&o.ValueAttribute, defaultValueAttribute)
 	if o.ValueAttribute == o.PartitionKey {
 		return optionErrorf("ValueAttribute", o.ValueAttribute, "a key attribute's name too").with("PartitionKey", o.PartitionKey)
 	}
-	if o.SortKey != nil {
-		sk := *o.SortKey // a copy the caller cannot change
-		o.SortKey = &sk
-		if err := sk.resolve(o.PartitionKey, o.ValueAttribute); err != nil {
+	switch {
+	case o.SortKeyValue != "":
+		if err := o.resolveSortKey(); err != nil {
 			return err
 		}
+	case o.SortKey != "":
+		return optionErrorf("SortKeyValue", "", "want the String value every counter item has at the sort key").with("SortKey", o.SortKey)
 	}
-	setDefault(&o.Step, DefaultStep)
+	setDefault(&o.Step, defaultStep)
 	if o.Step < 1 {
 		return optionErrorf("Step", o.Step, "want at least 1")
 	}
@@ -283,27 +281,25 @@ func (o *CounterOptions) validateGlobal() error {
 	return nil
 }
 
-func (k *CounterSortKey) resolve(partitionKey, valueAttribute string) error {
-	setDefault(&k.Name, DefaultSortKey)
-	switch {
-	case k.Name == partitionKey:
-		return optionErrorf("SortKey.Name", k.Name, "the partition key's name too").with("PartitionKey", partitionKey)
-	case k.Name == valueAttribute:
-		return optionErrorf("SortKey.Name", k.Name, "the value attribute's name too").with("ValueAttribute", valueAttribute)
-	case k.Value == "":
-		return optionErrorf("SortKey.Value", k.Value, "want the String value every counter item has at the sort key")
-	case len(k.Value) > maxSortKeyBytes:
-		return optionErrorf("SortKey.Value", k.Value, "%d bytes long, DynamoDB's limit for a sort key is %d", len(k.Value), maxSortKeyBytes)
-	case !utf8.ValidString(k.Value):
-		return optionErrorf("SortKey.Value", k.Value, "not valid UTF-8")
+func (o *CounterOptions) resolveSortKey() error {
+	setDefault(&o.SortKey, defaultSortKey)
+	switch k := o.SortKeyValue; {
+	case o.SortKey == o.PartitionKey:
+		return optionErrorf("SortKey", o.SortKey, "the partition key's name too").with("PartitionKey", o.PartitionKey)
+	case o.SortKey == o.ValueAttribute:
+		return optionErrorf("SortKey", o.SortKey, "the value attribute's name too").with("ValueAttribute", o.ValueAttribute)
+	case len(k) > maxSortKeyBytes:
+		return optionErrorf("SortKeyValue", k, "%d bytes long, DynamoDB's limit for a sort key is %d", len(k), maxSortKeyBytes)
+	case !utf8.ValidString(k):
+		return optionErrorf("SortKeyValue", k, "not valid UTF-8")
 	}
 	return nil
 }
 
 // resolveRange applies the defaults of Start and MaxValue and checks them.
 func resolveRange(start, maxValue *int64) error {
-	setDefault(start, DefaultStart)
-	setDefault(maxValue, DefaultMaxValue)
+	setDefault(start, defaultStart)
+	setDefault(maxValue, defaultMaxValue)
 	switch {
 	case *start < 1:
 		return optionErrorf("Start", *start, "want at least 1")
@@ -316,96 +312,66 @@ func resolveRange(start, maxValue *int64) error {
 // BlockOptions are NewBlock's options. The table, the keys, Start, Step,
 // MaxValue and the Region slicing are the Counter's.
 type BlockOptions struct {
-	// RefillThreshold is the fraction of a range handed out after which
-	// the next range is leased in the background. Default
-	// DefaultRefillThreshold (0.5); must be above 0 and at most 1. Lower
-	// leaves more time for the lease, higher leaves fewer numbers unused
-	// when the process stops.
-	RefillThreshold float64
-
-	// MaxSize bounds the range size. Default DefaultBlockGrowth (64) times
-	// the size given to NewBlock; at least that size. The larger the
-	// ranges, the more numbers a process that stops without Close loses.
-	// MaxSize equal to the size makes the size fixed (unless FollowRate is
-	// set).
+	// MaxSize bounds the range size. Default 64 times the size given to
+	// NewBlock; at least that size. The larger the ranges, the more
+	// numbers a process that stops without Close loses. MaxSize equal to
+	// the size makes the size fixed (unless Lifetime is set).
 	MaxSize int64
 
 	// RefillTimeout bounds one lease (one Counter.NextN, with the SDK's
 	// retries), so that a request that never gets an answer does not hold
 	// up every later caller, and the hand-backs of Close in all. Default
-	// DefaultRefillTimeout (10s).
+	// 10s.
 	RefillTimeout time.Duration
 
-	// FollowRate, when set, sizes every range to last about
-	// FollowRate.Lifetime at the rate the previous one was used, between
-	// FollowRate.MinSize and MaxSize, so that an idle name leases small
-	// ranges. Default nil: ranges start at the size given to NewBlock and
-	// grow after a caller had to wait for a lease (see NewBlock).
-	FollowRate *BlockRate
-}
-
-// BlockRate makes a Block's range sizes follow the rate of consumption.
-type BlockRate struct {
-	// MinSize is the smallest range. Default 1; at most the size given to
-	// NewBlock.
-	MinSize int64
-
-	// Lifetime is how long a range should last. Default
-	// DefaultBlockLifetime (10s).
+	// Lifetime, when set, sizes every range to last about Lifetime at the
+	// rate the previous one was used, between MinSize and MaxSize, so that
+	// an idle name leases small ranges. Default 0: ranges start at the
+	// size given to NewBlock and grow after a caller had to wait for a
+	// lease (see NewBlock).
 	Lifetime time.Duration
 
-	// Now is the clock the rate is measured by. Default time.Now.
-	Now func() time.Time
+	// MinSize is the smallest range when Lifetime is set. Default 1; at
+	// most the size given to NewBlock.
+	MinSize int64
+
+	refillThreshold float64          // the used share of a range after which the next is leased: 0.5
+	now             func() time.Time // the clock the rate is measured by: time.Now
 }
 
 // resolve applies the defaults for a Block of size and checks them.
 func (o *BlockOptions) resolve(size int64) error {
-	setDefault(&o.RefillThreshold, DefaultRefillThreshold)
-	setDefault(&o.RefillTimeout, DefaultRefillTimeout)
+	setDefault(&o.refillThreshold, defaultRefillThreshold)
+	setDefault(&o.RefillTimeout, defaultRefillTimeout)
+	setDefault(&o.MinSize, 1)
+	if o.now == nil {
+		o.now = time.Now
+	}
 	if o.MaxSize == 0 {
-		o.MaxSize = size * DefaultBlockGrowth
-		if o.MaxSize/DefaultBlockGrowth != size {
+		o.MaxSize = size * defaultBlockGrowth
+		if o.MaxSize/defaultBlockGrowth != size {
 			o.MaxSize = math.MaxInt64
 		}
 	}
 	switch {
-	case !(o.RefillThreshold > 0 && o.RefillThreshold <= 1): // also refuses NaN
-		return optionErrorf("RefillThreshold", o.RefillThreshold, "want above 0 and at most 1")
 	case o.MaxSize < size:
 		return optionErrorf("MaxSize", o.MaxSize, "below the size %d given to NewBlock", size)
 	case o.RefillTimeout < 0:
 		return optionErrorf("RefillTimeout", o.RefillTimeout, "want at least 0")
-	}
-	if o.FollowRate == nil {
-		return nil
-	}
-	r := *o.FollowRate // a copy the caller cannot change
-	o.FollowRate = &r
-	return r.resolve(size)
-}
-
-// resolve applies the defaults for a Block of size and checks them.
-func (r *BlockRate) resolve(size int64) error {
-	setDefault(&r.MinSize, 1)
-	setDefault(&r.Lifetime, DefaultBlockLifetime)
-	if r.Now == nil {
-		r.Now = time.Now
-	}
-	switch {
-	case r.MinSize < 1 || r.MinSize > size:
-		return optionErrorf("FollowRate.MinSize", r.MinSize, "want 1 up to the size %d given to NewBlock", size)
-	case r.Lifetime < 0:
-		return optionErrorf("FollowRate.Lifetime", r.Lifetime, "want at least 0")
+	case o.Lifetime < 0:
+		return optionErrorf("Lifetime", o.Lifetime, "want at least 0")
+	case o.MinSize < 1 || o.MinSize > size:
+		return optionErrorf("MinSize", o.MinSize, "want 1 up to the size %d given to NewBlock", size)
 	}
 	return nil
 }
 
 // SortKeyOptions are NewSortKey's options, and SortKeyTable's.
 type SortKeyOptions struct {
-	Keys
+	Table
 
 	// SortKey is the name of the table's sort key attribute. Default
-	// DefaultSortKey ("sk").
+	// "sk".
 	SortKey string
 
 	// SortKeyDigits is 0 (the default) for a sort key of type Number, or 1
@@ -415,12 +381,12 @@ type SortKeyOptions struct {
 	SortKeyDigits int
 
 	// Start is the first number of an empty sequence; an item collection
-	// continues from its largest number. Default DefaultStart (1); must be
+	// continues from its largest number. Default 1; must be
 	// positive.
 	Start int64
 
 	// MaxValue is the largest number; past it calls return ErrExhausted.
-	// Default DefaultMaxValue (math.MaxInt64).
+	// Default math.MaxInt64.
 	MaxValue int64
 
 	// TokenAttribute is the String attribute in which every stored item
@@ -428,7 +394,7 @@ type SortKeyOptions struct {
 	// that request, so that a resend of a write that was applied succeeds
 	// instead of storing the item again under another number (see
 	// docs/sortkey.md for its size). Items passed to Append must not set
-	// it. Default DefaultTokenAttribute ("wtok").
+	// it. Default "wtok".
 	TokenAttribute string
 
 	// Retry bounds the attempts after lost races and the resends of a
@@ -442,19 +408,14 @@ type SortKeyOptions struct {
 	// Default false; always on with GlobalTableMRSC, whose tables refuse
 	// transactions.
 	NoTransactions bool
-
-	// GlobalTable is the kind of table: GlobalTableNone (the default) or
-	// GlobalTableMRSC. GlobalTableMREC is refused: gap-free numbering
-	// needs one writer per sequence (see docs/global-tables.md).
-	GlobalTable GlobalTableMode
 }
 
 func (o *SortKeyOptions) resolve() error {
-	if err := o.Keys.resolve(); err != nil {
+	if err := o.Table.resolve(); err != nil {
 		return err
 	}
-	setDefault(&o.SortKey, DefaultSortKey)
-	setDefault(&o.TokenAttribute, DefaultTokenAttribute)
+	setDefault(&o.SortKey, defaultSortKey)
+	setDefault(&o.TokenAttribute, defaultTokenAttribute)
 	switch {
 	case o.SortKey == o.PartitionKey:
 		return optionErrorf("SortKey", o.SortKey, "the partition key's name too").with("PartitionKey", o.PartitionKey)
@@ -511,7 +472,7 @@ func checkDigits(field string, digits int) error {
 
 // LatestOptions are NewLatest's options, and LatestTable's.
 type LatestOptions struct {
-	Keys
+	Table
 
 	// Layout is how a document's items are laid out: LayoutSortKey, the
 	// default (nil), keeps them in one item collection of a table with a
@@ -522,14 +483,14 @@ type LatestOptions struct {
 	// VersionAttribute is the Number attribute that holds the version
 	// number on every item a Latest writes; its condition on the 'latest'
 	// item is what serialises writers. Items passed to Append must not set
-	// it. Default DefaultVersionAttribute ("version").
+	// it. Default "version".
 	VersionAttribute string
 
 	// TokenAttribute is the String attribute in which 'latest' carries a
 	// write token while processes take turns at a document, and so do the
 	// version items without transactions, so that a resend of an applied
 	// write is recognised (see docs/latest.md). Items passed to Append must
-	// not set it. Default DefaultTokenAttribute ("wtok").
+	// not set it. Default "wtok".
 	TokenAttribute string
 
 	// Retry bounds the attempts after lost races and the resends of a
@@ -544,15 +505,10 @@ type LatestOptions struct {
 	// Every Latest writing one table must be set alike. Default false;
 	// always on with GlobalTableMRSC, whose tables refuse transactions.
 	NoTransactions bool
-
-	// GlobalTable is the kind of table: GlobalTableNone (the default) or
-	// GlobalTableMRSC. GlobalTableMREC is refused: gap-free versions need
-	// one writer per document (see docs/global-tables.md).
-	GlobalTable GlobalTableMode
 }
 
 func (o *LatestOptions) resolve() (docLayout, error) {
-	if err := o.Keys.resolve(); err != nil {
+	if err := o.Table.resolve(); err != nil {
 		return nil, err
 	}
 	o.Layout = layoutValue(o.Layout)
@@ -560,8 +516,8 @@ func (o *LatestOptions) resolve() (docLayout, error) {
 	if err != nil {
 		return nil, err
 	}
-	setDefault(&o.VersionAttribute, DefaultVersionAttribute)
-	setDefault(&o.TokenAttribute, DefaultTokenAttribute)
+	setDefault(&o.VersionAttribute, defaultVersionAttribute)
+	setDefault(&o.TokenAttribute, defaultTokenAttribute)
 	if field, ok := layout.keyField(o.VersionAttribute); ok {
 		return nil, optionErrorf("VersionAttribute", o.VersionAttribute, "a key attribute's name too").with(field, o.VersionAttribute)
 	}
@@ -577,8 +533,9 @@ func (o *LatestOptions) resolve() (docLayout, error) {
 	return layout, refuseMREC(o.GlobalTable, "Latest")
 }
 
-// IDMinterOptions are NewIDMinter's options. The first value of each
-// period and the key layout are the Sequencer's.
+// IDMinterOptions are the options of NewIDMinter and NewSortKeyIDMinter.
+// The first value of each period and the key layout are the Counter's (the
+// SortKey's).
 type IDMinterOptions struct {
 	// Location is the time zone in which periods start and end and in
 	// which the date part of an ID is written. Default time.UTC.
@@ -588,15 +545,17 @@ type IDMinterOptions struct {
 	// tests that cross midnight.
 	Now func() time.Time
 
-	// TTL, when set, has every write of a period's counter item also set
-	// a Time to Live, so that DynamoDB deletes the counters of past
-	// periods. It needs a *Counter, which writes it in the same
-	// UpdateItem. Default nil: no TTL is written.
+	// TTL, when set, has every write of a period's counter item (every
+	// lease of a Block) also set a Time to Live, in the same UpdateItem,
+	// so that DynamoDB deletes the counters of past periods; over a
+	// SortKey, every item stored carries it, and DynamoDB deletes the
+	// items of past periods. Default nil: no TTL is written.
 	TTL *PeriodTTL
 }
 
 // PeriodTTL is the Time to Live an IDMinter writes on each period's
-// counter item: the end of the period plus Retention.
+// counter item, and a SortKeyIDMinter on each item: the end of the period
+// plus Retention.
 type PeriodTTL struct {
 	// Attribute is the Number attribute that holds the instant (Unix epoch
 	// seconds) after which DynamoDB may delete the item. It must be the
@@ -604,11 +563,11 @@ type PeriodTTL struct {
 	// Required.
 	Attribute string
 
-	// Retention is how long a period's counter item is kept after the
-	// period ends. It must exceed the largest clock difference between
-	// the processes minting IDs: a process whose clock lags behind would
-	// otherwise find yesterday's counter gone and restart it, repeating
-	// IDs. Default DefaultRetention (7 days).
+	// Retention is how long a period's counter item (or items) is kept
+	// after the period ends. It must exceed the largest clock difference
+	// between the processes minting IDs: a process whose clock lags behind
+	// would otherwise find yesterday's counter (or items) gone and restart
+	// the numbering, repeating IDs. Default 7 days.
 	Retention time.Duration
 }
 
@@ -628,7 +587,7 @@ func (o *IDMinterOptions) resolve() error {
 }
 
 func (t *PeriodTTL) resolve() error {
-	setDefault(&t.Retention, DefaultRetention)
+	setDefault(&t.Retention, defaultRetention)
 	switch {
 	case t.Attribute == "":
 		return optionErrorf("TTL.Attribute", t.Attribute, "want the table's Time to Live attribute")

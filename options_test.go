@@ -75,10 +75,10 @@ func (f optionFixtures) counterCases() []optionCase {
 		{"Counter MaxValue", "MaxValue", "Start", newCounter(func(o *CounterOptions) { o.Start, o.MaxValue = 9, 5 })},
 		{"Counter ValueAttribute", "ValueAttribute", "PartitionKey", newCounter(func(o *CounterOptions) { o.ValueAttribute = "pk" })},
 		{"Counter KeyPrefix", "KeyPrefix", "", newCounter(func(o *CounterOptions) { o.KeyPrefix = strings.Repeat("p", 2048) })},
-		{"Counter SortKey.Value", "SortKey.Value", "", newCounter(func(o *CounterOptions) { o.SortKey = &CounterSortKey{} })},
-		{"Counter SortKey.Value size", "SortKey.Value", "", newCounter(func(o *CounterOptions) { o.SortKey = &CounterSortKey{Value: strings.Repeat("v", 1025)} })},
-		{"Counter SortKey.Name", "SortKey.Name", "PartitionKey", newCounter(func(o *CounterOptions) { o.SortKey = &CounterSortKey{Name: "pk", Value: "C"} })},
-		{"Counter SortKey.Name value", "SortKey.Name", "ValueAttribute", newCounter(func(o *CounterOptions) { o.SortKey = &CounterSortKey{Name: "value", Value: "C"} })},
+		{"Counter SortKeyValue", "SortKeyValue", "SortKey", newCounter(func(o *CounterOptions) { o.SortKey = "sk" })},
+		{"Counter SortKeyValue size", "SortKeyValue", "", newCounter(func(o *CounterOptions) { o.SortKeyValue = strings.Repeat("v", 1025) })},
+		{"Counter SortKey", "SortKey", "PartitionKey", newCounter(func(o *CounterOptions) { o.SortKey, o.SortKeyValue = "pk", "C" })},
+		{"Counter SortKey value", "SortKey", "ValueAttribute", newCounter(func(o *CounterOptions) { o.SortKey, o.SortKeyValue = "value", "C" })},
 		{"Counter MaxAttempts", "MaxAttempts", "", newCounter(func(o *CounterOptions) { o.MaxAttempts = -1 })},
 		{"Counter MaxDelay", "MaxDelay", "BaseDelay", newCounter(func(o *CounterOptions) { o.BaseDelay = time.Second })},
 		{"Counter ResolveTimeout", "ResolveTimeout", "", newCounter(func(o *CounterOptions) { o.ResolveTimeout = 6 * time.Minute })},
@@ -92,11 +92,10 @@ func (f optionFixtures) counterCases() []optionCase {
 		{"Counter MREC Region", "Region", "Regions", newCounter(func(o *CounterOptions) {
 			o.GlobalTable, o.Region, o.Regions = GlobalTableMREC, "c", []string{"a", "b"}
 		})},
-		{"Block RefillThreshold", "RefillThreshold", "", newBlock(func(o *BlockOptions) { o.RefillThreshold = 2 })},
 		{"Block MaxSize", "MaxSize", "", newBlock(func(o *BlockOptions) { o.MaxSize = 5 })},
 		{"Block RefillTimeout", "RefillTimeout", "", newBlock(func(o *BlockOptions) { o.RefillTimeout = -time.Second })},
-		{"Block FollowRate.MinSize", "FollowRate.MinSize", "", newBlock(func(o *BlockOptions) { o.FollowRate = &BlockRate{MinSize: 11} })},
-		{"Block FollowRate.Lifetime", "FollowRate.Lifetime", "", newBlock(func(o *BlockOptions) { o.FollowRate = &BlockRate{Lifetime: -1} })},
+		{"Block MinSize", "MinSize", "", newBlock(func(o *BlockOptions) { o.MinSize = 11 })},
+		{"Block Lifetime", "Lifetime", "", newBlock(func(o *BlockOptions) { o.Lifetime = -1 })},
 	}
 }
 
@@ -104,13 +103,13 @@ func (f optionFixtures) counterCases() []optionCase {
 func (f optionFixtures) appendCases() []optionCase {
 	newSortKey := func(fn func(*SortKeyOptions)) error { _, err := NewSortKey(f.client, "table", fn); return err }
 	newLatest := func(fn func(*LatestOptions)) error { _, err := NewLatest(f.client, "table", fn); return err }
-	newMinter := func(seq Sequencer) func(fn func(*IDMinterOptions)) error {
+	newMinter := func(seq *Counter) func(fn func(*IDMinterOptions)) error {
 		return func(fn func(*IDMinterOptions)) error {
 			_, err := NewIDMinter(seq, orderFormatForTest, Daily, fn)
 			return err
 		}
 	}
-	counter, block, mrsc := f.counter, f.block, f.mrsc
+	counter, mrsc := f.counter, f.mrsc
 	return []optionCase{
 		{"SortKey SortKeyDigits", "SortKeyDigits", "", newSortKey(func(o *SortKeyOptions) { o.SortKeyDigits = 20 })},
 		{"SortKey SortKey", "SortKey", "PartitionKey", newSortKey(func(o *SortKeyOptions) { o.SortKey = "pk" })},
@@ -130,7 +129,6 @@ func (f optionFixtures) appendCases() []optionCase {
 		{"IDMinter TTL.Attribute", "TTL.Attribute", "", newMinter(counter)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{} })},
 		{"IDMinter TTL.Retention", "TTL.Retention", "", newMinter(counter)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{Attribute: "ttl", Retention: -1} })},
 		{"IDMinter TTL on the value", "TTL.Attribute", "", newMinter(counter)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{Attribute: "value"} })},
-		{"IDMinter TTL over a Block", "TTL", "", newMinter(block)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{Attribute: "ttl"} })},
 		{"IDMinter TTL on MRSC", "TTL", "", newMinter(mrsc)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{Attribute: "ttl"} })},
 	}
 }

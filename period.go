@@ -9,8 +9,8 @@ import (
 // keeps one counter per name and period, so that its numbers restart at
 // the Counter's Start when a new period begins.
 //
-// Daily, Monthly and Yearly are the calendar periods; PeriodFunc adapts any
-// function, for example shifts or fiscal years.
+// Daily, Monthly and Yearly are the calendar periods; a type of your own
+// can divide time into shifts or fiscal years (docs/readable-ids.md).
 type Period interface {
 	// Bounds returns the period that holds t, as the instant it starts and
 	// the instant the next one starts: start <= t < end. Every instant of
@@ -61,7 +61,7 @@ func dayStart(y int, m time.Month, d int, loc *time.Location) time.Time {
 	return s
 }
 
-func (p CalendarPeriod) String() string {
+func (p CalendarPeriod) name() string {
 	switch p {
 	case Daily:
 		return "Daily"
@@ -72,20 +72,6 @@ func (p CalendarPeriod) String() string {
 	}
 	return fmt.Sprintf("CalendarPeriod(%d)", int(p))
 }
-
-// PeriodFunc adapts a function to the Period interface. The function must
-// be deterministic: every process minting IDs for a name must agree on the
-// periods, and every instant of a period must give the same start and end.
-//
-//	// Eight-hour shifts starting at 06:00, 14:00 and 22:00 UTC.
-//	shifts := dynamoseq.PeriodFunc(func(t time.Time) (start, end time.Time) {
-//		start = t.Add(-6 * time.Hour).Truncate(8 * time.Hour).Add(6 * time.Hour)
-//		return start, start.Add(8 * time.Hour)
-//	})
-type PeriodFunc func(t time.Time) (start, end time.Time)
-
-// Bounds returns f(t).
-func (f PeriodFunc) Bounds(t time.Time) (start, end time.Time) { return f(t) }
 
 // periodKey names the period that starts at start, for the counter's
 // sequence name: "20261122" for a day, "202611" for a month, "2026" for a
@@ -107,7 +93,7 @@ func periodKey(p Period, start time.Time) string {
 // periodName names p in messages.
 func periodName(p Period) string {
 	if cp, ok := p.(CalendarPeriod); ok {
-		return cp.String()
+		return cp.name()
 	}
 	return fmt.Sprintf("%T", p)
 }

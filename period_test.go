@@ -55,11 +55,3 @@ func TestCalendarPeriodBounds(t *testing.T) {
 		})
 	}
 }
-
-func TestPeriodString(t *testing.T) {
-	t.Parallel()
-	assert.Equal(t, "Daily", dynamoseq.Daily.String())
-	assert.Equal(t, "Monthly", dynamoseq.Monthly.String())
-	assert.Equal(t, "Yearly", dynamoseq.Yearly.String())
-	assert.Equal(t, "CalendarPeriod(9)", dynamoseq.CalendarPeriod(9).String())
-}

@@ -92,8 +92,8 @@ func TestModelRetryQuota(t *testing.T) {
 				// reach the model.
 				enough = 0
 			}
-			require.Greater(t, c.Stats().Throttled, enough, "the library was hardly throttled: the test proves little")
-			t.Logf("through the library: %d throttled requests; every GetItem got its retry", c.Stats().Throttled)
+			require.Greater(t, c.Figures().Throttled, enough, "the library was hardly throttled: the test proves little")
+			t.Logf("through the library: %d throttled requests; every GetItem got its retry", c.Figures().Throttled)
 
 			if mode == "adaptive" {
 				// Its rate limiter also holds back a raw flood before the

@@ -16,59 +16,23 @@ import (
 
 // SortKey numbers the items of an item collection: the items of sequence
 // name share the partition key KeyPrefix+name, and each one's sort key is
-// its number, 1, 2, 3... Appending stores the caller's item under the next
+// its number, 1, 2, 3... Append stores the caller's item under the next
 // number, so the number and the item are written together.
 //
 // Guarantees: gap-free and unique. A number exists only if its item was
 // written, and every number from 1 to Last exists, across all processes
-// sharing the table, as long as nothing else deletes or writes numbered
-// items of the collection. Each number goes to one caller, and only after
-// its item is stored. Numbers increase in the order DynamoDB applied the
-// writes; the calls of one process to one name are written in the order
-// they arrived.
+// sharing the table, as long as nothing else writes or deletes numbered
+// items of the collection. Numbers increase in the order DynamoDB applied
+// the writes; one process writes the calls for a name in their order.
 //
-// Underneath: a strongly consistent Query (descending, Limit 1) finds the
-// largest number, then a Put at the next one whose condition,
-// attribute_not_exists on the partition key or the item's own write token
-// (SortKeyOptions.TokenAttribute), fails only if another writer took that number
-// first; so a resend of a Put that was applied succeeds instead of storing
-// the item twice.
-// A write that DynamoDB throttles, or that meets a transaction in flight on
-// its items, stored nothing: it is sent again after a wait (see Append).
-// In one process, calls for the same name queue behind each other instead of
-// racing: while one write is in flight the calls that arrive wait, and the
-// next write stores all of them (up to 100) in one TransactWriteItems, each
-// Put with its own condition. A per-name hint of the last number written
-// lets a warm writer skip the Query. A failed condition means another
-// process wrote, and returns the item in the way, whose write token names
-// the last number of its write: the batch goes back to the head of the
-// queue and is written again after that number at once, with the calls that
-// arrived meanwhile (see sortkey_race.go), until a call has lost
-// MaxAttempts races (ErrContention). So that processes writing one
-// name flat out do not collide, once a writer has met another at a name
-// they take turns of a few round trips each, named in the write tokens,
-// in the order of the turns they last held (see turns); a process that
-// meets no other never waits.
-//
-// Cost per call: one PutItem round trip and one write unit per KB of item
-// when a single call is waiting and the hint is warm, plus a Query (1 read
-// unit, strongly consistent) when the hint is cold or stale; a lost answer
-// costs one more PutItem per resend. A batch of k
-// waiting calls costs one TransactWriteItems round trip for all k, and two
-// write units per KB of each item: transactions cost double, traded for k-1
-// round trips saved. A lost race costs the failed write (a Query too after
-// a conflict with a transaction in flight, which returns no item).
-//
-// Without transactions (SortKeyOptions.NoTransactions, and always with
-// GlobalTableMRSC, whose tables refuse them) the guarantees are the same;
-// the queued calls are written one after the other, one conditional PutItem
-// each at the next number, with no Query between them: k calls cost k round
-// trips and k write units per KB. A ReplicatedWriteConflictException
-// counts as a lost race.
+// Cost per call: one conditional PutItem and one write unit per KB when
+// warm, a strongly consistent Query more when cold. Calls waiting for the
+// same name are written together, up to 100 in one TransactWriteItems (two
+// write units per KB each); NoTransactions writes them one by one.
 //
 // A SortKey is safe for concurrent use by any number of goroutines, and
 // several SortKeys, in one process or many, may share a table and a name.
-// It keeps a hint per recently used name and starts no goroutine.
+// It starts no goroutine. docs/sortkey.md describes the mechanism.
 type SortKey struct {
 	client    Client // the writes and the reads of the head, in runs (see capacity.go)
 	reads     Client // the read methods' reads, which wait out throttles
@@ -158,30 +122,17 @@ func (s *SortKey) Next(ctx context.Context, name string) (int64, error) {
 // must not set the partition or the sort key attribute.
 //
 // When Append returns a number, the item is stored under it, once. When it
-// returns an error, nothing was stored, with one exception: ErrUnknownOutcome
-// means the write was sent and its outcome could not be found out before
-// ctx ended (or, with Retry.ResolveTimeout set, before that passed); the
-// *Error's Number is the number that may hold the item. A write whose
-// outcome is unknown (a lost answer, a timeout, a server error) is sent
-// again, identical, while ctx lasts; a caller whose context ends while its
-// write is in flight waits about one round trip more, and then gets its
-// number or ErrUnknownOutcome joined with its context's error.
+// returns an error, nothing was stored, but for ErrUnknownOutcome: the
+// write was sent and its outcome could not be found out before ctx ended
+// (or Retry.ResolveTimeout passed); the *Error's Number may hold the item.
+// Throttles and conflicts with other transactions are waited out while ctx
+// lasts, for at most Retry.MaxWait, then ErrThrottled.
 //
-// A write (or a read of the last number) that DynamoDB throttles, or
-// refuses because a transaction holds its item, is sent again after a
-// jittered wait, with the calls that arrived meanwhile, while ctx lasts
-// and for at most Retry.MaxWait; then Append returns ErrThrottled (or
-// ErrContention, for conflicts) with the context's error, nothing stored.
-// These waits do not count toward Retry.MaxAttempts.
-//
-// Errors: ErrInvalidArgument for a bad name or item, including an item
-// larger than DynamoDB's 400 KB (checked before any write) or one DynamoDB
-// refuses; ErrContention when the write lost MaxAttempts races to other
-// processes; ErrThrottled; ErrExhausted when a String sort key has no
-// wider number left; ErrTableMismatch for a table without the sort key the
-// options describe; ErrTableNotFound; ErrUnknownOutcome; the context's
-// error. RetryAfter tells the errors after which the same call may succeed
-// later.
+// Errors: ErrInvalidArgument for a bad name or item (one over 400 KB, or
+// one DynamoDB refuses); ErrContention after MaxAttempts races lost to
+// other processes; ErrThrottled; ErrExhausted; ErrTableMismatch;
+// ErrTableNotFound; ErrUnknownOutcome; the context's error. RetryAfter
+// tells which may succeed later; docs/sortkey.md how a write is settled.
 func (s *SortKey) Append(ctx context.Context, name string, item any) (int64, error) {
 	return s.append(ctx, "SortKey.Append", name, item)
 }

@@ -52,24 +52,25 @@ func (s *SortKey) Get(ctx context.Context, name string, n int64, out any) error 
 	return nil
 }
 
-// Item is one numbered item of a sequence, as SortKey.Items lists it.
+// Item is one numbered item of a sequence, as SortKey.Items lists it, or
+// one version of a document, as Latest.Versions lists it.
 type Item struct {
-	Number int64
+	Number int64 // the item's number, or the version's
 	// Item holds the attributes given to Append, without the key
-	// attributes and the write token.
+	// attributes, the write token and a Latest's version attribute.
 	Item map[string]types.AttributeValue
 }
 
-// Decode unmarshals the item's attributes into out, as SortKey.Get does.
+// Decode unmarshals the item's attributes into out, as SortKey.Get and
+// Latest.Get do.
 func (it Item) Decode(out any) error {
 	return decodeAttributes(it.Item, out)
 }
 
 // Items lists the items of the sequence name in order, at most limit of
 // them (1 to 1000), starting after the number cursor in that order (0 for
-// the first page). Each comes as an Item: Number is the item's number,
-// Item its attributes without the key attributes (Decode unmarshals them).
-// next is the cursor of the following page, or 0 when no item remains:
+// the first page). next is the cursor of the following page, or 0 when no
+// item remains:
 //
 //	for cursor := int64(0); ; {
 //		page, next, err := tickets.Items(ctx, "projectA", cursor, 50, dynamoseq.OldestFirst)
@@ -80,14 +81,10 @@ func (it Item) Decode(out any) error {
 //		cursor = next
 //	}
 //
-// When the last page is exactly full, next is not 0 and the page after it
-// is empty. A sequence with no item gives an empty page and no error. Items
-// appended meanwhile show up on later OldestFirst pages, not on later
-// NewestFirst ones.
-//
-// A page is one strongly consistent Query over the numbers' range of sort
-// keys (1 read unit per 4 KB read); other items of the partition, such as a
-// String sort key "META" in a single-table design, are not listed.
+// When the last page is exactly full, the page after it is empty. Items
+// appended meanwhile show up on later OldestFirst pages only. A page is one
+// strongly consistent Query (1 read unit per 4 KB); other items of the
+// partition (a String sort key "META") are not listed.
 func (s *SortKey) Items(ctx context.Context, name string, cursor int64, limit int, order Order) (page []Item, next int64, err error) {
 	return s.items(ctx, "SortKey.Items", name, cursor, limit, order)
 }
@@ -102,18 +99,11 @@ func (s *SortKey) Items(ctx context.Context, name string, cursor int64, limit in
 //		// use it.Number and it.Item, or it.Decode
 //	}
 //
-// Decode turns it into an iterator of the caller's type. An error (a bad
-// name or order, a failed Query, ctx ending) comes as the second value of
-// the last iteration: the iteration ends after it.
-//
-// Underneath it pages with Items: one strongly consistent Query per page,
-// sent when the loop reaches the page, never ahead of it; the first page
-// holds 16 items and each next one twice as many, up to 1000 (and 1 MB),
-// so that a loop that stops early reads little and a long one takes few
-// round trips. A loop that breaks sends no further Query. Each page is a
-// snapshot: items appended while the loop runs show up OldestFirst (on a
-// later page), not NewestFirst. Each range over the iterator lists from the
-// start again.
+// An error (a bad name or order, a failed Query, ctx ending) comes with the
+// last iteration. It pages as Items does, one Query per page when the loop
+// reaches it, 16 items first and twice as many each time up to 1000, so a
+// loop that stops early reads little; items appended meanwhile show up
+// OldestFirst only. Each range lists from the start again.
 func (s *SortKey) All(ctx context.Context, name string, order Order) iter.Seq2[Item, error] {
 	return pages(ctx, func(cursor int64, limit int) ([]Item, int64, error) {
 		return s.items(ctx, "SortKey.All", name, cursor, limit, order)

@@ -11,38 +11,66 @@ import (
 	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
-// CounterStats are cumulative figures of a Counter since it was made,
-// returned by Counter.Stats. They include the calls that Blocks and
-// IDMinters make through the Counter.
-type CounterStats struct {
-	Calls      int64      // calls of Next, NextN, Current and AdvanceTo, and reservations of Blocks and IDMinters
-	Numbers    int64      // numbers handed out: 1 per Next, n per NextN
-	RoundTrips int64      // requests sent to DynamoDB; the SDK's own retries of one request count once
-	Errors     ErrorStats // failed calls, by kind
-	Resends    int64      // updates sent again because their outcome was unknown (each one applied twice burns a number)
-
-	CapacityStats // throttles, conflicts, and the waits for capacity
+// Stats are the cumulative figures of a strategy since it was made, as
+// Counter.Stats, Block.Stats, SortKey.Stats and Latest.Stats return them:
+// counts, like Prometheus counters, to graph and alert on by their rate.
+// A figure a strategy does not have stays 0. docs/metrics.md says what
+// each one means and what to alert on.
+type Stats struct {
+	Calls      int64         // calls that mint: Next, NextN, Current, AdvanceTo (Counter, with the reservations of Blocks and IDMinters), Next (Block), Next and Append (SortKey, Latest)
+	Numbers    int64         // numbers handed out: 1 per Next or Append, n per NextN
+	Errors     ErrorStats    // failed calls, by kind
+	RoundTrips int64         // requests sent to DynamoDB (a Block's: its leases and the hand-backs of Close); the SDK's own retries of one request count once
+	Resends    int64         // requests sent again to settle an unknown outcome (a lost answer, a timeout, a server error)
+	LostRaces  int64         // SortKey, Latest: writes refused because another writer had written the number first
+	Throttled  int64         // requests refused for want of capacity: ThrottlingException, ProvisionedThroughputExceededException, RequestLimitExceeded, or a transaction cancelled for it
+	WaitTime   time.Duration // time spent waiting before sending again after a throttle or a conflict; a Block's: calls of Next waiting for a lease
 }
 
-// CapacityStats are the figures of a strategy's requests that DynamoDB
+// counterFigures are a Counter's figures in full: those of Stats, and
+// those the tests read.
+type counterFigures struct {
+	Calls      int64
+	Numbers    int64
+	RoundTrips int64
+	Errors     errorFigures
+	Resends    int64
+
+	capacityFigures
+}
+
+// stats is the Stats of f.
+func (f counterFigures) stats() Stats {
+	st := Stats{Calls: f.Calls, Numbers: f.Numbers, Errors: f.Errors.stats(), RoundTrips: f.RoundTrips, Resends: f.Resends}
+	f.capacityFigures.into(&st)
+	return st
+}
+
+// capacityFigures are the figures of a strategy's requests that DynamoDB
 // refused for want of capacity or because another transaction held their
-// items, and of the waits before sending them again (see docs/metrics.md).
-// The requests counted are also in RoundTrips.
-type CapacityStats struct {
+// items, and of the waits before sending them again. The requests counted
+// are also in RoundTrips.
+type capacityFigures struct {
 	Throttled             int64         // requests answered ThrottlingException, ProvisionedThroughputExceededException or RequestLimitExceeded
 	ThrottledTransactions int64         // transactions cancelled for want of capacity: a reason ThrottlingError or ProvisionedThroughputExceeded
-	Conflicts             int64         // requests refused with TransactionConflictException, or transactions cancelled with reason TransactionConflict: another transaction held an item
+	Conflicts             int64         // requests refused with TransactionConflictException, or transactions cancelled with reason TransactionConflict
 	CapacityWaits         int64         // waits before sending again after one of those
 	CapacityWait          time.Duration // the time of those waits, in all
 }
 
-// BlockStats are cumulative figures of a Block since it was made, returned
-// by Block.Stats. Calls is Numbers plus Errors.Total().
-type BlockStats struct {
-	Calls      int64      // calls of Next
-	Numbers    int64      // numbers handed out by Next
-	Errors     ErrorStats // failed calls of Next, by kind
-	RoundTrips int64      // leases asked for (one more when a grown range is asked for again at the first size) and hand-backs at Close; the resends that settle a lease are in the Counter's Stats
+// into copies f into st.
+func (f capacityFigures) into(st *Stats) {
+	st.Throttled = f.Throttled + f.ThrottledTransactions
+	st.WaitTime = f.CapacityWait
+}
+
+// blockFigures are a Block's figures in full. Calls is Numbers plus
+// Errors.Total().
+type blockFigures struct {
+	Calls      int64        // calls of Next
+	Numbers    int64        // numbers handed out by Next
+	Errors     errorFigures // failed calls of Next, by kind
+	RoundTrips int64        // leases asked for (one more when a grown range is asked for again at the first size) and hand-backs at Close
 
 	Leases        int64         // ranges leased (one Counter.NextN each)
 	LeasedNumbers int64         // numbers in those ranges
@@ -54,70 +82,82 @@ type BlockStats struct {
 
 	HandedBack  int64 // numbers Close handed back to the counter, to be leased again
 	Abandoned   int64 // numbers of leased ranges that Close could neither hand out nor hand back: lost
-	Interrupted int64 // numbers of leases Close cancelled before their answer, never handed out: lost if DynamoDB applied them, which Close cannot know
+	Interrupted int64 // numbers of leases Close cancelled before their answer, never handed out
 }
 
-// SortKeyStats are cumulative figures of a SortKey since it was made,
-// returned by SortKey.Stats.
-type SortKeyStats struct {
-	AppendStats
+// stats is the Stats of f.
+func (f blockFigures) stats() Stats {
+	return Stats{Calls: f.Calls, Numbers: f.Numbers, Errors: f.Errors.stats(), RoundTrips: f.RoundTrips, WaitTime: f.WaitTime}
 }
 
-// LatestStats are cumulative figures of a Latest since it was made,
-// returned by Latest.Stats. Reads are GetItems of 'latest' before a write
-// and the calls of GetLatest, Get and Versions (GetItem or Query).
-type LatestStats struct {
-	AppendStats
-}
+// appendFigures are the figures in full that SortKey and Latest share:
+// those of the calls that append (Next and Append), of the batches that
+// write them, and of the requests sent to DynamoDB, the read methods'
+// included.
+type appendFigures struct {
+	Calls      int64
+	Numbers    int64
+	Errors     errorFigures
+	RoundTrips int64 // Reads + Puts + Transactions
 
-// AppendStats are the figures SortKey and Latest share: those of the calls
-// that append (Next and Append), of the batches that write them, and of
-// the requests sent to DynamoDB, the read methods' included.
-type AppendStats struct {
-	Calls      int64      // calls of Next and Append
-	Numbers    int64      // numbers (versions) handed out: one per call that returned one
-	Errors     ErrorStats // failed calls of Next and Append, by kind
-	RoundTrips int64      // requests sent to DynamoDB: Reads + Puts + Transactions; the SDK's own retries of one request count once
-
-	Reads        int64 // Query and GetItem requests: the lookups of a writer that did not know the last number, and the read methods
-	Puts         int64 // PutItem requests: the write of a batch of one (SortKey), and every write without transactions (NoTransactions, GlobalTableMRSC)
-	Transactions int64 // TransactWriteItems requests: the write of a batch of several
+	Reads        int64 // Query and GetItem requests
+	Puts         int64 // PutItem requests
+	Transactions int64 // TransactWriteItems requests
 
 	Batches      int64 // groups of calls written together, one request per attempt
-	BatchedCalls int64 // calls in those batches: BatchedCalls/Batches is the mean batch size
+	BatchedCalls int64 // calls in those batches
 	MaxBatch     int64 // the most calls in one batch
 
-	LostRaces int64 // writes refused because another writer had written first (a failed condition), or at the same moment from another Region (a replicated write conflict); conflicts with a transaction in flight are counted in Conflicts
-	Retries   int64 // writes sent again after a lost race; the other lost races ended their batch with ErrContention, or their callers gave up
-	Resends   int64 // identical requests sent again to settle an unknown outcome (a lost answer, a timeout, a server error)
+	LostRaces int64 // writes refused because another writer had written first
+	Retries   int64 // writes sent again after a lost race
+	Resends   int64 // identical requests sent again to settle an unknown outcome
 
-	CapacityStats // throttles, conflicts, and the waits for capacity
+	capacityFigures
 
-	Turns     int64         // turns taken at names that other processes write too: runs of writes back to back while the others wait (see docs/sortkey.md, "Many processes, one name")
-	TurnWaits int64         // waits for the turns of other processes to end, and pauses after this writer's own to let them go
+	Turns     int64         // turns taken at names that other processes write too
+	TurnWaits int64         // waits for the turns of other processes to end, and pauses after this writer's own
 	TurnWait  time.Duration // the time spent in those waits
+}
+
+// stats is the Stats of f.
+func (f appendFigures) stats() Stats {
+	st := Stats{Calls: f.Calls, Numbers: f.Numbers, Errors: f.Errors.stats(), RoundTrips: f.RoundTrips, Resends: f.Resends, LostRaces: f.LostRaces}
+	f.capacityFigures.into(&st)
+	return st
 }
 
 // ErrorStats counts failed calls by the kind of error they returned, as
 // errors.Is tells them apart.
 type ErrorStats struct {
-	Exhausted       int64 // ErrExhausted
-	UnknownOutcome  int64 // ErrUnknownOutcome: the write may or may not have been applied
-	Throttled       int64 // ErrThrottled: still throttled when the caller's context ended, or after MaxWait
-	Contention      int64 // ErrContention
-	NotFound        int64 // ErrNotFound
-	TableNotFound   int64 // ErrTableNotFound
-	TableMismatch   int64 // ErrTableMismatch
-	InvalidArgument int64 // ErrInvalidArgument
-	Closed          int64 // ErrClosed
-	Canceled        int64 // the caller's context ended: context.Canceled or context.DeadlineExceeded
-	Other           int64 // anything else, such as the SDK's error after its retries (a network error)
+	Exhausted      int64 // ErrExhausted
+	UnknownOutcome int64 // ErrUnknownOutcome: the write may or may not have been applied
+	Throttled      int64 // ErrThrottled: still throttled when the caller's context ended, or after MaxWait
+	Contention     int64 // ErrContention
+	NotFound       int64 // ErrNotFound
+	Invalid        int64 // ErrInvalidArgument, ErrTableNotFound, ErrTableMismatch, ErrClosed: a code or deployment error; nothing was written
+	Canceled       int64 // the caller's context ended: context.Canceled or context.DeadlineExceeded
+	Other          int64 // anything else, such as the SDK's error after its retries (a network error)
+}
+
+// errorFigures are the failed calls by kind in full, for the tests.
+type errorFigures struct {
+	Exhausted, UnknownOutcome, Throttled, Contention, NotFound, TableNotFound, TableMismatch,
+	InvalidArgument, Closed, Canceled, Other int64
 }
 
 // Total returns the number of failed calls.
-func (e ErrorStats) Total() int64 {
+func (e errorFigures) Total() int64 {
 	return e.Exhausted + e.UnknownOutcome + e.Throttled + e.Contention + e.NotFound + e.TableNotFound + e.TableMismatch +
 		e.InvalidArgument + e.Closed + e.Canceled + e.Other
+}
+
+// stats is the ErrorStats of e.
+func (e errorFigures) stats() ErrorStats {
+	return ErrorStats{
+		Exhausted: e.Exhausted, UnknownOutcome: e.UnknownOutcome, Throttled: e.Throttled, Contention: e.Contention,
+		NotFound: e.NotFound, Invalid: e.InvalidArgument + e.TableNotFound + e.TableMismatch + e.Closed,
+		Canceled: e.Canceled, Other: e.Other,
+	}
 }
 
 // errorCounts is the live form of ErrorStats, updated with atomics; every
@@ -160,8 +200,8 @@ func (c *errorCounts) count(err error) {
 	n.Add(1)
 }
 
-func (c *errorCounts) stats() ErrorStats {
-	return ErrorStats{
+func (c *errorCounts) stats() errorFigures {
+	return errorFigures{
 		Exhausted:       c.exhausted.Load(),
 		UnknownOutcome:  c.unknownOutcome.Load(),
 		Throttled:       c.throttled.Load(),
@@ -192,7 +232,7 @@ func (s *callCounts) record(n int64, err error) {
 	s.numbers.Add(n)
 }
 
-// counterStats is the live form of CounterStats.
+// counterStats is the live form of counterFigures.
 type counterStats struct {
 	callCounts
 	roundTrips requestCounts
@@ -200,7 +240,7 @@ type counterStats struct {
 	waits      capacityWaits
 }
 
-// blockStats is the live form of BlockStats, but for the figures Stats
+// blockStats is the live form of blockFigures, but for the figures Stats
 // derives from the ranges (Numbers, Calls).
 type blockStats struct {
 	leases, leasedNumbers, failedLeases, leaseNanos atomic.Int64
@@ -225,7 +265,7 @@ func (s *blockStats) lease(size int64, d time.Duration, tries int64, err error) 
 }
 
 // durationMax is the live form of a largest duration, such as
-// BlockStats.MaxLeaseTime.
+// blockFigures.MaxLeaseTime.
 type durationMax struct{ ns int64Max }
 
 func (m *durationMax) add(d time.Duration) { m.ns.add(int64(d)) }
@@ -233,7 +273,7 @@ func (m *durationMax) add(d time.Duration) { m.ns.add(int64(d)) }
 func (m *durationMax) load() time.Duration { return time.Duration(m.ns.load()) }
 
 // int64Max is the live form of a largest value, such as
-// AppendStats.MaxBatch.
+// appendFigures.MaxBatch.
 type int64Max struct{ v atomic.Int64 }
 
 func (m *int64Max) add(v int64) {
@@ -341,7 +381,7 @@ func own(optFns []func(*dynamodb.Options)) []func(*dynamodb.Options) {
 	return append([]func(*dynamodb.Options){engine.OwnBackpressure}, optFns...)
 }
 
-// capacityWaits is the live form of the waits of CapacityStats.
+// capacityWaits is the live form of the waits of capacityFigures.
 type capacityWaits struct {
 	n, nanos atomic.Int64
 }
@@ -352,10 +392,10 @@ func (w *capacityWaits) add(d time.Duration) {
 	w.nanos.Add(int64(d))
 }
 
-// capacityStats is the CapacityStats of the requests r counted and the
+// capacityStats is the capacityFigures of the requests r counted and the
 // waits w.
-func capacityStats(r *requestCounts, w *capacityWaits) CapacityStats {
-	return CapacityStats{
+func capacityStats(r *requestCounts, w *capacityWaits) capacityFigures {
+	return capacityFigures{
 		Throttled:             r.throttled.Load(),
 		ThrottledTransactions: r.throttledTx.Load(),
 		Conflicts:             r.conflicts.Load(),
@@ -364,7 +404,7 @@ func capacityStats(r *requestCounts, w *capacityWaits) CapacityStats {
 	}
 }
 
-// appendStats is the live form of AppendStats.
+// appendStats is the live form of appendFigures.
 type appendStats struct {
 	callCounts
 	requests                    requestCounts
@@ -388,9 +428,9 @@ func (s *appendStats) batch(n int) {
 	s.maxBatch.add(int64(n))
 }
 
-func (s *appendStats) stats() AppendStats {
+func (s *appendStats) stats() appendFigures {
 	r := &s.requests
-	return AppendStats{
+	return appendFigures{
 		Calls:        s.calls.Load(),
 		Numbers:      s.numbers.Load(),
 		Errors:       s.errors.stats(),
@@ -408,11 +448,11 @@ func (s *appendStats) stats() AppendStats {
 		TurnWaits:    s.turnWaits.Load(),
 		TurnWait:     time.Duration(s.turnWait.Load()),
 
-		CapacityStats: capacityStats(r, &s.waits),
+		capacityFigures: capacityStats(r, &s.waits),
 	}
 }
 
-// sortKeyStats is the live form of SortKeyStats.
+// sortKeyStats is the live form of a SortKey's appendFigures.
 type sortKeyStats struct {
 	appendStats
 }
@@ -420,11 +460,7 @@ type sortKeyStats struct {
 // Stats returns the SortKey's cumulative figures. It reads a few atomic
 // counters: cheap enough to call at any rate, from any goroutine. Figures
 // read while calls are running may be a moment apart from each other.
-func (s *SortKey) Stats() SortKeyStats {
-	return SortKeyStats{AppendStats: s.stats.stats()}
-}
+func (s *SortKey) Stats() Stats { return s.stats.stats().stats() }
 
 // Stats returns the Latest's cumulative figures, as SortKey.Stats does.
-func (l *Latest) Stats() LatestStats {
-	return LatestStats{AppendStats: l.stats.stats()}
-}
+func (l *Latest) Stats() Stats { return l.stats.stats().stats() }

@@ -37,19 +37,19 @@ func TestCounterStats(t *testing.T) {
 	cancel()
 	_, err = c.AdvanceTo(ended, "orders", 8)
 	require.ErrorIs(t, err, context.Canceled)
-	assert.Equal(t, dynamoseq.CounterStats{
+	assert.Equal(t, dynamoseq.CounterFigures{
 		Calls:      6,
 		Numbers:    6,
 		RoundTrips: 4, // the empty name and the ended context send nothing
-		Errors:     dynamoseq.ErrorStats{Exhausted: 1, NotFound: 1, InvalidArgument: 1, Canceled: 1},
-	}, c.Stats())
+		Errors:     dynamoseq.ErrorFigures{Exhausted: 1, NotFound: 1, InvalidArgument: 1, Canceled: 1},
+	}, c.Figures())
 
 	missing, err := dynamoseq.NewCounter(client, "no_such_table")
 	require.NoError(t, err)
 	_, err = missing.Next(ctx, "orders")
 	require.ErrorIs(t, err, dynamoseq.ErrTableNotFound)
-	assert.Equal(t, dynamoseq.ErrorStats{TableNotFound: 1}, missing.Stats().Errors)
-	assert.Equal(t, int64(1), missing.Stats().Errors.Total())
+	assert.Equal(t, dynamoseq.ErrorFigures{TableNotFound: 1}, missing.Figures().Errors)
+	assert.Equal(t, int64(1), missing.Figures().Errors.Total())
 }
 
 // TestBlockStatsWaits makes callers wait for slow leases, and a lease fail.
@@ -68,7 +68,7 @@ func TestBlockStatsWaits(t *testing.T) {
 	// every caller that finds a range used up waits for the next.
 	got := drawBlock(t, b, "orders", 4, 10)
 	requireDistinct(t, slices.Concat(got...))
-	st := b.Stats()
+	st := b.Figures()
 	assert.Equal(t, int64(40), st.Numbers, "Numbers")
 	assert.Equal(t, int64(40), st.Calls, "Calls")
 	assert.GreaterOrEqual(t, st.Leases, int64(4), "Leases")
@@ -82,7 +82,7 @@ func TestBlockStatsWaits(t *testing.T) {
 	assert.Zero(t, st.Errors.Total(), "Errors")
 
 	// A failing lease: the callers that wait for it get its error.
-	waitFor(t, func() bool { return b.Stats().LeasedNumbers == st.Numbers+10 }) // the range leased in advance
+	waitFor(t, func() bool { return b.Figures().LeasedNumbers == st.Numbers+10 }) // the range leased in advance
 	faulty.fail.Store(true)
 	for range 10 {
 		_, err := b.Next(ctx, "orders")
@@ -90,9 +90,9 @@ func TestBlockStatsWaits(t *testing.T) {
 	}
 	_, err = b.Next(ctx, "orders")
 	require.ErrorIs(t, err, errInjected)
-	st = b.Stats()
+	st = b.Figures()
 	assert.GreaterOrEqual(t, st.FailedLeases, int64(1), "FailedLeases")
-	assert.Equal(t, dynamoseq.ErrorStats{Other: 1}, st.Errors, "Errors")
+	assert.Equal(t, dynamoseq.ErrorFigures{Other: 1}, st.Errors, "Errors")
 	assert.Equal(t, st.Numbers+1, st.Calls, "Calls")
 }
 
@@ -116,7 +116,7 @@ func TestBlockStatsExhausted(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	st := b.Stats()
+	st := b.Figures()
 	assert.Equal(t, int64(3), st.Errors.Exhausted, "Errors.Exhausted")
 	assert.Equal(t, int64(13), st.Calls, "Calls")
 	assert.Equal(t, int64(10), st.Numbers, "Numbers")
@@ -147,17 +147,17 @@ func TestSortKeyStats(t *testing.T) {
 	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument)
 	_, err = s.Last(ctx, "orders")
 	require.NoError(t, err)
-	assert.Equal(t, dynamoseq.SortKeyStats{AppendStats: dynamoseq.AppendStats{
+	assert.Equal(t, dynamoseq.AppendFigures{
 		Calls:   3, // two Appends and the bad Next; Last is not counted
 		Numbers: 2,
-		Errors:  dynamoseq.ErrorStats{InvalidArgument: 1},
+		Errors:  dynamoseq.ErrorFigures{InvalidArgument: 1},
 		// Query and Put when cold; the lost Put (from a hint of its own
 		// win, so a Query follows) and Put; Last.
 		RoundTrips: 6, Reads: 3, Puts: 3,
 		Batches: 2, BatchedCalls: 2, MaxBatch: 1,
 		LostRaces: 1, Retries: 1,
 		Turns: 1, // having met another writer, its win started a turn (see internal/engine/turns.go)
-	}}, s.Stats())
+	}, s.Figures())
 }
 
 // slowPuts is a client whose PutItems take d longer, as from a process far
@@ -189,8 +189,8 @@ func TestSortKeyStatsTurnWait(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, int64(i+1), n, "Append %d", i)
 	}
-	assert.Positive(t, a.Stats().Turns, "a's turns")
-	st := b.Stats()
+	assert.Positive(t, a.Figures().Turns, "a's turns")
+	st := b.Figures()
 	// One wait for a's turn; and when b's own turn (after its lost race)
 	// had ended by its next write, the pause that lets the others go first.
 	assert.Contains(t, []int64{1, 2}, st.TurnWaits, "b's waits for a turn")
@@ -206,11 +206,11 @@ func TestSortKeyStatsBatch(t *testing.T) {
 	for i, err := range errs {
 		require.NoError(t, err, "call %d", i)
 	}
-	assert.Equal(t, dynamoseq.SortKeyStats{AppendStats: dynamoseq.AppendStats{
+	assert.Equal(t, dynamoseq.AppendFigures{
 		Calls: 4, Numbers: 4,
 		RoundTrips: 3, Reads: 1, Puts: 1, Transactions: 1,
 		Batches: 2, BatchedCalls: 4, MaxBatch: 3,
-	}}, s.Stats())
+	}, s.Figures())
 }
 
 // TestSortKeyStatsContention: a writer that loses every race, each time
@@ -223,14 +223,14 @@ func TestSortKeyStatsContention(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.Append(context.Background(), "hot", ticket{Title: "mine"})
 	require.ErrorIs(t, err, dynamoseq.ErrContention)
-	assert.Equal(t, dynamoseq.SortKeyStats{AppendStats: dynamoseq.AppendStats{
+	assert.Equal(t, dynamoseq.AppendFigures{
 		Calls:  1,
-		Errors: dynamoseq.ErrorStats{Contention: 1},
+		Errors: dynamoseq.ErrorFigures{Contention: 1},
 		// A Query when cold, then three Puts.
 		RoundTrips: 4, Reads: 1, Puts: 3,
 		Batches: 1, BatchedCalls: 1, MaxBatch: 1,
 		LostRaces: 3, Retries: 2,
-	}}, s.Stats())
+	}, s.Figures())
 }
 
 // TestLatestStats: a cold write, a race lost to another process and won on
@@ -254,17 +254,17 @@ func TestLatestStats(t *testing.T) {
 	var p page
 	_, err = l.GetLatest(ctx, "doc", &p)
 	require.NoError(t, err)
-	assert.Equal(t, dynamoseq.LatestStats{AppendStats: dynamoseq.AppendStats{
+	assert.Equal(t, dynamoseq.AppendFigures{
 		Calls:   3, // two Appends and the bad Next; GetLatest is not counted
 		Numbers: 2,
-		Errors:  dynamoseq.ErrorStats{InvalidArgument: 1},
+		Errors:  dynamoseq.ErrorFigures{InvalidArgument: 1},
 		// GetItem and transaction when cold; the lost transaction and
 		// the retry; GetLatest.
 		RoundTrips: 5, Reads: 2, Transactions: 3,
 		Batches: 2, BatchedCalls: 2, MaxBatch: 1,
 		LostRaces: 1, Retries: 1,
 		Turns: 1, // having met another writer, its win started a turn (see internal/engine/turns.go)
-	}}, l.Stats())
+	}, l.Figures())
 }
 
 // TestLatestStatsBatch: appends that queue behind a transaction are
@@ -280,11 +280,11 @@ func TestLatestStatsBatch(t *testing.T) {
 	for i, err := range errs {
 		require.NoError(t, err, "call %d", i)
 	}
-	assert.Equal(t, dynamoseq.LatestStats{AppendStats: dynamoseq.AppendStats{
+	assert.Equal(t, dynamoseq.AppendFigures{
 		Calls: 4, Numbers: 4,
 		RoundTrips: 3, Reads: 1, Transactions: 2,
 		Batches: 2, BatchedCalls: 4, MaxBatch: 3,
-	}}, l.Stats())
+	}, l.Figures())
 }
 
 // TestLatestStatsContention: with MaxAttempts 1, one race lost to another
@@ -294,13 +294,13 @@ func TestLatestStatsContention(t *testing.T) {
 	l, _ := newRacyLatest(t, 1)
 	_, err := l.Append(context.Background(), "doc1", page{ID: "loser"})
 	require.ErrorIs(t, err, dynamoseq.ErrContention)
-	assert.Equal(t, dynamoseq.LatestStats{AppendStats: dynamoseq.AppendStats{
+	assert.Equal(t, dynamoseq.AppendFigures{
 		Calls:      1,
-		Errors:     dynamoseq.ErrorStats{Contention: 1},
+		Errors:     dynamoseq.ErrorFigures{Contention: 1},
 		RoundTrips: 2, Reads: 1, Transactions: 1,
 		Batches: 1, BatchedCalls: 1, MaxBatch: 1,
 		LostRaces: 1,
-	}}, l.Stats())
+	}, l.Figures())
 }
 
 // TestAppendStatsUnknownOutcome: a write whose answer is lost, and DynamoDB
@@ -316,15 +316,15 @@ func TestAppendStatsUnknownOutcome(t *testing.T) {
 			table := dbtest.SortKeyTable(t, dbtest.Client(t), types.ScalarAttributeTypeN)
 			retry := dynamoseq.Retry{ResolveTimeout: 300 * time.Millisecond, MaxDelay: 20 * time.Millisecond}
 			var appendFn appender
-			var stats func() dynamoseq.AppendStats
+			var stats func() dynamoseq.AppendFigures
 			if strategy == "SortKey" {
 				s, err := dynamoseq.NewSortKey(client, table, func(o *dynamoseq.SortKeyOptions) { o.Retry = retry })
 				require.NoError(t, err)
-				appendFn, stats = s.Append, func() dynamoseq.AppendStats { return s.Stats().AppendStats }
+				appendFn, stats = s.Append, func() dynamoseq.AppendFigures { return s.Figures() }
 			} else {
 				l, err := dynamoseq.NewLatest(client, table, func(o *dynamoseq.LatestOptions) { o.Retry = retry })
 				require.NoError(t, err)
-				appendFn, stats = l.Append, func() dynamoseq.AppendStats { return l.Stats().AppendStats }
+				appendFn, stats = l.Append, func() dynamoseq.AppendFigures { return l.Figures() }
 			}
 			errc := make(chan error)
 			go func() {
@@ -337,9 +337,9 @@ func TestAppendStatsUnknownOutcome(t *testing.T) {
 
 			st := stats()
 			require.Positive(t, st.Resends, "Resends")
-			want := dynamoseq.AppendStats{
+			want := dynamoseq.AppendFigures{
 				Calls:  1,
-				Errors: dynamoseq.ErrorStats{UnknownOutcome: 1},
+				Errors: dynamoseq.ErrorFigures{UnknownOutcome: 1},
 				// The first write and its resends, after a read.
 				RoundTrips: 2 + st.Resends, Reads: 1,
 				Batches: 1, BatchedCalls: 1, MaxBatch: 1,

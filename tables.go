@@ -27,15 +27,15 @@ var _ TableClient = (*dynamodb.Client)(nil)
 
 // CounterTable returns the definition of a table named name for a Counter
 // (and so a Block or an IDMinter) under the options: a String partition key
-// named PartitionKey, and with SortKey set a String sort key named
-// SortKey.Name; on-demand billing. Pass it to EnsureTable, or to
+// named PartitionKey, and with SortKeyValue set a String sort key named
+// SortKey; on-demand billing. Pass it to EnsureTable, or to
 // CreateTable after adding what the application needs (tags, streams). The
 // options are not validated here: NewCounter reports a bad one.
 func CounterTable(name string, optFns ...func(*CounterOptions)) *dynamodb.CreateTableInput {
 	o := apply(optFns)
-	pk := or(o.PartitionKey, DefaultPartitionKey)
-	if o.SortKey != nil {
-		return tableInput(name, pk, or(o.SortKey.Name, DefaultSortKey), types.ScalarAttributeTypeS)
+	pk := or(o.PartitionKey, defaultPartitionKey)
+	if o.SortKeyValue != "" {
+		return tableInput(name, pk, or(o.SortKey, defaultSortKey), types.ScalarAttributeTypeS)
 	}
 	return tableInput(name, pk, "", "")
 }
@@ -46,8 +46,8 @@ func CounterTable(name string, optFns ...func(*CounterOptions)) *dynamodb.Create
 // billing. As for CounterTable, the options are not validated here.
 func SortKeyTable(name string, optFns ...func(*SortKeyOptions)) *dynamodb.CreateTableInput {
 	o := apply(optFns)
-	sk := newNumberCodec(or(o.SortKey, DefaultSortKey), o.SortKeyDigits)
-	return tableInput(name, or(o.PartitionKey, DefaultPartitionKey), sk.attr, sk.typ)
+	sk := newNumberCodec(or(o.SortKey, defaultSortKey), o.SortKeyDigits)
+	return tableInput(name, or(o.PartitionKey, defaultPartitionKey), sk.attr, sk.typ)
 }
 
 // LatestTable returns the definition of a table named name for a Latest
@@ -57,9 +57,9 @@ func SortKeyTable(name string, optFns ...func(*SortKeyOptions)) *dynamodb.Create
 // options are not validated here.
 func LatestTable(name string, optFns ...func(*LatestOptions)) *dynamodb.CreateTableInput {
 	o := apply(optFns)
-	pk := or(o.PartitionKey, DefaultPartitionKey)
+	pk := or(o.PartitionKey, defaultPartitionKey)
 	if l, ok := layoutValue(o.Layout).(LayoutSortKey); ok {
-		sk := newNumberCodec(or(l.SortKey, DefaultSortKey), l.SortKeyDigits)
+		sk := newNumberCodec(or(l.SortKey, defaultSortKey), l.SortKeyDigits)
 		return tableInput(name, pk, sk.attr, sk.typ)
 	}
 	return tableInput(name, pk, "", "")
@@ -90,29 +90,21 @@ func tableInput(name, pk, sk string, skType types.ScalarAttributeType) *dynamodb
 }
 
 // EnsureTable makes the table that in defines ready for use, and is safe to
-// call on every start of a service or a test:
+// call on every start of a service or a test: it creates the table when it
+// does not exist (one created meanwhile by another process is taken as it
+// is), waits until it is ACTIVE (or UPDATING) for as long as ctx allows,
+// and with a ttlAttribute enables Time to Live on it unless it already is.
 //
-//   - when the table does not exist, it creates it with in (one
-//     CreateTable; a table created meanwhile by another process is taken as
-//     it is);
-//   - it waits, polling DescribeTable, until the table is ACTIVE (or
-//     UPDATING, which serves reads and writes), for as long as ctx allows;
-//   - when ttlAttribute is not "", it enables Time to Live on that
-//     attribute, unless it already is (DescribeTimeToLive, then
-//     UpdateTimeToLive only when needed: DynamoDB refuses to enable it
-//     twice).
-//
-// An existing table whose key schema differs from in (other attribute
-// names, types, or a sort key too many or too few), or with Time to Live
-// enabled on another attribute than ttlAttribute, is refused with
-// ErrTableMismatch naming what differs; nothing is changed. Other settings
-// (billing mode, indexes, streams) of an existing table are not compared.
-// Errors are *Error naming the table; ErrInvalidArgument for a nil client
-// or an input without a valid table name or key schema.
+// An existing table whose key schema differs from in, or with Time to Live
+// on another attribute, is refused with ErrTableMismatch naming what
+// differs; nothing is changed. Other settings (billing mode, indexes,
+// streams) are not compared. Errors are *Error naming the table;
+// ErrInvalidArgument for a nil client or an input without a valid table
+// name or key schema.
 //
 // A table that exists and is ready costs one DescribeTable, plus one
-// DescribeTimeToLive with a ttlAttribute, and is not changed. EnsureTable
-// is safe for concurrent use, also by several processes on one table.
+// DescribeTimeToLive with a ttlAttribute. EnsureTable is safe for
+// concurrent use, also by several processes on one table.
 func EnsureTable(ctx context.Context, client TableClient, in *dynamodb.CreateTableInput, ttlAttribute string) error {
 	var table string
 	if in != nil {

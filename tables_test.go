@@ -136,7 +136,7 @@ func TestTableDefinitionsFitStrategies(t *testing.T) {
 	}{
 		{"Counter", counter(nil)},
 		{"Counter NextId", counter(func(o *dynamoseq.CounterOptions) { o.PartitionKey, o.ValueAttribute = "NextKey", "NextId" })},
-		{"Counter sort key", counter(func(o *dynamoseq.CounterOptions) { o.SortKey = &dynamoseq.CounterSortKey{Value: "COUNTER"} })},
+		{"Counter sort key", counter(func(o *dynamoseq.CounterOptions) { o.SortKeyValue = "COUNTER" })},
 		{"SortKey", sortKey(nil)},
 		{"SortKey String", sortKey(func(o *dynamoseq.SortKeyOptions) { o.SortKeyDigits = 6 })},
 		{"SortKey names", sortKey(func(o *dynamoseq.SortKeyOptions) { o.PartitionKey, o.SortKey = "PK", "SK" })},

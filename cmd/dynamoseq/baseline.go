@@ -10,8 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/dynamoseq/dynamoseq"
 )
 
 // The raw SDK calls that bench runs beside the library: the recipes of the
@@ -22,15 +20,15 @@ import (
 // rawCounter is UpdateItem ADD 1 with ReturnValues UPDATED_NEW, the
 // baseline of Counter and Block.
 func (e *env) rawCounter(client *dynamodb.Client, name string) func(context.Context) error {
-	key := map[string]types.AttributeValue{or(e.partitionKey, dynamoseq.DefaultPartitionKey): &types.AttributeValueMemberS{Value: e.keyPrefix + name}}
+	key := map[string]types.AttributeValue{or(e.partitionKey, defaultPartitionKey): &types.AttributeValueMemberS{Value: e.keyPrefix + name}}
 	if e.counterSortKey != "" {
-		key[or(e.sortKey, dynamoseq.DefaultSortKey)] = &types.AttributeValueMemberS{Value: e.counterSortKey}
+		key[or(e.sortKey, defaultSortKey)] = &types.AttributeValueMemberS{Value: e.counterSortKey}
 	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(e.table),
 		Key:                       key,
 		UpdateExpression:          aws.String("ADD #v :one"),
-		ExpressionAttributeNames:  map[string]string{"#v": or(e.valueAttribute, dynamoseq.DefaultValueAttribute)},
+		ExpressionAttributeNames:  map[string]string{"#v": or(e.valueAttribute, defaultValueAttribute)},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "1"}},
 		ReturnValues:              types.ReturnValueUpdatedNew,
 	}
@@ -45,7 +43,7 @@ func (e *env) rawCounter(client *dynamodb.Client, name string) func(context.Cont
 // with attribute_not_exists, and on a failed condition the same again at
 // once.
 func (e *env) rawSortKey(client *dynamodb.Client, name string) func(context.Context) error {
-	pk, sk := or(e.partitionKey, dynamoseq.DefaultPartitionKey), or(e.sortKey, dynamoseq.DefaultSortKey)
+	pk, sk := or(e.partitionKey, defaultPartitionKey), or(e.sortKey, defaultSortKey)
 	pkValue := &types.AttributeValueMemberS{Value: e.keyPrefix + name}
 	query := &dynamodb.QueryInput{
 		TableName:                 aws.String(e.table),
@@ -88,7 +86,7 @@ func (e *env) rawSortKey(client *dynamodb.Client, name string) func(context.Cont
 // (attribute_not_exists) and 'latest' (condition on its version); on a
 // cancelled transaction read again and retry at once.
 func (e *env) rawLatest(client *dynamodb.Client, name string) func(context.Context) error {
-	pk, versionAttr := or(e.partitionKey, dynamoseq.DefaultPartitionKey), or(e.versionAttribute, dynamoseq.DefaultVersionAttribute)
+	pk, versionAttr := or(e.partitionKey, defaultPartitionKey), or(e.versionAttribute, defaultVersionAttribute)
 	known := int64(-1)
 	return func(ctx context.Context) error {
 		for {
@@ -136,17 +134,17 @@ func (e *env) rawLatest(client *dynamodb.Client, name string) func(context.Conte
 // versionKey and latestKey are the keys of Latest's items, in the layout
 // of the options.
 func (e *env) versionKey(name string, n int64) map[string]types.AttributeValue {
-	pk, base := or(e.partitionKey, dynamoseq.DefaultPartitionKey), e.keyPrefix+name
+	pk, base := or(e.partitionKey, defaultPartitionKey), e.keyPrefix+name
 	if e.partitionKeyLayout() {
-		return map[string]types.AttributeValue{pk: &types.AttributeValueMemberS{Value: fmt.Sprintf(or(e.versionKeyFormat, dynamoseq.DefaultVersionKeyFormat), base, n)}}
+		return map[string]types.AttributeValue{pk: &types.AttributeValueMemberS{Value: fmt.Sprintf(or(e.versionKeyFormat, defaultVersionKeyFormat), base, n)}}
 	}
-	return map[string]types.AttributeValue{pk: &types.AttributeValueMemberS{Value: base}, or(e.sortKey, dynamoseq.DefaultSortKey): e.sortKeyValue(n)}
+	return map[string]types.AttributeValue{pk: &types.AttributeValueMemberS{Value: base}, or(e.sortKey, defaultSortKey): e.sortKeyValue(n)}
 }
 
 func (e *env) latestKey(name string) map[string]types.AttributeValue {
-	pk, base := or(e.partitionKey, dynamoseq.DefaultPartitionKey), e.keyPrefix+name
+	pk, base := or(e.partitionKey, defaultPartitionKey), e.keyPrefix+name
 	if e.partitionKeyLayout() {
-		return map[string]types.AttributeValue{pk: &types.AttributeValueMemberS{Value: fmt.Sprintf(or(e.latestKeyFormat, dynamoseq.DefaultLatestKeyFormat), base)}}
+		return map[string]types.AttributeValue{pk: &types.AttributeValueMemberS{Value: fmt.Sprintf(or(e.latestKeyFormat, defaultLatestKeyFormat), base)}}
 	}
 	return e.versionKey(name, 0)
 }

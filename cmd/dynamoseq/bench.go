@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,16 +30,16 @@ type benchOptions struct {
 
 	// The runtime options bench's flags set.
 	maxAttempts   int                    // Retry.MaxAttempts
-	block         dynamoseq.BlockOptions // a Block's, but FollowRate
-	minBlockSize  int64                  // FollowRate.MinSize; set, the sizes follow the rate
-	blockLifetime time.Duration          // FollowRate.Lifetime
+	block         dynamoseq.BlockOptions // a Block's, but MinSize and Lifetime
+	minBlockSize  int64                  // MinSize; set, the sizes follow the rate
+	blockLifetime time.Duration          // Lifetime
 }
 
 // blockOptions copies the Block's options that bench's flags set into o.
 func (b *benchOptions) blockOptions(o *dynamoseq.BlockOptions) {
 	*o = b.block
 	if b.minBlockSize != 0 {
-		o.FollowRate = &dynamoseq.BlockRate{MinSize: b.minBlockSize, Lifetime: b.blockLifetime}
+		o.MinSize, o.Lifetime = b.minBlockSize, cmp.Or(b.blockLifetime, defaultBlockLifetime)
 	}
 }
 
@@ -63,11 +64,10 @@ func benchCommand() *command {
 			fs.DurationVarP(&o.duration, "duration", "d", 30*time.Second, "how long each side (library, raw SDK) is measured")
 			fs.Int64Var(&o.size, "size", 1000, "the range size of a Block")
 			fs.BoolVar(&o.baseline, "baseline", true, "also run the raw SDK call")
-			fs.IntVar(&o.maxAttempts, "max-attempts", 0, fmt.Sprintf("tries of a write that lost a race to another writer, which a counter does only on an MRSC table (default %d)", dynamoseq.DefaultMaxAttempts))
-			fs.Float64Var(&o.block.RefillThreshold, "refill-threshold", 0, fmt.Sprintf("the used share of a range after which the next is leased (default %v)", dynamoseq.DefaultRefillThreshold))
+			fs.IntVar(&o.maxAttempts, "max-attempts", 0, fmt.Sprintf("tries of a write that lost a race to another writer, which a counter does only on an MRSC table (default %d)", defaultMaxAttempts))
 			fs.Int64Var(&o.minBlockSize, "min-block-size", 0, "when set, range sizes follow the rate of use, from this size to --max-block-size (default: they grow after callers waited)")
-			fs.Int64Var(&o.block.MaxSize, "max-block-size", 0, fmt.Sprintf("the largest range (default %d times --size)", dynamoseq.DefaultBlockGrowth))
-			fs.DurationVar(&o.blockLifetime, "block-lifetime", 0, fmt.Sprintf("with --min-block-size: how long an adaptive range should last (default %v)", dynamoseq.DefaultBlockLifetime))
+			fs.Int64Var(&o.block.MaxSize, "max-block-size", 0, fmt.Sprintf("the largest range (default %d times --size)", defaultBlockGrowth))
+			fs.DurationVar(&o.blockLifetime, "block-lifetime", 0, fmt.Sprintf("with --min-block-size: how long an adaptive range should last (default %v)", defaultBlockLifetime))
 			return func(ctx context.Context, e *env, args []string) error {
 				name := "dynamoseq-bench"
 				if len(args) == 1 {

@@ -154,7 +154,7 @@ func (r *benchResult) text() string {
 
 // statsLines writes the non-zero fields of a Stats struct, one a line, the
 // fields of an inner struct (Errors) under its name: "Errors.Contention 3",
-// those of an embedded one (AppendStats) as its own.
+// those of an embedded one as its own.
 func statsLines(prefix string, v reflect.Value) []string {
 	var lines []string
 	for i := range v.NumField() {

@@ -10,19 +10,18 @@ import (
 	"github.com/dynamoseq/dynamoseq"
 )
 
-// TestStatsLines: the non-zero figures, an inner struct's under its name,
-// an embedded one's as the outer struct's own.
+// TestStatsLines: the non-zero figures, an inner struct's under its name.
 func TestStatsLines(t *testing.T) {
-	st := dynamoseq.SortKeyStats{AppendStats: dynamoseq.AppendStats{
+	st := dynamoseq.Stats{
 		Calls: 3, Numbers: 2, Errors: dynamoseq.ErrorStats{Contention: 1}, LostRaces: 4,
-		Turns: 1,
-	}}
+		Resends: 1,
+	}
 	assert.Equal(t, []string{
 		"Calls            3",
 		"Numbers          2",
 		"Errors.Contention 1",
+		"Resends          1",
 		"LostRaces        4",
-		"Turns            1",
 	}, statsLines("", reflect.ValueOf(st)))
-	assert.Equal(t, []string{"WaitTime         1.5s"}, statsLines("", reflect.ValueOf(dynamoseq.BlockStats{WaitTime: 1500 * time.Millisecond})))
+	assert.Equal(t, []string{"WaitTime         1.5s"}, statsLines("", reflect.ValueOf(dynamoseq.Stats{WaitTime: 1500 * time.Millisecond})))
 }

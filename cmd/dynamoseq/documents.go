@@ -71,17 +71,17 @@ func versionsCommand() *command {
 // SortKey sequence name), newest first, at most limit of them when limit is
 // above 0.
 func (e *env) versions(ctx context.Context, kind, name string, pageSize, limit int) ([]document, error) {
-	var pages func(cursor int64) ([]dynamoseq.Version, int64, error)
+	var pages func(cursor int64) ([]dynamoseq.Item, int64, error)
 	if kind == kindSortKey {
 		s, err := e.newSortKey(ctx)
 		if err != nil {
 			return nil, err
 		}
-		pages = func(cursor int64) ([]dynamoseq.Version, int64, error) {
+		pages = func(cursor int64) ([]dynamoseq.Item, int64, error) {
 			items, next, err := s.Items(ctx, name, cursor, pageSize, dynamoseq.NewestFirst)
-			page := make([]dynamoseq.Version, len(items))
+			page := make([]dynamoseq.Item, len(items))
 			for i, it := range items {
-				page[i] = dynamoseq.Version(it) // the same fields: a number and its attributes
+				page[i] = dynamoseq.Item(it) // the same fields: a number and its attributes
 			}
 			return page, next, err
 		}
@@ -90,7 +90,7 @@ func (e *env) versions(ctx context.Context, kind, name string, pageSize, limit i
 		if err != nil {
 			return nil, err
 		}
-		pages = func(before int64) ([]dynamoseq.Version, int64, error) { return l.Versions(ctx, name, before, pageSize) }
+		pages = func(before int64) ([]dynamoseq.Item, int64, error) { return l.Versions(ctx, name, before, pageSize) }
 	}
 	docs := []document{}
 	for before := int64(0); ; {

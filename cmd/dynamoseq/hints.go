@@ -201,7 +201,7 @@ func (e *env) sampleNames(ctx context.Context, kind string) (names []string, mor
 	if err != nil {
 		return nil, false, err
 	}
-	pkName := or(e.partitionKey, dynamoseq.DefaultPartitionKey)
+	pkName := or(e.partitionKey, defaultPartitionKey)
 	for _, item := range out.Items {
 		pk, _ := item[pkName].(*types.AttributeValueMemberS)
 		if pk == nil || !strings.HasPrefix(pk.Value, e.keyPrefix) {
@@ -223,7 +223,7 @@ func (e *env) counterScan(prefix string) *dynamodb.ScanInput {
 	in := &dynamodb.ScanInput{
 		TableName:                aws.String(e.table),
 		ProjectionExpression:     aws.String("#pk, #v"),
-		ExpressionAttributeNames: map[string]string{"#pk": or(e.partitionKey, dynamoseq.DefaultPartitionKey), "#v": or(e.valueAttribute, dynamoseq.DefaultValueAttribute)},
+		ExpressionAttributeNames: map[string]string{"#pk": or(e.partitionKey, defaultPartitionKey), "#v": or(e.valueAttribute, defaultValueAttribute)},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":n": &types.AttributeValueMemberS{Value: "N"},
 		},
@@ -235,7 +235,7 @@ func (e *env) counterScan(prefix string) *dynamodb.ScanInput {
 	}
 	if e.counterSortKey != "" { // counters beside other items of a single-table design
 		filters = append(filters, "#sk = :sk")
-		in.ExpressionAttributeNames["#sk"] = or(e.sortKey, dynamoseq.DefaultSortKey)
+		in.ExpressionAttributeNames["#sk"] = or(e.sortKey, defaultSortKey)
 		in.ExpressionAttributeValues[":sk"] = &types.AttributeValueMemberS{Value: e.counterSortKey}
 	}
 	in.FilterExpression = aws.String(strings.Join(filters, " AND "))
@@ -247,7 +247,7 @@ func (e *env) nameScan() *dynamodb.ScanInput {
 	in := &dynamodb.ScanInput{
 		TableName:                aws.String(e.table),
 		ProjectionExpression:     aws.String("#pk"),
-		ExpressionAttributeNames: map[string]string{"#pk": or(e.partitionKey, dynamoseq.DefaultPartitionKey)},
+		ExpressionAttributeNames: map[string]string{"#pk": or(e.partitionKey, defaultPartitionKey)},
 	}
 	if e.keyPrefix != "" {
 		in.FilterExpression = aws.String("begins_with(#pk, :p)")
@@ -263,7 +263,7 @@ func (e *env) nameOf(kind, key string) (string, bool) {
 	if kind != kindLatest || e.layout != "partitionkey" {
 		return key, true
 	}
-	return latestKeyName(or(e.latestKeyFormat, dynamoseq.DefaultLatestKeyFormat), key)
+	return latestKeyName(or(e.latestKeyFormat, defaultLatestKeyFormat), key)
 }
 
 // closest returns at most n of names that are close to name, the closest

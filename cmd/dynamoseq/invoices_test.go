@@ -19,7 +19,7 @@ var invoiceFormat = dynamoseq.Format{Prefix: "INV", DateLayout: "2006", Separato
 // invoiceFlags are the flags that give the command invoiceFormat.
 var invoiceFlags = []string{"--id-prefix", "INV", "--id-separator", "-", "--id-date-layout", "2006", "--id-width", "6"}
 
-// seedInvoices creates a SortKey table and appends, with an IDMinter over
+// seedInvoices creates a SortKey table and appends, with a SortKeyIDMinter over
 // a SortKey of yearly periods in 2026, three invoices for acme and one for
 // globex, as the service of issue 27 does.
 func seedInvoices(t *testing.T, run runFunc, client *dynamodb.Client) string {
@@ -28,7 +28,7 @@ func seedInvoices(t *testing.T, run runFunc, client *dynamodb.Client) string {
 	run(t, "create-table", "--kind", "sortkey", "--table", table).ok(t)
 	s, err := dynamoseq.NewSortKey(client, table)
 	require.NoError(t, err)
-	m, err := dynamoseq.NewIDMinter(s, invoiceFormat, dynamoseq.Yearly, func(o *dynamoseq.IDMinterOptions) {
+	m, err := dynamoseq.NewSortKeyIDMinter(s, invoiceFormat, dynamoseq.Yearly, func(o *dynamoseq.IDMinterOptions) {
 		o.Now = func() time.Time { return time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC) }
 	})
 	require.NoError(t, err)

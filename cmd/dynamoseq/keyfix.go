@@ -7,8 +7,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/dynamoseq/dynamoseq"
 )
 
 // keyFix returns the flags that make the options fit the key of table t
@@ -66,21 +64,21 @@ func (s *settings) fitKey(t *types.TableDescription, kind string) ([]string, boo
 	}
 	pk, _ := keyAttribute(t, types.KeyTypeHash)
 	sk, skType := keyAttribute(t, types.KeyTypeRange)
-	set(&fixed.partitionKey, dynamoseq.DefaultPartitionKey, pk, "--partition-key")
+	set(&fixed.partitionKey, defaultPartitionKey, pk, "--partition-key")
 	switch {
 	case sk == "" && shape == kindLatest:
 		set(&fixed.layout, "sortkey", "partitionkey", "--layout")
 	case sk == "" && shape == kindCounter:
 		set(&fixed.counterSortKey, "", "", "--counter-sort-key-value")
 	case sk != "" && shape == kindCounter:
-		set(&fixed.sortKey, dynamoseq.DefaultSortKey, sk, "--sort-key")
+		set(&fixed.sortKey, defaultSortKey, sk, "--sort-key")
 		if fixed.counterSortKey == "" {
 			fixed.counterSortKey = "VALUE"
 			flags = append(flags, "--counter-sort-key-value VALUE")
 		}
 	case sk != "":
 		set(&fixed.layout, "sortkey", "sortkey", "--layout")
-		set(&fixed.sortKey, dynamoseq.DefaultSortKey, sk, "--sort-key")
+		set(&fixed.sortKey, defaultSortKey, sk, "--sort-key")
 		set(&fixed.sortKeyType, "N", skType, "--sort-key-type")
 	}
 	want := fixed.tableDefinition(kind)

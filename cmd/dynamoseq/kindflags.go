@@ -39,7 +39,6 @@ var kindFlags = []flagKinds{
 	{"version-key-format", []string{kindLatest}},
 	{"latest-key-format", []string{kindLatest}},
 	{"size", []string{kindBlock}},
-	{"refill-threshold", []string{kindBlock}},
 	{"min-block-size", []string{kindBlock}},
 	{"max-block-size", []string{kindBlock}},
 	{"block-lifetime", []string{kindBlock}},

@@ -212,11 +212,11 @@ func (e *env) newSurveyor(desc *types.TableDescription) *surveyor {
 	pk, sk := keyNames(desc)
 	return &surveyor{
 		pk: pk, sk: sk,
-		value:          or(e.valueAttribute, dynamoseq.DefaultValueAttribute),
-		version:        or(e.versionAttribute, dynamoseq.DefaultVersionAttribute),
+		value:          or(e.valueAttribute, defaultValueAttribute),
+		version:        or(e.versionAttribute, defaultVersionAttribute),
 		keyPrefix:      e.keyPrefix,
 		counterSortKey: e.counterSortKey,
-		latestFormat:   or(e.latestKeyFormat, dynamoseq.DefaultLatestKeyFormat),
+		latestFormat:   or(e.latestKeyFormat, defaultLatestKeyFormat),
 		seqs:           map[string]*listed{},
 	}
 }

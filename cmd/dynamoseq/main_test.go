@@ -215,7 +215,7 @@ func TestMessages(t *testing.T) {
 		{[]string{"next", "orders", "--table", "Seq", "--output", "yaml"}, `invalid argument "yaml" for "--output" flag: want text, json`},
 		{[]string{"next", "orders", "--table", "Seq", "--kind", "counter", "--start", "-3"}, "invalid argument: --start is -3, want at least 1"},
 		{[]string{"next", "orders", "--table", "Seq", "--kind", "counter", "--start", "9", "--max-value", "5"}, "invalid argument: --max-value is 5, below the first value (--start is 9)"},
-		{[]string{"bench", "--table", "Seq", "--kind", "block", "--refill-threshold", "2"}, "--refill-threshold is 2"},
+		{[]string{"bench", "--table", "Seq", "--kind", "block", "--min-block-size", "2000"}, "--min-block-size is 2000"},
 		{[]string{"next", "orders", "--table", "Seq", "--kind", "counter", "--regions", "a,b"}, "invalid argument: --regions is a,b, read only on a multi-Region eventually consistent table (--global-table is none)"},
 	} {
 		r := run(t, tc.args...)
@@ -601,7 +601,7 @@ func testBench(t *testing.T, run runFunc, client *dynamodb.Client) {
 	table := newTable(t, client)
 	run(t, "create-table", "--kind", "counter", "--table", table).ok(t)
 	out := run(t, "bench", "--kind", "block", "-c", "4", "-d", "1s", "--table", table).ok(t)
-	for _, want := range []string{"latency of dynamoseq:", "numbers/s", "p99", "raw SDK", "Stats()", "Leases"} {
+	for _, want := range []string{"latency of dynamoseq:", "numbers/s", "p99", "raw SDK", "Stats()", "RoundTrips"} {
 		assert.Contains(t, out, want)
 	}
 }

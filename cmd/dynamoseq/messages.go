@@ -14,9 +14,8 @@ import (
 var optionFlags = map[string]string{
 	"PartitionKey":            "--partition-key",
 	"KeyPrefix":               "--key-prefix",
-	"SortKey":                 "--sort-key", // a SortKey's
-	"SortKey.Name":            "--sort-key", // a Counter's, with --counter-sort-key-value
-	"SortKey.Value":           "--counter-sort-key-value",
+	"SortKey":                 "--sort-key", // a SortKey's, and a Counter's with --counter-sort-key-value
+	"SortKeyValue":            "--counter-sort-key-value",
 	"Layout.SortKey":          "--sort-key",
 	"SortKeyDigits":           "--sort-key-width",
 	"Layout.SortKeyDigits":    "--sort-key-width",
@@ -31,10 +30,9 @@ var optionFlags = map[string]string{
 	"Region":                  "--region",
 	"Regions":                 "--regions",
 	"MaxAttempts":             "--max-attempts",
-	"RefillThreshold":         "--refill-threshold",
 	"MaxSize":                 "--max-block-size",
-	"FollowRate.MinSize":      "--min-block-size",
-	"FollowRate.Lifetime":     "--block-lifetime",
+	"MinSize":                 "--min-block-size",
+	"Lifetime":                "--block-lifetime",
 }
 
 // message is err as the command prints it: prefixed with the program's

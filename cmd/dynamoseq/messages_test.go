@@ -36,7 +36,7 @@ func TestOptionMessage(t *testing.T) {
 	}{
 		{wrap(&dynamoseq.OptionError{Field: "Regions", Value: []string{"a", "b"}, Reason: "read only there", Other: "GlobalTable", OtherValue: dynamoseq.GlobalTableMRSC}),
 			`dynamoseq: NewCounter: table "Seq": invalid argument: --regions is a,b, read only there (--global-table is mrsc)`},
-		{wrap(&dynamoseq.OptionError{Field: "SortKey.Value", Value: "", Reason: "want a value"}),
+		{wrap(&dynamoseq.OptionError{Field: "SortKeyValue", Value: "", Reason: "want a value"}),
 			`dynamoseq: NewCounter: table "Seq": invalid argument: --counter-sort-key-value is "", want a value`},
 		{wrap(&dynamoseq.OptionError{Field: "TokenAttribute", Value: "sk", Reason: "a key", Other: "SortKey", OtherValue: "sk"}),
 			`dynamoseq: NewCounter: table "Seq": invalid argument: option TokenAttribute is sk, a key (--sort-key is sk)`},

@@ -61,7 +61,7 @@ func (f *idFlags) minter(p *periodFlags) (*dynamoseq.IDMinter, *time.Location, e
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := dynamoseq.NewIDMinter(namesOnly{}, f.format, periods[p.period].period, func(o *dynamoseq.IDMinterOptions) { o.Location = loc })
+	m, err := namingMinter(f.format, periods[p.period].period, loc)
 	return m, loc, err
 }
 
@@ -72,16 +72,16 @@ func (f *idFlags) sequenceOfID(p *periodFlags, name, id string) (string, int64, 
 	if p.date != "" {
 		return "", 0, usageErrorf("--date is not read with a readable ID: its date names the period")
 	}
-	m, _, err := f.minter(p)
+	m, loc, err := f.minter(p)
 	if err != nil {
 		return "", 0, err
 	}
-	parts, err := m.Parse(id)
+	date, n, err := f.format.Parse(id, loc)
 	if err != nil {
 		return "", 0, err
 	}
-	seq, err := m.SequenceAt(name, parts.Date)
-	return seq, parts.Number, err
+	seq, err := m.SequenceAt(name, date)
+	return seq, n, err
 }
 
 // ids returns the function that writes a number of the period that
@@ -101,15 +101,15 @@ func (f *idFlags) ids(p *periodFlags, now time.Time) (func(int64) string, error)
 // idsOf returns the function that writes a number of the period of the
 // readable ID id as the IDMinter writes its ID.
 func (f *idFlags) idsOf(p *periodFlags, id string) (func(int64) string, error) {
-	m, _, err := f.minter(p)
+	_, loc, err := f.minter(p)
 	if err != nil {
 		return nil, err
 	}
-	parts, err := m.Parse(id)
+	date, _, err := f.format.Parse(id, loc)
 	if err != nil {
 		return nil, err
 	}
-	return func(n int64) string { return f.format.ID(parts.Date, n) }, nil
+	return func(n int64) string { return f.format.ID(date, n) }, nil
 }
 
 // notANumber is the usage error for a VERSION that is not a number: with
@@ -187,7 +187,7 @@ func guessFormat(id, period string) (dynamoseq.Format, bool) {
 				continue
 			}
 		}
-		if parts, err := f.Parse(id, time.UTC); err == nil && f.ID(parts.Date, parts.Number) == id {
+		if date, n, err := f.Parse(id, time.UTC); err == nil && f.ID(date, n) == id {
 			return f, true
 		}
 	}

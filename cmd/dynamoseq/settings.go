@@ -2,12 +2,11 @@ package main
 
 import (
 	"cmp"
-	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/spf13/pflag"
 
 	"github.com/dynamoseq/dynamoseq"
@@ -53,20 +52,20 @@ func (s *settings) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.profile, "profile", "", "the named profile of the shared AWS config and credentials files")
 	choiceVar(fs, &s.output, "output", "text", "the format of the answers on stdout", "text", "json")
 
-	fs.StringVar(&s.partitionKey, "partition-key", "", fmt.Sprintf("the partition key attribute, a String (default %q)", dynamoseq.DefaultPartitionKey))
-	fs.StringVar(&s.sortKey, "sort-key", "", fmt.Sprintf("the sort key attribute (default %q) of a SortKey's or a Latest's table, or of a single-table design's counters", dynamoseq.DefaultSortKey))
+	fs.StringVar(&s.partitionKey, "partition-key", "", fmt.Sprintf("the partition key attribute, a String (default %q)", defaultPartitionKey))
+	fs.StringVar(&s.sortKey, "sort-key", "", fmt.Sprintf("the sort key attribute (default %q) of a SortKey's or a Latest's table, or of a single-table design's counters", defaultSortKey))
 	choiceVar(fs, &s.sortKeyType, "sort-key-type", "", "the sort key's type (default N)", "N", "S")
 	fs.IntVar(&s.sortKeyWidth, "sort-key-width", 0, "digits of a String sort key (default 19)")
 	fs.StringVar(&s.counterSortKey, "counter-sort-key-value", "", `the String sort key value of every counter item, in a single-table design with a String sort key ("COUNTER")`)
-	fs.StringVar(&s.valueAttribute, "value-attribute", "", fmt.Sprintf("the Number attribute of a counter (default %q)", dynamoseq.DefaultValueAttribute))
+	fs.StringVar(&s.valueAttribute, "value-attribute", "", fmt.Sprintf("the Number attribute of a counter (default %q)", defaultValueAttribute))
 	fs.StringVar(&s.keyPrefix, "key-prefix", "", `prepended to every sequence name in the partition key ("SEQ#")`)
-	fs.Int64Var(&s.start, "start", 0, fmt.Sprintf("the first value of a new counter or SortKey sequence (default %d)", dynamoseq.DefaultStart))
-	fs.Int64Var(&s.step, "step", 0, fmt.Sprintf("the difference between consecutive counter values (default %d)", dynamoseq.DefaultStep))
-	fs.Int64Var(&s.maxValue, "max-value", 0, fmt.Sprintf("the largest value a counter or a SortKey sequence hands out (default %d)", int64(dynamoseq.DefaultMaxValue)))
+	fs.Int64Var(&s.start, "start", 0, fmt.Sprintf("the first value of a new counter or SortKey sequence (default %d)", defaultStart))
+	fs.Int64Var(&s.step, "step", 0, fmt.Sprintf("the difference between consecutive counter values (default %d)", defaultStep))
+	fs.Int64Var(&s.maxValue, "max-value", 0, fmt.Sprintf("the largest value a counter or a SortKey sequence hands out (default %d)", int64(defaultMaxValue)))
 	choiceVar(fs, &s.layout, "layout", "", "Latest's layout: a Number sort key per version, or a partition key per version on a table without a sort key (default sortkey)", "sortkey", "partitionkey")
-	fs.StringVar(&s.versionAttribute, "version-attribute", "", fmt.Sprintf("Latest's version attribute (default %q)", dynamoseq.DefaultVersionAttribute))
-	fs.StringVar(&s.versionKeyFormat, "version-key-format", "", fmt.Sprintf("Latest's version key with --layout partitionkey (default %q)", dynamoseq.DefaultVersionKeyFormat))
-	fs.StringVar(&s.latestKeyFormat, "latest-key-format", "", fmt.Sprintf("Latest's 'latest' key with --layout partitionkey (default %q)", dynamoseq.DefaultLatestKeyFormat))
+	fs.StringVar(&s.versionAttribute, "version-attribute", "", fmt.Sprintf("Latest's version attribute (default %q)", defaultVersionAttribute))
+	fs.StringVar(&s.versionKeyFormat, "version-key-format", "", fmt.Sprintf("Latest's version key with --layout partitionkey (default %q)", defaultVersionKeyFormat))
+	fs.StringVar(&s.latestKeyFormat, "latest-key-format", "", fmt.Sprintf("Latest's 'latest' key with --layout partitionkey (default %q)", defaultLatestKeyFormat))
 	choiceVar(fs, &s.globalTable, "global-table", "", "the kind of table: single-Region, or global in either mode (default none; see docs/global-tables.md)", "none", "mrec", "mrsc")
 	fs.StringVar(&s.regions, "regions", "", "with --global-table mrec: the table's Regions, comma-separated, in the order every process is given; this process's Region is --region's")
 }
@@ -141,7 +140,7 @@ func (s *settings) sortKeyDigits() int {
 func (s *settings) counterOptions(o *dynamoseq.CounterOptions) {
 	o.PartitionKey, o.KeyPrefix = s.partitionKey, s.keyPrefix
 	if s.counterSortKey != "" {
-		o.SortKey = &dynamoseq.CounterSortKey{Name: s.sortKey, Value: s.counterSortKey}
+		o.SortKey, o.SortKeyValue = s.sortKey, s.counterSortKey
 	}
 	o.ValueAttribute = s.valueAttribute
 	o.Start, o.Step, o.MaxValue = s.start, s.step, s.maxValue
@@ -177,20 +176,22 @@ func (s *settings) latestKeys(o *dynamoseq.LatestOptions) {
 
 // periodMinter is an IDMinter of the calendar period in loc, made for its
 // SequenceAt, which names a period's counter as every IDMinter does. It is
-// never asked for an ID, so its Sequencer is never called.
+// never asked for an ID.
 func periodMinter(period dynamoseq.CalendarPeriod, loc *time.Location) (*dynamoseq.IDMinter, error) {
 	// A date layout that tells the periods apart, which NewIDMinter checks.
 	layout := map[dynamoseq.CalendarPeriod]string{dynamoseq.Daily: "20060102", dynamoseq.Monthly: "200601", dynamoseq.Yearly: "2006"}[period]
-	return dynamoseq.NewIDMinter(namesOnly{}, dynamoseq.Format{DateLayout: layout}, period, func(o *dynamoseq.IDMinterOptions) {
-		o.Location = loc
-	})
+	return namingMinter(dynamoseq.Format{DateLayout: layout}, period, loc)
 }
 
-// namesOnly is the Sequencer of periodMinter, which only names sequences.
-type namesOnly struct{}
-
-func (namesOnly) Next(context.Context, string) (int64, error) {
-	return 0, errors.New("dynamoseq: the command's IDMinter only names the periods' counters")
+// namingMinter is an IDMinter of format, period and loc over a Counter
+// whose client is never called: the command's IDMinters only name the
+// periods' sequences and write IDs, they never mint.
+func namingMinter(format dynamoseq.Format, period dynamoseq.CalendarPeriod, loc *time.Location) (*dynamoseq.IDMinter, error) {
+	names, err := dynamoseq.NewCounter(dynamodb.New(dynamodb.Options{}), "period-names")
+	if err != nil {
+		return nil, err
+	}
+	return dynamoseq.NewIDMinter(names, format, period, func(o *dynamoseq.IDMinterOptions) { o.Location = loc })
 }
 
 // usageError is a mistake in the command line: exit status 2.

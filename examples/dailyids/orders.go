@@ -115,7 +115,7 @@ func (o *Orders) Place(ctx context.Context, customer string, totalCents int64) (
 // Get returns the order with the given number. It rejects a malformed
 // number without asking DynamoDB.
 func (o *Orders) Get(ctx context.Context, number string) (Order, error) {
-	if _, err := o.numbers.Parse(number); err != nil {
+	if _, _, err := numberFormat.Parse(number, time.UTC); err != nil {
 		return Order{}, err
 	}
 	out, err := o.client.GetItem(ctx, &dynamodb.GetItemInput{

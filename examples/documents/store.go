@@ -115,12 +115,16 @@ func (s *Store) Revisions(ctx context.Context, id string, oldestFirst bool) iter
 		order = dynamoseq.OldestFirst
 	}
 	return func(yield func(Revision, error) bool) {
-		for v, err := range dynamoseq.Decode[Contract](s.docs.All(ctx, id, order)) {
+		for v, err := range s.docs.All(ctx, id, order) {
+			var c Contract
+			if err == nil {
+				err = v.Decode(&c)
+			}
 			if err != nil {
 				yield(Revision{}, fmt.Errorf("listing contract %s: %w", id, err))
 				return
 			}
-			if !yield(Revision{Version: v.Number, Contract: v.Value}, nil) {
+			if !yield(Revision{Version: v.Number, Contract: c}, nil) {
 				return
 			}
 		}

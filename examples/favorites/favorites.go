@@ -212,7 +212,7 @@ func New(client Client, table string, optFns ...func(*Options)) (*Service, error
 	// The sequence name is the whole partition key value (Key escapes the
 	// user id), so the Counter has no KeyPrefix.
 	ids, err := dynamoseq.NewCounter(client, table, func(o *dynamoseq.CounterOptions) {
-		o.SortKey = &dynamoseq.CounterSortKey{Value: CounterSK}
+		o.SortKeyValue = CounterSK
 	})
 	if err != nil {
 		return nil, &Error{Op: "New", Err: err}

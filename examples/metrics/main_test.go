@@ -21,10 +21,10 @@ func TestMain(m *testing.M) { dynamoseqtest.Main(m) }
 
 // published is the "dynamoseq" variable of /debug/vars.
 type published struct {
-	Counter dynamoseq.CounterStats `json:"counter"`
-	Block   dynamoseq.BlockStats   `json:"block"`
-	SortKey dynamoseq.SortKeyStats `json:"sortkey"`
-	Latest  dynamoseq.LatestStats  `json:"latest"`
+	Counter dynamoseq.Stats `json:"counter"`
+	Block   dynamoseq.Stats `json:"block"`
+	SortKey dynamoseq.Stats `json:"sortkey"`
+	Latest  dynamoseq.Stats `json:"latest"`
 }
 
 // TestMetrics runs the program against DynamoDB Local and reads its
@@ -61,11 +61,10 @@ func TestMetrics(t *testing.T) {
 	require.NoError(t, <-done)
 
 	assert.Positive(t, got.Counter.RoundTrips, "counter round trips")
-	assert.Positive(t, got.Block.Leases, "block leases")
-	assert.Positive(t, got.SortKey.Reads, "sortkey reads")
-	assert.Positive(t, got.SortKey.Batches, "sortkey batches")
-	assert.Positive(t, got.Latest.Transactions, "latest transactions")
-	assert.GreaterOrEqual(t, got.Latest.BatchedCalls, got.Latest.Batches, "latest calls in batches")
+	assert.Positive(t, got.Block.RoundTrips, "block leases")
+	assert.Positive(t, got.SortKey.RoundTrips, "sortkey round trips")
+	assert.Positive(t, got.Latest.RoundTrips, "latest round trips")
+	assert.GreaterOrEqual(t, got.Latest.Calls, got.Latest.Numbers, "latest calls and numbers")
 }
 
 // read fetches url and decodes its "dynamoseq" variable.

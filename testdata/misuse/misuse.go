@@ -14,6 +14,6 @@ var (
 	_ = dynamoseq.LatestOptions{SortKey: "sk"}            // the Layout's
 	_ = dynamoseq.LayoutSortKey{VersionKeyFormat: "%s%d"} // LayoutPartitionKey's
 	_ = dynamoseq.BlockOptions{PartitionKey: "id"}        // the Counter's
-	_ = dynamoseq.BlockOptions{MinSize: 1}                // FollowRate's
+	_ = dynamoseq.BlockOptions{Start: 1}                  // the Counter's
 	_ = dynamoseq.IDMinterOptions{Retention: 1}           // the TTL's
 )

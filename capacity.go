@@ -5,24 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go"
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
-	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
-	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
 // Throttling is backpressure. DynamoDB refuses a request over its
 // partition's capacity (throttled), or one that touches an item another
 // transaction holds at that moment (a conflict), having written nothing.
-// The SDK does not retry these for the library (settle.OwnBackpressure,
+// The SDK does not retry these for the library (engine.OwnBackpressure,
 // installed by countingClient): the strategies wait them out themselves,
-// with the waits of backoff.Capacity (from about one round trip, doubling,
+// with the waits of engine.Capacity (from about one round trip, doubling,
 // at most a second), while the caller's context lasts and for at most
 // Retry.MaxWait, and then return ErrThrottled (ErrContention for a
 // conflict) with the context's error: nothing stored. Throttles and
@@ -30,7 +27,7 @@ import (
 //
 // SortKey and Latest put the calls of a refused write (or of a refused
 // read of the head before it) back in their name's queue and have the
-// name's next run start after the wait (combine.Call.NotBefore), so that
+// name's next run start after the wait (engine.Call.NotBefore), so that
 // the calls arriving meanwhile join the next write instead of queueing
 // behind a sleeping one (waitForCapacity). Requests made outside a run,
 // the Counter's updates and the read methods', wait in line (patience).
@@ -43,14 +40,14 @@ import (
 // outcome is unknown is not among them, even when the last of its resends
 // was throttled (an earlier send may have been applied).
 func capacityRefused(err error) bool {
-	v := decide(err)
+	v := engine.Decide(err, ErrUnknownOutcome)
 	return v == engine.Throttled || v == engine.Conflict
 }
 
 // capacityCause is the cause of a wait of wait for capacity after err.
 func capacityCause(err error, wait time.Duration) *capacityError {
 	kind := ErrThrottled
-	if decide(err) == engine.Conflict {
+	if engine.Decide(err, ErrUnknownOutcome) == engine.Conflict {
 		kind = ErrContention
 	}
 	return &capacityError{kind: kind, wait: wait, err: err}
@@ -70,7 +67,7 @@ func waitedTooLong(cause *capacityError, waited, maxWait time.Duration) error {
 // context ends first gets an error matching ErrThrottled (or ErrContention)
 // as well. A call that has waited maxWait since its first refusal fails
 // with that error instead.
-func waitForCapacity[Req any, R refusable[Req]](calls []*combine.Call[Req, int64], c *backoff.Capacity, rtt, maxWait time.Duration, waits *capacityWaits, err error) {
+func waitForCapacity[Req any, R refusable[Req]](calls []*engine.Call[Req, int64], c *engine.Capacity, rtt, maxWait time.Duration, waits *capacityWaits, err error) {
 	wait := c.Next(rtt)
 	waits.add(wait)
 	now := time.Now()
@@ -100,9 +97,9 @@ type refusable[Req any] interface {
 // a run (a Counter's updates, the read methods' reads): the same waits as
 // waitForCapacity's, taken in line.
 type patience struct {
-	maxWait time.Duration  // Retry.MaxWait
-	rtt     *roundTrip     // the strategy's round trips
-	waits   *capacityWaits // the strategy's figures
+	maxWait time.Duration     // Retry.MaxWait
+	rtt     *engine.RoundTrip // the strategy's round trips
+	waits   *capacityWaits    // the strategy's figures
 }
 
 // do calls send, and again after a wait each time DynamoDB refuses its
@@ -111,21 +108,21 @@ type patience struct {
 // ErrContention), or maxWait has passed since the first refusal. send must
 // make the same request each time, one that is not applied when refused.
 func (p patience) do(ctx context.Context, send func() error) error {
-	var c backoff.Capacity
+	var c engine.Capacity
 	var first time.Time
 	for {
 		start := time.Now()
 		err := send()
 		if !capacityRefused(err) {
 			if err == nil {
-				p.rtt.add(time.Since(start))
+				p.rtt.Add(time.Since(start))
 			}
 			return err
 		}
 		if first.IsZero() {
 			first = start
 		}
-		wait := c.Next(p.rtt.load())
+		wait := c.Next(p.rtt.Load())
 		cause := capacityCause(err, wait)
 		if waited := time.Since(first); waited+wait > p.maxWait {
 			return waitedTooLong(cause, waited, p.maxWait)
@@ -161,35 +158,6 @@ func (c patientClient) Query(ctx context.Context, in *dynamodb.QueryInput, optFn
 	return out, err
 }
 
-// roundTrip is a moving average of a strategy's round trips, across its
-// names: the first wait for capacity of a request made outside a run, and
-// the grace of a caller whose context ends while its write is in flight.
-// It is safe for concurrent use.
-type roundTrip struct{ ns atomic.Int64 }
-
-// add adds a round trip that took d. Concurrent adds may lose one of
-// them: an estimate needs no more.
-func (r *roundTrip) add(d time.Duration) {
-	old := time.Duration(r.ns.Load())
-	if old == 0 {
-		old = d
-	}
-	r.ns.Store(int64((3*old + d) / 4))
-}
-
-// load returns the average; 0 before any round trip was added.
-func (r *roundTrip) load() time.Duration { return time.Duration(r.ns.Load()) }
-
-// minGrace is the shortest grace of a caller whose context ends while its
-// write is in flight: about DynamoDB's median PutItem round trip, for a
-// strategy that has measured none yet.
-const minGrace = 10 * time.Millisecond
-
-// grace is how long a caller whose context has ended waits for the outcome
-// of its write in flight (combine.Options.Grace): one round trip, at least
-// minGrace.
-func (r *roundTrip) grace() time.Duration { return max(r.load(), minGrace) }
-
 // unsent marks err, the error of a request made before a write was sent
 // (a read of the head), as leaving nothing stored when the same call may
 // succeed later: a network error, or an answer that refused nothing (a
@@ -197,7 +165,7 @@ func (r *roundTrip) grace() time.Duration { return max(r.load(), minGrace) }
 func unsent(err error) error {
 	var api smithy.APIError
 	var op *net.OpError
-	if settle.Classify(err) == settle.NotRefused && (errors.As(err, &api) || errors.As(err, &op)) {
+	if engine.Classify(err) == engine.NotRefused && (errors.As(err, &api) || errors.As(err, &op)) {
 		return &unsentError{err: fmt.Errorf("the read before the write failed: %w", err)}
 	}
 	return err

@@ -14,8 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
-	"github.com/dynamoseq/dynamoseq/internal/combine"
-	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
 // Counter hands out numbers from an atomic counter: one item per sequence,
@@ -50,10 +49,10 @@ type Counter struct {
 	slice    *regionSlice         // this Region's numbers with GlobalTableMREC; nil otherwise
 	maxSpan  int64                // the largest span one update may add; see maxSpan
 	stats    counterStats
-	group    *combine.Group[counterKey, counterLane, counterReq, int64] // the calls sharing an update; see counter_batch.go
-	resolver settle.Resender                                            // sends again an update the SDK gave up on
-	patience patience                                                   // the waits for capacity
-	rtt      roundTrip                                                  // the updates' round trips, across names
+	group    *engine.Group[counterKey, counterLane, counterReq, int64] // the calls sharing an update; see counter_batch.go
+	resolver engine.Resender                                           // sends again an update the SDK gave up on
+	patience patience                                                  // the waits for capacity
+	rtt      engine.RoundTrip                                          // the updates' round trips, across names
 }
 
 // counterMaxResends is how many times a Counter sends again an update
@@ -114,8 +113,8 @@ func NewCounter(client Client, table string, optFns ...func(*CounterOptions)) (*
 	// others in its batch may have later deadlines, and for a Counter an
 	// unknown outcome only loses numbers. A lone update ends with its
 	// caller's context (AloneHere).
-	c.group = combine.New[counterKey, counterLane, counterReq, int64](maxCounterBatch, counterIdle,
-		func(o *combine.Options) { o.Grace, o.AloneHere = c.rtt.grace, true })
+	c.group = engine.NewGroup[counterKey, counterLane, counterReq, int64](maxCounterBatch, counterIdle,
+		func(o *engine.GroupOptions) { o.Grace, o.AloneHere = c.rtt.Grace, true })
 	if base := c.first - c.stride; base == 0 { // cannot overflow: first >= 1, stride >= 1
 		// The plain atomic counter: ADD treats a missing attribute as 0.
 		c.update = "ADD #v :n"
@@ -190,7 +189,7 @@ func (c *Counter) reserve(ctx context.Context, op, name string, n int64, exp *ex
 		key.exp = *exp
 	}
 	first, err = c.group.Do(ctx, key, counterReq{span: int64(span)}, c.run)
-	if errors.Is(err, combine.ErrUnknownOutcome) {
+	if errors.Is(err, engine.ErrUnknownOutcome) {
 		// The context ended with the update in flight: for a Counter, only
 		// a gap if it was applied.
 		err = fmt.Errorf("%w (the update was in flight: if it was applied, its numbers are a gap)", ctx.Err())
@@ -230,7 +229,7 @@ func (c *Counter) resendConflicts(ctx context.Context, write func() error) error
 	policy := backoff.Policy{Base: c.opts.BaseDelay, Max: c.opts.MaxDelay}
 	for attempt := 1; ; attempt++ {
 		err := write()
-		if !settle.ReplicatedConflict(err) {
+		if !engine.ReplicatedConflict(err) {
 			return err
 		}
 		if attempt >= c.opts.MaxAttempts {
@@ -350,7 +349,7 @@ func (c *Counter) updateError(ctx context.Context, key map[string]types.Attribut
 		}
 		return fmt.Errorf("%w: MaxValue is %d", ErrExhausted, c.opts.MaxValue)
 	}
-	if settle.IsValidation(err) {
+	if engine.IsValidation(err) {
 		// Every input was checked before the call, so DynamoDB rejecting
 		// it means the table is not what the options describe: a value
 		// that is not a Number (ADD refuses it), or another key schema.

@@ -11,8 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/dynamoseq/dynamoseq/internal/backoff"
-	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
@@ -24,7 +22,7 @@ import (
 // of one item one after another, so a call that starts after another has
 // returned gets a larger number (its update is sent after the other's was
 // applied), and so each caller's numbers increase. One update per sequence
-// and process is in flight at a time (combine.Group): the calls that
+// and process is in flight at a time (engine.Group): the calls that
 // arrive meanwhile make the next batch. The item's write units no longer
 // cap the numbers a second: a batch of k costs one write unit, 1/k per
 // number.
@@ -61,11 +59,11 @@ type counterReq struct {
 
 func (r *counterReq) refusedSince() *time.Time { return &r.waitingSince }
 
-type counterCall = combine.Call[counterReq, int64]
+type counterCall = engine.Call[counterReq, int64]
 
 // counterLane is what the runs of one sequence keep between them.
 type counterLane struct {
-	capacity backoff.Capacity // the waits after throttles
+	capacity engine.Capacity // the waits after throttles
 }
 
 // maxSpan is the largest span one update may add: capacity (the values
@@ -82,7 +80,7 @@ func maxSpan(capacity, stride int64) int64 {
 // arrival order: as many in each UpdateItem as the sequence can hold.
 // A caller who has left before its update is sent is not written.
 func (c *Counter) run(ctx context.Context, key counterKey, lane *counterLane, calls []*counterCall) {
-	defer engine.Linger(calls, c.rtt.load())
+	defer engine.Linger(calls, c.rtt.Load())
 	calls = engine.Publish(calls, 0, 0) // a caller who gives up is told 0: unknown
 	for len(calls) > 0 {
 		k, span := 1, calls[0].Req.span
@@ -117,15 +115,15 @@ func (c *Counter) write(ctx context.Context, key counterKey, lane *counterLane, 
 			return err
 		})
 	})
-	switch decide(err) {
+	switch engine.Decide(err, ErrUnknownOutcome) {
 	case engine.Stored:
-		c.rtt.add(time.Since(start))
+		c.rtt.Add(time.Since(start))
 		lane.capacity.Reset()
 		c.handOut(out.Attributes, span, calls)
 	case engine.Unknown:
 		engine.Fail(calls, fmt.Errorf("%w (an update that was applied leaves a gap; retrying is safe)", err))
 	case engine.Throttled, engine.Conflict:
-		waitForCapacity(calls, &lane.capacity, c.rtt.load(), c.opts.MaxWait, &c.stats.waits, err)
+		waitForCapacity(calls, &lane.capacity, c.rtt.Load(), c.opts.MaxWait, &c.stats.waits, err)
 	case engine.LostRace:
 		// A failed condition is MaxValue's (a replicated write conflict
 		// comes back from resendConflicts as ErrContention).

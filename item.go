@@ -3,11 +3,19 @@ package dynamoseq
 import (
 	"fmt"
 	"maps"
+	"math"
 	"reflect"
+	"strconv"
+	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
+
+// An item as a write carries it: the caller's attributes (marshalItem) and
+// their size, its partition key (partitionValue), its number as a sort key
+// (numberCodec), and the call that waits for it to be written (appendReq).
 
 // maxItemBytes is DynamoDB's limit on the size of one item: 400 KB.
 const maxItemBytes = 400 * 1024
@@ -148,4 +156,137 @@ func decodeAttributes(attrs map[string]types.AttributeValue, out any) error {
 		return fmt.Errorf("%w: the stored item does not fit a %T: %w", ErrTableMismatch, out, err)
 	}
 	return nil
+}
+
+// maxKeyBytes is DynamoDB's limit on a partition key value: 2048 bytes.
+const maxKeyBytes = 2048
+
+// maxSortKeyBytes is DynamoDB's limit on a sort key value: 1024 bytes.
+const maxSortKeyBytes = 1024
+
+// partitionValue returns KeyPrefix+name, the partition key value of a
+// sequence, after checking that DynamoDB will accept it.
+func partitionValue(prefix, name string) (string, error) {
+	switch {
+	case name == "":
+		return "", invalidf("empty name")
+	case !utf8.ValidString(name):
+		return "", invalidf("name is not valid UTF-8")
+	case len(prefix)+len(name) > maxKeyBytes:
+		return "", invalidf("key prefix and name are %d bytes, DynamoDB's limit for a partition key is %d", len(prefix)+len(name), maxKeyBytes)
+	}
+	return prefix + name, nil
+}
+
+// appendReq is one call to Append, of a SortKey or a Latest, waiting for its
+// number.
+type appendReq struct {
+	attrs map[string]types.AttributeValue // the item without its keys; the run adds them
+	size  int                             // the item's size in bytes, keys included
+	races int                             // races lost so far (see engine.RaceLost)
+	// waitingSince is when DynamoDB first refused the call's write for
+	// want of capacity or for a conflict (see waitForCapacity); zero if
+	// it never did.
+	waitingSince time.Time
+}
+
+func (r *appendReq) refusedSince() *time.Time { return &r.waitingSince }
+
+// Bytes is the item's size in bytes, keys included (engine.Batched).
+func (r *appendReq) Bytes() int { return r.size }
+
+// Races is the count of races lost so far (engine.Batched).
+func (r *appendReq) Races() int { return r.races }
+
+func (r *appendReq) Lose() int {
+	r.races++
+	return r.races
+}
+
+// Numbers as attribute values: the sort keys of SortKey and Latest
+// (numberCodec), a Number attribute (number), and the name of the type an
+// attribute holds instead, for messages (typeName).
+
+// numberCodec writes numbers as sort key values and reads them back: a
+// Number, or a String of width digits, zero-padded so that the string order
+// is the numeric order. SortKey's numbers and Latest's versions use it.
+type numberCodec struct {
+	attr  string // the sort key attribute, for error messages
+	typ   types.ScalarAttributeType
+	width int
+}
+
+// newNumberCodec returns the codec of the sort key attr with digits, the
+// SortKeyDigits option: 0 for a Number.
+func newNumberCodec(attr string, digits int) numberCodec {
+	if digits == 0 {
+		return numberCodec{attr: attr, typ: types.ScalarAttributeTypeN}
+	}
+	return numberCodec{attr: attr, typ: types.ScalarAttributeTypeS, width: digits}
+}
+
+// max is the largest number the sort key holds.
+func (c numberCodec) max() int64 {
+	if c.typ == types.ScalarAttributeTypeS && c.width < 19 {
+		return int64(math.Pow10(c.width)) - 1
+	}
+	return math.MaxInt64
+}
+
+// key is the sort key value of n.
+func (c numberCodec) key(n int64) types.AttributeValue {
+	if c.typ == types.ScalarAttributeTypeS {
+		return &types.AttributeValueMemberS{Value: fmt.Sprintf("%0*d", c.width, n)}
+	}
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+// parse reads a number of at least 1 out of a sort key value.
+func (c numberCodec) parse(av types.AttributeValue) (int64, error) {
+	var text string
+	switch v := av.(type) {
+	case *types.AttributeValueMemberN:
+		text = v.Value
+	case *types.AttributeValueMemberS:
+		text = v.Value
+	default:
+		return 0, fmt.Errorf("%w: sort key %q is missing or not a %s", ErrTableMismatch, c.attr, c.typ)
+	}
+	n, err := strconv.ParseInt(text, 10, 64)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%w: sort key %q holds %q, want a whole number from 1", ErrTableMismatch, c.attr, text)
+	}
+	return n, nil
+}
+
+// number is v as a Number attribute value.
+func number(v int64) *types.AttributeValueMemberN {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
+}
+
+// typeName names the DynamoDB type of an attribute value for messages.
+func typeName(av types.AttributeValue) string {
+	switch av.(type) {
+	case *types.AttributeValueMemberS:
+		return "String"
+	case *types.AttributeValueMemberN:
+		return "Number"
+	case *types.AttributeValueMemberB:
+		return "Binary"
+	case *types.AttributeValueMemberBOOL:
+		return "Boolean"
+	case *types.AttributeValueMemberNULL:
+		return "Null"
+	case *types.AttributeValueMemberM:
+		return "Map"
+	case *types.AttributeValueMemberL:
+		return "List"
+	case *types.AttributeValueMemberSS:
+		return "String Set"
+	case *types.AttributeValueMemberNS:
+		return "Number Set"
+	case *types.AttributeValueMemberBS:
+		return "Binary Set"
+	}
+	return fmt.Sprintf("%T", av)
 }

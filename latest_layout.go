@@ -2,11 +2,8 @@ package dynamoseq
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Layout is how a Latest lays out the items of a document:
@@ -104,93 +101,4 @@ func checkKeyFormats(version, latest string) error {
 		return optionErrorf("Layout.LatestKeyFormat", latest, "gives %q, the key of version %d", l, n).with("Layout.VersionKeyFormat", version)
 	}
 	return nil
-}
-
-// docLayout places the items of a document: the keys of its versions and
-// of its 'latest' item. NewLatest makes one from LatestOptions.Layout.
-type docLayout interface {
-	versionKey(base string, v int64) map[string]types.AttributeValue
-	latestKey(base string) map[string]types.AttributeValue
-	// keyBytes is the longest partition key value of the document base.
-	keyBytes(base string) int
-	// keyAttrs are the key attributes, which an item may not set.
-	keyAttrs() []string
-	// keyField returns the option that names the key attribute attr, if
-	// one does.
-	keyField(attr string) (string, bool)
-	// extraKeyBytes is the size of the keys apart from the partition key
-	// value: the attribute names and the sort key at its longest.
-	extraKeyBytes() int
-	// maxVersion is the highest version the keys can hold.
-	maxVersion() int64
-	// schema describes the key schema the layout needs, and names the
-	// Layout that fits a table of the other shape, for errors.
-	schema() string
-}
-
-// maxNumberBytes is the size of a Number attribute holding an int64, as
-// attributeSize counts it.
-const maxNumberBytes = 21
-
-// sortKeyLayout is LayoutSortKey: version n at sort key n, 'latest' at 0.
-type sortKeyLayout struct {
-	pk, sk string
-	codec  numberCodec
-}
-
-func (d sortKeyLayout) versionKey(base string, v int64) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{d.pk: &types.AttributeValueMemberS{Value: base}, d.sk: d.codec.key(v)}
-}
-
-func (d sortKeyLayout) latestKey(base string) map[string]types.AttributeValue {
-	return d.versionKey(base, 0)
-}
-
-func (d sortKeyLayout) keyBytes(base string) int { return len(base) }
-func (d sortKeyLayout) keyAttrs() []string       { return []string{d.pk, d.sk} }
-func (d sortKeyLayout) extraKeyBytes() int       { return len(d.pk) + len(d.sk) + maxNumberBytes }
-func (d sortKeyLayout) maxVersion() int64        { return d.codec.max() }
-
-func (d sortKeyLayout) keyField(attr string) (string, bool) {
-	switch attr {
-	case d.pk:
-		return "PartitionKey", true
-	case d.sk:
-		return "Layout.SortKey", true
-	}
-	return "", false
-}
-
-func (d sortKeyLayout) schema() string {
-	return fmt.Sprintf("partition key %q of type S and sort key %q of type %s; a table with only a partition key needs LayoutPartitionKey", d.pk, d.sk, d.codec.typ)
-}
-
-// partitionKeyLayout is LayoutPartitionKey: every item under its own
-// partition key value.
-type partitionKeyLayout struct {
-	pk, versionFormat, latestFormat string
-}
-
-func (d partitionKeyLayout) versionKey(base string, v int64) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{d.pk: &types.AttributeValueMemberS{Value: fmt.Sprintf(d.versionFormat, base, v)}}
-}
-
-func (d partitionKeyLayout) latestKey(base string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{d.pk: &types.AttributeValueMemberS{Value: fmt.Sprintf(d.latestFormat, base)}}
-}
-
-func (d partitionKeyLayout) keyBytes(base string) int {
-	return max(len(fmt.Sprintf(d.versionFormat, base, int64(math.MaxInt64))), len(fmt.Sprintf(d.latestFormat, base)))
-}
-
-func (d partitionKeyLayout) keyAttrs() []string { return []string{d.pk} }
-func (d partitionKeyLayout) extraKeyBytes() int { return len(d.pk) }
-func (d partitionKeyLayout) maxVersion() int64  { return math.MaxInt64 }
-
-func (d partitionKeyLayout) keyField(attr string) (string, bool) {
-	return "PartitionKey", attr == d.pk
-}
-
-func (d partitionKeyLayout) schema() string {
-	return fmt.Sprintf("partition key %q of type S and no sort key; a table with a sort key needs LayoutSortKey", d.pk)
 }

@@ -12,8 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/dynamoseq/dynamoseq/internal/settle"
-	"github.com/dynamoseq/dynamoseq/internal/turns"
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
 // readVersion returns the version the 'latest' item of base holds, 0 when
@@ -26,7 +25,7 @@ func (l *Latest) readVersion(ctx context.Context, base string) (int64, error) {
 // readHead is readVersion, which also returns the end of the turn of the
 // write that moved 'latest' there, if any (see turns), read with client
 // (l.client in a run, l.reads otherwise).
-func (l *Latest) readHead(ctx context.Context, client Client, base string) (int64, turns.Turn, error) {
+func (l *Latest) readHead(ctx context.Context, client Client, base string) (int64, engine.Turn, error) {
 	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:                aws.String(l.table),
 		Key:                      l.layout.latestKey(base),
@@ -35,13 +34,13 @@ func (l *Latest) readHead(ctx context.Context, client Client, base string) (int6
 		ExpressionAttributeNames: map[string]string{"#v": l.opts.VersionAttribute, "#tok": l.opts.TokenAttribute},
 	})
 	if err != nil {
-		return 0, turns.Turn{}, l.readError(err)
+		return 0, engine.Turn{}, l.readError(err)
 	}
 	if out.Item == nil {
-		return 0, turns.Turn{}, nil
+		return 0, engine.Turn{}, nil
 	}
 	v, err := l.version(out.Item)
-	return v, turns.OfItem(out.Item, l.opts.TokenAttribute), err
+	return v, engine.TurnOfItem(out.Item, l.opts.TokenAttribute), err
 }
 
 // version reads the version attribute of an item.
@@ -73,7 +72,7 @@ func (l *Latest) versionOf(item map[string]types.AttributeValue) (int64, bool) {
 
 // readError explains a failed read.
 func (l *Latest) readError(err error) error {
-	if settle.IsValidation(err) {
+	if engine.IsValidation(err) {
 		return fmt.Errorf("%w: want %s: %w", ErrTableMismatch, l.layout.schema(), err)
 	}
 	return classify(err)
@@ -100,7 +99,7 @@ func (l *Latest) GetLatest(ctx context.Context, name string, out any) (int64, er
 		return fail(err)
 	}
 	var item map[string]types.AttributeValue
-	if singleItemWrites(l.opts.NoTransactions, l.opts.GlobalTable) {
+	if l.single {
 		item, err = l.readNewest(ctx, base) // 'latest' may be one version behind
 	} else {
 		item, err = l.getItem(ctx, l.layout.latestKey(base))
@@ -303,7 +302,7 @@ func (l *Latest) getVersions(ctx context.Context, base string, lo, hi int64, lim
 		if err != nil {
 			return nil, 0, err
 		}
-		if singleItemWrites(l.opts.NoTransactions, l.opts.GlobalTable) && newest < l.maxVersion {
+		if l.single && newest < l.maxVersion {
 			newest++ // 'latest' may be one version behind the newest
 		}
 		hi = min(hi, newest)

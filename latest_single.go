@@ -11,10 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
-	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
-	"github.com/dynamoseq/dynamoseq/internal/settle"
-	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // The single-item write path of a Latest: LatestOptions.NoTransactions, and every
@@ -44,7 +41,7 @@ import (
 // PutItems each, and sets every call's outcome, or puts the calls not yet
 // written back in the queue to wait for capacity (see waitForCapacity).
 // Each call may lose up to MaxAttempts races before ErrContention.
-func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, calls []*combine.Call[appendReq, int64]) {
+func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, calls []*engine.Call[appendReq, int64]) {
 	races := 0
 	for len(calls) > 0 {
 		if err := ctx.Err(); err != nil {
@@ -55,12 +52,12 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			l.stats.batch(1) // each call is written alone
 		}
 		if err := l.catchUp(ctx, base, hint); capacityRefused(err) {
-			l.pace.waitForCapacity(&hint.nameWriter, calls, err)
+			l.pace.waitForCapacity(&hint.NameWriter, calls, err)
 			return
 		}
 		tn, err := l.place(ctx, base, hint)
 		if err != nil {
-			l.pace.headFailed(&hint.nameWriter, calls, err)
+			l.pace.headFailed(&hint.NameWriter, calls, err)
 			return
 		}
 		v := hint.version + 1
@@ -73,9 +70,9 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			continue
 		}
 		start := time.Now()
-		tok := &types.AttributeValueMemberS{Value: turns.Token(settle.RequestToken(), v, tn)}
+		tok := &types.AttributeValueMemberS{Value: engine.Token(engine.RequestToken(), v, tn)}
 		err = l.putVersion(ctx, base, v, calls[0].Req.attrs, tok)
-		switch decide(err) {
+		switch engine.Decide(err, ErrUnknownOutcome) {
 		case engine.Stored:
 			// The item is stored under v: the call has its version
 			// whatever happens to 'latest', which the next write moves
@@ -86,25 +83,25 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			if merr := l.catchUp(ctx, base, hint); capacityRefused(merr) {
 				hint.Won(start, tn) // the turn's bookkeeping; capacity is still short
 				if len(calls) > 0 { // else the next run moves 'latest' first
-					l.pace.waitForCapacity(&hint.nameWriter, calls, merr)
+					l.pace.waitForCapacity(&hint.NameWriter, calls, merr)
 				}
 				return
 			}
-			l.pace.won(&hint.nameWriter, start, tn) // both writes: the turn's round trip
+			l.pace.Won(&hint.NameWriter, start, tn) // both writes: the turn's round trip
 		case engine.Unknown:
 			hint.known = false
 			calls[0].Res, calls[0].Err = v, err // the version that may hold the item
 			engine.Fail(calls[1:], &unsentError{fmt.Errorf("the write of version %d, queued before it, has an unknown outcome, and no later version may be written before it is settled", v)})
 			return
 		case engine.Throttled, engine.Conflict:
-			l.pace.waitForCapacity(&hint.nameWriter, calls, err)
+			l.pace.waitForCapacity(&hint.NameWriter, calls, err)
 			return
 		case engine.LostRace:
 			races++
 			var ccf *types.ConditionalCheckFailedException
 			errors.As(err, &ccf) // nil for a replicated write conflict
 			if err := l.lostVersion(ctx, base, hint, v, start, ccf, races, err); capacityRefused(err) {
-				l.pace.waitForCapacity(&hint.nameWriter, calls, err)
+				l.pace.waitForCapacity(&hint.NameWriter, calls, err)
 				return
 			} else if err != nil {
 				engine.Fail(calls, err)
@@ -171,7 +168,7 @@ func (l *Latest) lostVersion(ctx context.Context, base string, hint *latestHint,
 	l.stats.lostRaces.Add(1)
 	hint.Lost(start)
 	if ccf != nil {
-		hint.Saw(turns.OfItem(ccf.Item, l.opts.TokenAttribute), l.opts.MaxDelay)
+		hint.Saw(engine.TurnOfItem(ccf.Item, l.opts.TokenAttribute), l.opts.MaxDelay)
 	}
 	if races >= l.opts.MaxAttempts {
 		return fmt.Errorf("%w: %d attempts: %w", ErrContention, races, err)
@@ -205,7 +202,7 @@ func (l *Latest) lostVersion(ctx context.Context, base string, hint *latestHint,
 // on the version being free or holding this request's write token tok
 // (see itemToken), so that a resend of a write that was applied succeeds.
 // A failed condition returns the item found there (ALL_OLD). An outcome
-// left unknown is resolved by resending (see settle.Resender).
+// left unknown is resolved by resending (see engine.Resender).
 func (l *Latest) putVersion(ctx context.Context, base string, v int64, attrs map[string]types.AttributeValue, tok types.AttributeValue) error {
 	item := l.item(l.layout.versionKey(base, v), attrs, v)
 	item[l.opts.TokenAttribute] = tok

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
-	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
 // Each constructor takes options of its own type, changed by functions in
@@ -155,13 +155,13 @@ func (r Retry) policy() backoff.Policy {
 	return backoff.Policy{Base: r.BaseDelay, Max: r.MaxDelay}
 }
 
-// resender is the settle.Resender that sends again, identical, a write
+// resender is the engine.Resender that sends again, identical, a write
 // whose outcome is unknown, with r's backoff: while the caller's context
 // lasts and for at most r.MaxWait, or, with r.ResolveTimeout set, for up
 // to that past the caller's deadline; it counts the requests sent again in
 // resent (nil counts nothing).
-func (r Retry) resender(resent *atomic.Int64) settle.Resender {
-	return settle.Resender{Timeout: r.ResolveTimeout, Bound: r.MaxWait, Policy: r.policy(), Resent: resent, Unknown: ErrUnknownOutcome}
+func (r Retry) resender(resent *atomic.Int64) engine.Resender {
+	return engine.Resender{Timeout: r.ResolveTimeout, Bound: r.MaxWait, Policy: r.policy(), Resent: resent, Unknown: ErrUnknownOutcome}
 }
 
 // CounterOptions are NewCounter's options, and CounterTable's.

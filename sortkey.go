@@ -11,10 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
-	"github.com/dynamoseq/dynamoseq/internal/combine"
 	"github.com/dynamoseq/dynamoseq/internal/engine"
-	"github.com/dynamoseq/dynamoseq/internal/settle"
-	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // SortKey numbers the items of an item collection: the items of sequence
@@ -41,27 +38,28 @@ type SortKey struct {
 	reads     Client // the read methods' reads, which wait out throttles
 	table     string
 	opts      SortKeyOptions // resolved: defaults applied
+	single    bool           // writes one PutItem per item, no transactions (NoTransactions, or GlobalTableMRSC)
 	codec     numberCodec
 	max       int64 // the largest number the sort key can hold
 	lo, hi    types.AttributeValue
 	policy    backoff.Policy
-	resolver  settle.Resender
+	resolver  engine.Resender
 	qNames    map[string]string // expression attribute names of the Query
 	headNames map[string]string // expression attribute names of the Query of the last number
 	putNames  map[string]string // expression attribute names of the Puts
-	calls     *combine.Group[string, hint, appendReq, int64]
-	rtt       roundTrip // the writes' round trips, across names
+	calls     *engine.Group[string, hint, appendReq, int64]
+	rtt       engine.RoundTrip // the writes' round trips, across names
 	pace      pacing
 	stats     sortKeyStats
 }
 
 // hint is what a SortKey knows of a name between calls: the last number
 // written to it, when known. Only the run in progress for the name touches
-// it (see combine.Group).
+// it (see engine.Group).
 type hint struct {
 	last  int64
 	known bool
-	nameWriter
+	engine.NameWriter
 }
 
 // sortKeyHints is the number of idle names whose hint is kept. A name whose
@@ -95,17 +93,18 @@ func NewSortKey(client Client, table string, optFns ...func(*SortKeyOptions)) (*
 	s := &SortKey{
 		table:     table,
 		opts:      o,
+		single:    singleItemWrites(o.NoTransactions, o.GlobalTable),
 		codec:     newNumberCodec(o.SortKey, o.SortKeyDigits),
 		policy:    o.policy(),
 		qNames:    map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey},
 		headNames: map[string]string{"#pk": o.PartitionKey, "#sk": o.SortKey, "#tok": o.TokenAttribute},
 		putNames:  map[string]string{"#pk": o.PartitionKey, "#tok": o.TokenAttribute},
 	}
-	s.calls = combine.New[string, hint, appendReq, int64](engine.MaxTransactItems, sortKeyHints, graceOf(o.Retry, &s.rtt))
+	s.calls = engine.NewGroup[string, hint, appendReq, int64](engine.MaxTransactItems, sortKeyHints, graceOf(o.Retry, &s.rtt))
 	s.client = countingClient{Client: client, n: &s.stats.requests}
 	s.reads = patientClient{Client: s.client, p: patience{maxWait: o.MaxWait, rtt: &s.rtt, waits: &s.stats.waits}}
 	s.resolver = o.resender(&s.stats.resends)
-	s.pace = pacing{maxWait: o.MaxWait, rtt: &s.rtt, stats: &s.stats.appendStats}
+	s.pace = pacing{Pace: engine.Pace{RTT: &s.rtt, Turns: &s.stats.turns}, maxWait: o.MaxWait, stats: &s.stats.appendStats}
 	s.max = min(s.codec.max(), o.MaxValue)
 	s.lo, s.hi = s.codec.key(1), s.codec.key(s.max)
 	return s, nil
@@ -150,7 +149,7 @@ func (s *SortKey) append(ctx context.Context, op, name string, item any) (_ int6
 	if err != nil {
 		return fail(err)
 	}
-	keyBytes := len(s.opts.PartitionKey) + len(pk) + len(s.opts.SortKey) + attributeSize(s.hi) + len(s.opts.TokenAttribute) + turns.TokenBytes
+	keyBytes := len(s.opts.PartitionKey) + len(pk) + len(s.opts.SortKey) + attributeSize(s.hi) + len(s.opts.TokenAttribute) + engine.TokenBytes
 	attrs, size, err := marshalItem(item, keyBytes, s.owned()...)
 	if err != nil {
 		return fail(err)
@@ -160,6 +159,12 @@ func (s *SortKey) append(ctx context.Context, op, name string, item any) (_ int6
 		return 0, callError(ctx, op, s.table, name, n, err)
 	}
 	return n, nil
+}
+
+// owned are the attributes a SortKey writes itself on every item, which
+// the reads leave out of the caller's attributes.
+func (s *SortKey) owned() []string {
+	return []string{s.opts.PartitionKey, s.opts.SortKey, s.opts.TokenAttribute}
 }
 
 // Last returns the largest number of the sequence name, with one strongly
@@ -184,18 +189,18 @@ func (s *SortKey) Last(ctx context.Context, name string) (int64, error) {
 	return last, nil
 }
 
-type sortKeyCall = combine.Call[appendReq, int64]
+type sortKeyCall = engine.Call[appendReq, int64]
 
 // run writes a batch of calls for the partition key pk, in order, as few
-// transactions as DynamoDB's limits allow. It is called by combine.Group,
+// transactions as DynamoDB's limits allow. It is called by engine.Group,
 // one run per key at a time.
 func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyCall) {
-	defer engine.Linger(batch, s.rtt.load())
-	if singleItemWrites(s.opts.NoTransactions, s.opts.GlobalTable) {
+	defer engine.Linger(batch, s.rtt.Load())
+	if s.single {
 		s.writeEach(ctx, pk, h, batch)
 		return
 	}
-	runBatches(batch, engine.MaxTransactItems, false, &s.stats.appendStats, func(calls []*sortKeyCall) { s.write(ctx, pk, h, calls) })
+	engine.RunBatches(batch, engine.MaxTransactItems, false, s.stats.batch, func(calls []*sortKeyCall) { s.write(ctx, pk, h, calls) })
 }
 
 // write stores the items of calls at the numbers that follow the last one
@@ -208,7 +213,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		warm := h.known && races == 0 // the hint is from this writer's own last win
 		first, tn, err := s.place(ctx, pk, h)
 		if err != nil {
-			s.pace.headFailed(&h.nameWriter, calls, err)
+			s.pace.headFailed(&h.NameWriter, calls, err)
 			return
 		}
 		if room := s.max - (first - 1); int64(len(calls)) > room {
@@ -221,9 +226,9 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		}
 		start := time.Now()
 		err = s.put(ctx, pk, first, calls, tn)
-		switch decide(err) {
+		switch engine.Decide(err, ErrUnknownOutcome) {
 		case engine.Stored:
-			s.pace.won(&h.nameWriter, start, tn)
+			s.pace.Won(&h.NameWriter, start, tn)
 			for i, c := range calls {
 				c.Res = first + int64(i)
 			}
@@ -237,7 +242,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			return
 		case engine.Throttled, engine.Conflict:
 			// Nothing was written: the hint still holds.
-			s.pace.waitForCapacity(&h.nameWriter, calls, err)
+			s.pace.waitForCapacity(&h.NameWriter, calls, err)
 			return
 		case engine.LostRace:
 			h.known = false
@@ -280,8 +285,8 @@ func (s *SortKey) lostRace(ctx context.Context, h *hint, calls []*sortKeyCall, s
 // item, and the turn it belongs to (see turns). It first waits while
 // another writer has its turn, or after its own, and queries the last
 // number (and the turn of its write) unless the hint knows it.
-func (s *SortKey) place(ctx context.Context, pk string, h *hint) (first int64, tn turns.Turn, err error) {
-	tn, err = h.Take(ctx, &h.known, s.opts.MaxDelay, s.stats.waited, func() (turns.Turn, error) {
+func (s *SortKey) place(ctx context.Context, pk string, h *hint) (first int64, tn engine.Turn, err error) {
+	tn, err = h.Take(ctx, &h.known, s.opts.MaxDelay, s.stats.waited, func() (engine.Turn, error) {
 		last, end, err := s.queryHead(ctx, s.client, pk)
 		if errors.Is(err, ErrNotFound) {
 			last, err = s.opts.Start-1, nil // an empty sequence starts at Start
@@ -300,7 +305,7 @@ func (s *SortKey) place(ctx context.Context, pk string, h *hint) (first int64, t
 func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls []*sortKeyCall, first int64, err error) []*sortKeyCall {
 	faults := engine.Faults(err)
 	if len(faults) == 0 {
-		if len(calls) > 1 && decide(err) == engine.RefusedItem {
+		if len(calls) > 1 && engine.Decide(err, ErrUnknownOutcome) == engine.RefusedItem {
 			// DynamoDB refused the transaction as a whole without saying
 			// which item was at fault (DynamoDB Local does so for an item
 			// that nests too deep or holds an empty set).
@@ -344,11 +349,11 @@ func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls [
 // attempt of this request that was applied already makes the others
 // succeed, and one that lands late changes nothing. The token also names
 // the turn the write belongs to (see turns). An
-// outcome left unknown is resolved by resending (see settle.Resender).
-func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sortKeyCall, tn turns.Turn) error {
-	token := settle.RequestToken()
+// outcome left unknown is resolved by resending (see engine.Resender).
+func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sortKeyCall, tn engine.Turn) error {
+	token := engine.RequestToken()
 	pkValue := &types.AttributeValueMemberS{Value: pk}
-	tok := &types.AttributeValueMemberS{Value: turns.Token(token, first+int64(len(calls))-1, tn)}
+	tok := &types.AttributeValueMemberS{Value: engine.Token(token, first+int64(len(calls))-1, tn)}
 	cond, values := aws.String("attribute_not_exists(#pk) OR #tok = :tok"), map[string]types.AttributeValue{":tok": tok}
 	item := func(i int) map[string]types.AttributeValue {
 		attrs := calls[i].Req.attrs // owned by this call; the keys are set again on every write
@@ -393,7 +398,7 @@ func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sort
 // writeError explains a failed write that was not a lost race and named no
 // item.
 func (s *SortKey) writeError(err error) error {
-	if decide(err) == engine.RefusedItem {
+	if engine.Decide(err, ErrUnknownOutcome) == engine.RefusedItem {
 		// The table's shape was checked by the Query that preceded the
 		// first write, and the items' sizes before it, so what is left
 		// is an item DynamoDB will not store.
@@ -410,20 +415,20 @@ func (s *SortKey) writeError(err error) error {
 // such as "META", or a Number 0) are not mistaken for numbers, and so that
 // a table without the sort key the options describe is refused by
 // DynamoDB instead of being used wrongly.
-func (s *SortKey) queryHead(ctx context.Context, client Client, pk string) (int64, turns.Turn, error) {
+func (s *SortKey) queryHead(ctx context.Context, client Client, pk string) (int64, engine.Turn, error) {
 	in := s.rangeQuery(pk, s.lo, s.hi, NewestFirst, 1)
 	in.ProjectionExpression = aws.String("#sk, #tok")
 	in.ExpressionAttributeNames = s.headNames
 	out, err := client.Query(ctx, in)
 	if err != nil {
-		return 0, turns.Turn{}, s.readError(err)
+		return 0, engine.Turn{}, s.readError(err)
 	}
 	if len(out.Items) == 0 {
-		return 0, turns.Turn{}, ErrNotFound
+		return 0, engine.Turn{}, ErrNotFound
 	}
 	last, err := s.codec.parse(out.Items[0][s.opts.SortKey])
 	if err != nil {
-		return 0, turns.Turn{}, err
+		return 0, engine.Turn{}, err
 	}
 	_, tn, _ := s.storedUpTo(out.Items[0])
 	return last, tn, nil

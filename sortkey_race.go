@@ -6,8 +6,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamoseq/dynamoseq/internal/engine"
-	"github.com/dynamoseq/dynamoseq/internal/settle"
-	"github.com/dynamoseq/dynamoseq/internal/turns"
 )
 
 // What a lost race tells a SortKey writer. Every Put of a SortKey asks
@@ -39,13 +37,13 @@ func (s *SortKey) learn(h *hint, err error) bool {
 // end of the turn of the write that stored it, if any. ok is false when err
 // returned no item (a conflict with a transaction in flight, or a check on
 // a missing number).
-func (s *SortKey) headOf(err error) (head int64, tn turns.Turn, ok bool) {
+func (s *SortKey) headOf(err error) (head int64, tn engine.Turn, ok bool) {
 	var items []map[string]types.AttributeValue
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		items = append(items, ccf.Item)
 	}
-	reasons, _ := settle.Reasons(err)
+	reasons, _ := engine.Reasons(err)
 	for _, r := range reasons {
 		items = append(items, r.Item)
 	}
@@ -61,7 +59,7 @@ func (s *SortKey) headOf(err error) (head int64, tn turns.Turn, ok bool) {
 // that stored it when its token says so (items written before tokens held
 // it say nothing more than their own number), and the end of the turn that
 // write belonged to, if any.
-func (s *SortKey) storedUpTo(item map[string]types.AttributeValue) (_ int64, tn turns.Turn, _ bool) {
+func (s *SortKey) storedUpTo(item map[string]types.AttributeValue) (_ int64, tn engine.Turn, _ bool) {
 	key, found := item[s.opts.SortKey]
 	if !found {
 		return 0, tn, false
@@ -71,7 +69,7 @@ func (s *SortKey) storedUpTo(item map[string]types.AttributeValue) (_ int64, tn 
 		return 0, tn, false
 	}
 	if tok, isString := item[s.opts.TokenAttribute].(*types.AttributeValueMemberS); isString {
-		last, tn, ok := turns.ParseToken(tok.Value)
+		last, tn, ok := engine.ParseToken(tok.Value)
 		// One write stores at most engine.MaxTransactItems numbers: an end
 		// further on was not written by this library, and is not believed
 		// (gap-freedom rests on it).

@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
 // Get reads the item stored under number n of the sequence name into out,
@@ -179,12 +179,6 @@ func (s *SortKey) rangeQuery(pk string, lo, hi types.AttributeValue, order Order
 	}
 }
 
-// owned are the attributes a SortKey writes itself on every item, which
-// the reads leave out of the caller's attributes.
-func (s *SortKey) owned() []string {
-	return []string{s.opts.PartitionKey, s.opts.SortKey, s.opts.TokenAttribute}
-}
-
 // attributes returns a stored item without the attributes the SortKey
 // wrote.
 func (s *SortKey) attributes(item map[string]types.AttributeValue) map[string]types.AttributeValue {
@@ -194,7 +188,7 @@ func (s *SortKey) attributes(item map[string]types.AttributeValue) map[string]ty
 // readError explains a failed read: DynamoDB refuses a key or a key
 // condition that does not fit the table's key schema.
 func (s *SortKey) readError(err error) error {
-	if settle.IsValidation(err) {
+	if engine.IsValidation(err) {
 		return fmt.Errorf("%w: want partition key %q of type S and sort key %q of type %s: %w",
 			ErrTableMismatch, s.opts.PartitionKey, s.opts.SortKey, s.codec.typ, err)
 	}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/dynamoseq/dynamoseq/internal/engine"
-	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
 // The single-item write path of a SortKey: SortKeyOptions.NoTransactions, and every
@@ -40,7 +39,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 		}
 		n, tn, err := s.place(ctx, pk, h)
 		if err != nil {
-			s.pace.headFailed(&h.nameWriter, calls, err)
+			s.pace.headFailed(&h.NameWriter, calls, err)
 			return
 		}
 		if n > s.max {
@@ -53,9 +52,9 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 		}
 		start := time.Now()
 		err = s.put(ctx, pk, n, calls[:1], tn)
-		switch decide(err) {
+		switch engine.Decide(err, ErrUnknownOutcome) {
 		case engine.Stored:
-			s.pace.won(&h.nameWriter, start, tn)
+			s.pace.Won(&h.NameWriter, start, tn)
 			calls[0].Res, h.last = n, n
 			calls, races = calls[1:], 0
 		case engine.Unknown:
@@ -64,7 +63,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 			engine.Fail(calls[1:], &unsentError{fmt.Errorf("the write of number %d, queued before it, has an unknown outcome, and gap-free numbering lets no later number be written before it is settled", n)})
 			return
 		case engine.Throttled, engine.Conflict:
-			s.pace.waitForCapacity(&h.nameWriter, calls, err)
+			s.pace.waitForCapacity(&h.NameWriter, calls, err)
 			return
 		case engine.LostRace:
 			races++
@@ -95,7 +94,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 // the backoff, and nil when the next attempt may go.
 func (s *SortKey) lostEach(ctx context.Context, h *hint, start time.Time, races int, err error) error {
 	s.stats.lostRaces.Add(1)
-	h.known = h.known && settle.ReplicatedConflict(err)
+	h.known = h.known && engine.ReplicatedConflict(err)
 	h.Lost(start)
 	if _, tn, ok := s.headOf(err); ok {
 		h.Saw(tn, s.opts.MaxDelay) // another writer's turn: wait for its end

@@ -6,7 +6,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
 // Stats are the cumulative figures of a strategy since it was made, as
@@ -299,13 +301,13 @@ func (r *requestCounts) refused(err error) {
 	if err == nil {
 		return
 	}
-	if reasons, ok := settle.Reasons(err); ok {
+	if reasons, ok := engine.Reasons(err); ok {
 		var throttled, conflict bool
 		for _, reason := range reasons {
-			switch settle.Code(reason) {
-			case settle.ReasonThrottlingError, settle.ReasonProvisionedThroughputExceeded:
+			switch engine.Code(reason) {
+			case engine.ReasonThrottlingError, engine.ReasonProvisionedThroughputExceeded:
 				throttled = true
-			case settle.ReasonTransactionConflict:
+			case engine.ReasonTransactionConflict:
 				conflict = true
 			}
 		}
@@ -317,14 +319,66 @@ func (r *requestCounts) refused(err error) {
 		}
 		return
 	}
-	switch settle.Classify(err) {
-	case settle.Throttled:
+	switch engine.Classify(err) {
+	case engine.ThrottleRefusal:
 		r.throttled.Add(1)
-	case settle.Conflict:
-		if !settle.ReplicatedConflict(err) { // a lost race, counted as such
+	case engine.ConflictRefusal:
+		if !engine.ReplicatedConflict(err) { // a lost race, counted as such
 			r.conflicts.Add(1)
 		}
 	}
+}
+
+// countingClient passes every request on to Client with the library's
+// own handling of throttles and conflicts (engine.OwnBackpressure: the
+// SDK returns them at once, and the strategy waits them out), and counts
+// it in n, by operation, for the strategies' RoundTrips figures, and by
+// the refusal DynamoDB answered (see stats.go). Its errors name the
+// operation and DynamoDB's answer once (see engine.BriefSDK).
+type countingClient struct {
+	Client
+	n *requestCounts
+}
+
+func (c countingClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	c.n.get.Add(1)
+	out, err := c.Client.GetItem(ctx, in, own(optFns)...)
+	c.n.refused(err)
+	return out, engine.BriefSDK("GetItem", err)
+}
+
+func (c countingClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	c.n.put.Add(1)
+	out, err := c.Client.PutItem(ctx, in, own(optFns)...)
+	c.n.refused(err)
+	return out, engine.BriefSDK("PutItem", err)
+}
+
+func (c countingClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	c.n.update.Add(1)
+	out, err := c.Client.UpdateItem(ctx, in, own(optFns)...)
+	c.n.refused(err)
+	return out, engine.BriefSDK("UpdateItem", err)
+}
+
+func (c countingClient) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	c.n.query.Add(1)
+	out, err := c.Client.Query(ctx, in, own(optFns)...)
+	c.n.refused(err)
+	return out, engine.BriefSDK("Query", err)
+}
+
+func (c countingClient) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	c.n.transact.Add(1)
+	out, err := c.Client.TransactWriteItems(ctx, in, own(optFns)...)
+	c.n.refused(err)
+	return out, engine.BriefSDK("TransactWriteItems", err)
+}
+
+// own returns optFns with engine.OwnBackpressure added, in a slice of its
+// own.
+func own(optFns []func(*dynamodb.Options)) []func(*dynamodb.Options) {
+	return append([]func(*dynamodb.Options){engine.OwnBackpressure}, optFns...)
 }
 
 // capacityWaits is the live form of the waits of capacityFigures.

@@ -158,7 +158,7 @@ func TestSortKeyStats(t *testing.T) {
 		RoundTrips: 6, Reads: 3, Puts: 3,
 		Batches: 2, BatchedCalls: 2, MaxBatch: 1,
 		LostRaces: 1, Retries: 1,
-		Turns: 1, // having met another writer, its win started a turn (see internal/turns)
+		Turns: 1, // having met another writer, its win started a turn (see internal/engine/turns.go)
 	}, s.Figures())
 }
 
@@ -265,7 +265,7 @@ func TestLatestStats(t *testing.T) {
 		RoundTrips: 5, Reads: 2, Transactions: 3,
 		Batches: 2, BatchedCalls: 2, MaxBatch: 1,
 		LostRaces: 1, Retries: 1,
-		Turns: 1, // having met another writer, its win started a turn (see internal/turns)
+		Turns: 1, // having met another writer, its win started a turn (see internal/engine/turns.go)
 	}, l.Figures())
 }
 

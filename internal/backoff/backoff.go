@@ -56,3 +56,8 @@ func Sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	}
 }
+
+// MaxCapacityWait caps the waits for capacity (engine.Capacity). After a second, a partition's
+// per-second budget of units (what DynamoDB throttles by) has come back
+// whole: a longer wait would only leave it idle.
+const MaxCapacityWait = time.Second

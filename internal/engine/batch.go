@@ -3,9 +3,10 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
-	"github.com/dynamoseq/dynamoseq/internal/combine"
+	"github.com/dynamoseq/dynamoseq/internal/backoff"
 )
 
 // Limits of one TransactWriteItems call.
@@ -13,11 +14,6 @@ const (
 	MaxTransactItems = 100
 	MaxTransactBytes = 4 * 1024 * 1024
 )
-
-// Call is one caller's request in a batch, whose result is a number (the
-// first of a Counter's range, a SortKey's or a Latest's item): the
-// combine.Call a strategy's run sets the outcome of.
-type Call[Req any] = combine.Call[Req, int64]
 
 // BatchLen returns how many of the n calls at the head of a batch fit in
 // one transaction: at most maxItems, and, beyond the first, at most
@@ -44,7 +40,7 @@ func BatchLen(n, maxItems int, size func(i int) int, copyLast bool) int {
 // without naming the item at fault, one per write, so that only the caller
 // of the bad item fails. It costs a round trip per item, for this batch
 // only.
-func OneByOne[Req any](calls []*Call[Req], write func([]*Call[Req])) {
+func OneByOne[Req any](calls []*Call[Req, int64], write func([]*Call[Req, int64])) {
 	for i := range calls {
 		write(calls[i : i+1])
 		if PutBack(calls[i:i+1], calls[i+1:]) {
@@ -54,11 +50,11 @@ func OneByOne[Req any](calls []*Call[Req], write func([]*Call[Req])) {
 }
 
 // PutBack reports whether a call of written, which a run has just written,
-// was put back in the queue (combine.Call.Again) after a lost race or to
+// was put back in the queue (Call.Again) after a lost race or to
 // wait for capacity, and if so puts back rest too, unwritten, with the
 // same cause: the calls of one process to one name are written in the
 // order they arrived.
-func PutBack[Req any](written, rest []*Call[Req]) bool {
+func PutBack[Req any](written, rest []*Call[Req, int64]) bool {
 	for _, c := range written {
 		if c.Again {
 			for _, r := range rest {
@@ -84,7 +80,7 @@ const lingerShare = 5
 // and the others waiting a round trip for the next. A caller alone on a
 // name never waits (one left alone by callers that stopped waits once),
 // and neither does a batch put back (its wait for capacity stands).
-func Linger[Req any](batch []*Call[Req], rtt time.Duration) {
+func Linger[Req any](batch []*Call[Req, int64], rtt time.Duration) {
 	if len(batch) < 2 {
 		return
 	}
@@ -97,24 +93,24 @@ func Linger[Req any](batch []*Call[Req], rtt time.Duration) {
 }
 
 // ErrCallerLeft is the outcome of a call whose caller left before its
-// write was sent (combine.Call.Publish reported false); nobody reads it.
+// write was sent (Call.Publish reported false); nobody reads it.
 var ErrCallerLeft = errors.New("the caller left before its write was sent")
 
 // Publish tells the callers of calls, just before their write is sent,
 // what they are about to get: first, first+step, first+2*step...
-// (combine.Call.Publish: what a caller whose context ends while the write
+// (Call.Publish: what a caller whose context ends while the write
 // is in flight is told, with the root's ErrUnknownOutcome; the numbers of
 // a SortKey's or a Latest's items, step 1, and 0 for a Counter's ranges,
 // step 0). A caller that has left already is not written: Publish returns
 // the calls to write, in order, and calls itself when every caller is
 // still there.
-func Publish[Req any](calls []*Call[Req], first, step int64) []*Call[Req] {
+func Publish[Req any](calls []*Call[Req, int64], first, step int64) []*Call[Req, int64] {
 	next := first
-	var kept []*Call[Req] // nil while every caller is there
+	var kept []*Call[Req, int64] // nil while every caller is there
 	for i, c := range calls {
 		if !c.Publish(next) {
 			if kept == nil {
-				kept = append(make([]*Call[Req], 0, len(calls)), calls[:i]...)
+				kept = append(make([]*Call[Req, int64], 0, len(calls)), calls[:i]...)
 			}
 			c.Err = ErrCallerLeft
 			continue
@@ -137,14 +133,14 @@ type Racer[Req any] interface {
 	Lose() int // counts one more lost race and returns the count
 }
 
-// RaceLost puts back in the queue (combine.Call.Again) the calls of a
+// RaceLost puts back in the queue (Call.Again) the calls of a
 // write that has just lost a race, so that they are written again as soon
 // as the lead passes on, with the calls that arrived meanwhile: while a
 // process waits for its turn, its next write grows. A call that has lost
 // maxAttempts races fails with contention (the root's ErrContention)
 // instead, wrapping err, the last race's error. It reports whether it put
 // any call back.
-func RaceLost[Req any, R Racer[Req]](calls []*Call[Req], maxAttempts int, contention, err error) (again bool) {
+func RaceLost[Req any, R Racer[Req]](calls []*Call[Req, int64], maxAttempts int, contention, err error) (again bool) {
 	for _, c := range calls {
 		if n := R(&c.Req).Lose(); n >= maxAttempts {
 			c.Err = fmt.Errorf("%w: lost %d races to other writers: %w", contention, n, err)
@@ -156,8 +152,119 @@ func RaceLost[Req any, R Racer[Req]](calls []*Call[Req], maxAttempts int, conten
 }
 
 // Fail sets err as the outcome of every call.
-func Fail[Req any](calls []*Call[Req], err error) {
+func Fail[Req any](calls []*Call[Req, int64], err error) {
 	for _, c := range calls {
 		c.Err = err
 	}
 }
+
+// Batched is a write call's request as RunBatches reads it (a pointer to
+// it).
+type Batched[Req any] interface {
+	*Req
+	Bytes() int // the item's size in bytes, keys included
+	Races() int // races lost so far (see RaceLost)
+}
+
+// RunBatches writes the calls of one run in order, in as few writes as
+// DynamoDB's limits allow (maxItems; copyLast as for BatchLen), counting
+// each batch once with counted, and stops when a write put its calls back
+// in the queue (see PutBack).
+func RunBatches[Req any, R Batched[Req]](batch []*Call[Req, int64], maxItems int, copyLast bool, counted func(n int), write func([]*Call[Req, int64])) {
+	for len(batch) > 0 {
+		n := BatchLen(len(batch), maxItems, func(i int) int { return R(&batch[i].Req).Bytes() }, copyLast)
+		if R(&batch[0].Req).Races() == 0 { // a batch put back is counted once
+			counted(n)
+		}
+		write(batch[:n])
+		if PutBack(batch[:n], batch[n:]) {
+			return
+		}
+		batch = batch[n:]
+	}
+}
+
+// NameWriter is what a SortKey or a Latest knows of the writes of one
+// name, beside its last number: the waits for capacity and the turns with
+// other processes (see turns.go). Only the run in progress for the name
+// touches it (see Group).
+type NameWriter struct {
+	Capacity Capacity // the waits after throttles and conflicts
+	Turns             // with writers of other processes
+}
+
+// Pace is what a strategy's runs need to pace the writes of a name: the
+// strategy's round trips, and the count of the turns its writes started.
+type Pace struct {
+	RTT   *RoundTrip
+	Turns *atomic.Int64
+}
+
+// Won records a write of w's name that started at start, in turn tn, and
+// succeeded (both writes, without transactions).
+func (p Pace) Won(w *NameWriter, start time.Time, tn Turn) {
+	p.RTT.Add(time.Since(start))
+	w.Capacity.Reset()
+	if w.Won(start, tn) {
+		p.Turns.Add(1)
+	}
+}
+
+// RoundTrip is a moving average of a strategy's round trips, across its
+// names: the first wait for capacity of a request made outside a run, and
+// the grace of a caller whose context ends while its write is in flight.
+// It is safe for concurrent use.
+type RoundTrip struct{ ns atomic.Int64 }
+
+// Add adds a round trip that took d. Concurrent adds may lose one of
+// them: an estimate needs no more.
+func (r *RoundTrip) Add(d time.Duration) {
+	old := time.Duration(r.ns.Load())
+	if old == 0 {
+		old = d
+	}
+	r.ns.Store(int64((3*old + d) / 4))
+}
+
+// Load returns the average; 0 before any round trip was added.
+func (r *RoundTrip) Load() time.Duration { return time.Duration(r.ns.Load()) }
+
+// minGrace is the shortest grace of a caller whose context ends while its
+// write is in flight: about DynamoDB's median PutItem round trip, for a
+// strategy that has measured none yet.
+const minGrace = 10 * time.Millisecond
+
+// Grace is how long a caller whose context has ended waits for the outcome
+// of its write in flight (GroupOptions.Grace): one round trip, at least
+// minGrace.
+func (r *RoundTrip) Grace() time.Duration { return max(r.Load(), minGrace) }
+
+// minCapacityBase is the first wait's ceiling before any round trip was
+// measured.
+const minCapacityBase = time.Millisecond
+
+// Capacity is the wait of one name's writes for capacity, after DynamoDB
+// throttled them or another transaction held their items: exponential with
+// full jitter per refusal in a row, the first drawn from [0, one round trip
+// of the write], at most backoff.MaxCapacityWait; a success starts the count again.
+// The zero Capacity has seen no refusal. It is not safe for concurrent
+// use: it belongs to the one writer of a name at a time.
+type Capacity struct {
+	streak int // refusals in a row
+	// Rand is backoff.Policy.Rand; nil means rand.Int64N.
+	Rand func(n int64) int64
+}
+
+// Next counts one more refusal and returns the wait before the next send;
+// rtt is the write's round trip as measured (0 when none was).
+func (c *Capacity) Next(rtt time.Duration) time.Duration {
+	c.streak++
+	p := backoff.Policy{Base: max(rtt, minCapacityBase), Max: backoff.MaxCapacityWait, Rand: c.Rand}
+	return p.Delay(c.streak)
+}
+
+// Reset records a success: the next refusal waits as the first did.
+func (c *Capacity) Reset() { c.streak = 0 }
+
+// Streak is how many refusals in a row were counted.
+func (c *Capacity) Streak() int { return c.streak }

@@ -15,10 +15,10 @@ func (r *req) Lose() int {
 	return r.races
 }
 
-func calls(n int) []*engine.Call[req] {
-	cs := make([]*engine.Call[req], n)
+func calls(n int) []*engine.Call[req, int64] {
+	cs := make([]*engine.Call[req, int64], n)
 	for i := range cs {
-		cs[i] = &engine.Call[req]{}
+		cs[i] = &engine.Call[req, int64]{}
 	}
 	return cs
 }

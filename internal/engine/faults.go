@@ -2,8 +2,6 @@ package engine
 
 import (
 	"github.com/aws/aws-sdk-go-v2/aws"
-
-	"github.com/dynamoseq/dynamoseq/internal/settle"
 )
 
 // Fault is an action of a cancelled transaction that DynamoDB refused for a
@@ -27,12 +25,12 @@ type Fault struct {
 // at fault (DynamoDB Local refuses some invalid items with a
 // ValidationException for the whole request).
 func Faults(err error) []Fault {
-	reasons, _ := settle.Reasons(err)
+	reasons, _ := Reasons(err)
 	var faults []Fault
 	for i, r := range reasons {
-		switch code := settle.Code(r); code {
-		case settle.ReasonNone, settle.ReasonConditionalCheckFailed, settle.ReasonTransactionConflict,
-			settle.ReasonThrottlingError, settle.ReasonProvisionedThroughputExceeded:
+		switch code := Code(r); code {
+		case ReasonNone, ReasonConditionalCheckFailed, ReasonTransactionConflict,
+			ReasonThrottlingError, ReasonProvisionedThroughputExceeded:
 		default:
 			faults = append(faults, Fault{Index: i, Code: code, Message: aws.ToString(r.Message), Invalid: invalidReason(code)})
 		}

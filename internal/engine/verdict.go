@@ -1,22 +1,10 @@
-// Package engine is the library's write engine: what the strategies
-// (the root package's SortKey, Latest and Counter, with and without
-// transactions) share of a batch's life, and the one decision every
-// write path takes on the answer to a write (Decide).
-//
-// A strategy builds its requests and reads its answers; what an error
-// means is read here, once, by the SDK's typed errors and error codes (see
-// internal/settle), never by message text. The pieces of a batch's life
-// (batch.go) size a transaction (BatchLen), publish the numbers a write is
-// about to store (Publish), put calls back in the queue after a lost race
-// (RaceLost, PutBack), split a batch DynamoDB refused as a whole
-// (OneByOne), and keep a hot name's callers together (Linger); the queue
-// itself is internal/combine's.
 package engine
 
 import (
 	"errors"
 
-	"github.com/dynamoseq/dynamoseq/internal/settle"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 )
 
 // Verdict is what the answer to one write says about the table, and so what
@@ -29,7 +17,7 @@ const (
 	// Stored: DynamoDB applied the write.
 	Stored Verdict = iota
 	// Unknown: the write was sent, and its outcome could not be found out
-	// (the resends of settle.Resender did not settle it): the table may
+	// (the resends of Resender did not settle it): the table may
 	// hold it, or may yet. Nothing may be written after it that a stored
 	// write would contradict.
 	Unknown
@@ -77,7 +65,7 @@ func (v Verdict) String() string {
 }
 
 // Decide is the decision table of a write's outcome: err is the error of
-// one write, as settle.Resender.Send returns it, and unknown the sentinel
+// one write, as Resender.Send returns it, and unknown the sentinel
 // that the error of a write left unsettled wraps (Resender.Unknown). The
 // rows are taken in order, the first that matches wins:
 //
@@ -87,12 +75,12 @@ func (v Verdict) String() string {
 //	  (or ValidationException) reason, or a
 //	  ValidationException                          RefusedItem
 //	ReplicatedWriteConflictException               LostRace
-//	settle.Classify: ConditionFailed               LostRace
-//	settle.Classify: Throttled                     Throttled
-//	settle.Classify: Conflict                      Conflict
+//	Classify: ConditionFailed               LostRace
+//	Classify: Throttled                     Throttled
+//	Classify: Conflict                      Conflict
 //	anything else                                  Other
 //
-// A cancelled transaction is read by its reasons (settle.Classify): a failed
+// A cancelled transaction is read by its reasons (Classify): a failed
 // condition that returned its item wins over a conflict, a conflict over a
 // throttle, a throttle over a failed condition without its item; a reason
 // outside these (ItemCollectionSizeLimitExceeded, an unknown code) makes it
@@ -105,15 +93,15 @@ func Decide(err, unknown error) Verdict {
 		return Unknown
 	case refused(err):
 		return RefusedItem
-	case settle.ReplicatedConflict(err):
+	case ReplicatedConflict(err):
 		return LostRace
 	}
-	switch settle.Classify(err) {
-	case settle.ConditionFailed:
+	switch Classify(err) {
+	case ConditionFailed:
 		return LostRace
-	case settle.Throttled:
+	case ThrottleRefusal:
 		return Throttled
-	case settle.Conflict:
+	case ConflictRefusal:
 		return Conflict
 	}
 	return Other
@@ -123,19 +111,259 @@ func Decide(err, unknown error) Verdict {
 // it carries: a ValidationException, or a cancelled transaction with a
 // ValidationError (or ValidationException) among its reasons.
 func refused(err error) bool {
-	if reasons, ok := settle.Reasons(err); ok {
+	if reasons, ok := Reasons(err); ok {
 		for _, r := range reasons {
-			if invalidReason(settle.Code(r)) {
+			if invalidReason(Code(r)) {
 				return true
 			}
 		}
 		return false
 	}
-	return settle.IsValidation(err)
+	return IsValidation(err)
 }
 
 // invalidReason reports whether a cancellation reason's code says that
 // DynamoDB refused its action as invalid.
 func invalidReason(code string) bool {
-	return code == settle.ReasonValidationError || code == settle.ReasonValidationException
+	return code == ReasonValidationError || code == ReasonValidationException
+}
+
+// Cancellation reason codes of a TransactionCanceledException, as DynamoDB
+// documents them in the API reference of TransactWriteItems
+// (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html).
+// A transaction is cancelled as a whole; each action gets one code, None
+// for the actions that were not the cause.
+const (
+	ReasonNone                            = "None"
+	ReasonConditionalCheckFailed          = "ConditionalCheckFailed"
+	ReasonTransactionConflict             = "TransactionConflict"
+	ReasonThrottlingError                 = "ThrottlingError"               // an on-demand table or index over its capacity
+	ReasonProvisionedThroughputExceeded   = "ProvisionedThroughputExceeded" // a provisioned table or index over its capacity
+	ReasonValidationError                 = "ValidationError"
+	ReasonItemCollectionSizeLimitExceeded = "ItemCollectionSizeLimitExceeded"
+	// ReasonValidationException is not among the documented codes; it is
+	// taken as ValidationError where an item's refusal is read.
+	ReasonValidationException = "ValidationException"
+)
+
+// codeValidation is the error code of a request DynamoDB refuses as invalid;
+// the SDK has no typed error for it.
+const codeValidation = "ValidationException"
+
+// Reasons returns the cancellation reasons of a cancelled transaction, one
+// per action in the order of the request, and whether err is one.
+func Reasons(err error) ([]types.CancellationReason, bool) {
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		return nil, false
+	}
+	return tce.CancellationReasons, true
+}
+
+// Code is the code of a cancellation reason; ReasonNone when it has none.
+func Code(r types.CancellationReason) string {
+	if r.Code == nil {
+		return ReasonNone
+	}
+	return *r.Code
+}
+
+// ReasonsLostRace reports whether every reason of a cancelled transaction is a
+// failed condition or a conflict with another transaction (or None): the
+// writer's view of the items was stale, and a retry after a fresh read can
+// succeed. Any other reason (ValidationError, ThrottlingError,
+// ItemCollectionSizeLimitExceeded, ...) will not go away by retrying at
+// once. Classify tells a conflict and throttling apart from a failed
+// condition.
+func ReasonsLostRace(reasons []types.CancellationReason) bool {
+	lost := false
+	for _, r := range reasons {
+		switch Code(r) {
+		case ReasonNone:
+		case ReasonConditionalCheckFailed, ReasonTransactionConflict:
+			lost = true
+		default:
+			return false
+		}
+	}
+	return lost
+}
+
+// knownReasons reports whether every cancellation reason is one DynamoDB
+// documents for a transaction it did not apply (or ValidationException).
+func knownReasons(reasons []types.CancellationReason) bool {
+	for _, r := range reasons {
+		switch Code(r) {
+		case ReasonNone, ReasonConditionalCheckFailed, ReasonTransactionConflict,
+			ReasonValidationError, ReasonValidationException, ReasonItemCollectionSizeLimitExceeded,
+			ReasonThrottlingError, ReasonProvisionedThroughputExceeded:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// IsValidation reports whether DynamoDB refused the request as invalid: a
+// ValidationException, or a cancelled transaction with a ValidationError
+// among its reasons. The same request would be refused again.
+func IsValidation(err error) bool {
+	if reasons, ok := Reasons(err); ok {
+		for _, r := range reasons {
+			if Code(r) == ReasonValidationError {
+				return true
+			}
+		}
+		return false
+	}
+	return apiCode(err) == codeValidation
+}
+
+// ReplicatedConflict reports whether err is a multi-Region strongly
+// consistent table's refusal of a write because another Region wrote the
+// same item at the same moment (ReplicatedWriteConflictException). Nothing
+// was written; the write may be sent again.
+func ReplicatedConflict(err error) bool {
+	var conflict *types.ReplicatedWriteConflictException
+	return errors.As(err, &conflict)
+}
+
+// apiCode is the error code of a service error, "" for any other error.
+func apiCode(err error) string {
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		return api.ErrorCode()
+	}
+	return ""
+}
+
+// Refusal is why DynamoDB refused a request, as far as it says what to do
+// next. Whether an earlier attempt of the same request was applied is
+// another question, Probe.Outcome's.
+type Refusal int
+
+const (
+	// NotRefused: no error, or an error that is not DynamoDB refusing the
+	// request: a network error, a server error, a context that ended, a
+	// transaction still in progress. The write may have been applied.
+	NotRefused Refusal = iota
+	// ConditionFailed: a condition of the write failed
+	// (ConditionalCheckFailedException, or a cancellation reason
+	// ConditionalCheckFailed): another writer got there first. The item in
+	// the way comes with it when the write asked for it.
+	ConditionFailed
+	// ConflictRefusal: another request held an item of the write at that moment
+	// (TransactionConflictException, a cancellation reason
+	// TransactionConflict, or an MRSC table's
+	// ReplicatedWriteConflictException). Nothing was written and no item
+	// comes with it; the same write may succeed a moment later.
+	ConflictRefusal
+	// ThrottleRefusal: the table, an index or the account was over its capacity
+	// (ThrottlingException, ProvisionedThroughputExceededException,
+	// RequestLimitExceeded, or a cancellation reason ThrottlingError or
+	// ProvisionedThroughputExceeded). Nothing was written; the same write
+	// may succeed after a wait.
+	ThrottleRefusal
+	// Invalid: the request cannot succeed as it is, however long one
+	// waits: a validation error, a missing table, a full item collection,
+	// parameters the SDK refuses, any other client error.
+	Invalid
+)
+
+func (r Refusal) String() string {
+	switch r {
+	case NotRefused:
+		return "not refused"
+	case ConditionFailed:
+		return "condition failed"
+	case ConflictRefusal:
+		return "conflict"
+	case ThrottleRefusal:
+		return "throttled"
+	}
+	return "invalid"
+}
+
+// Classify says why DynamoDB refused the request that returned err, by the
+// SDK's typed errors and error codes (see
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.Errors.html).
+// A cancelled transaction is classified by its reasons: Invalid when one of
+// them is neither None nor one of the reasons above (or there is none);
+// else ConditionFailed when a failed condition returned its item (which
+// tells the writer where to write next: worth more than a wait); else
+// ConflictRefusal, else ThrottleRefusal, else ConditionFailed (a failed condition
+// without its item).
+func Classify(err error) Refusal {
+	var (
+		ccf        *types.ConditionalCheckFailedException
+		conflict   *types.TransactionConflictException
+		throttled  *types.ThrottlingException
+		overPTE    *types.ProvisionedThroughputExceededException
+		overLimit  *types.RequestLimitExceeded
+		inProgress *types.TransactionInProgressException
+		invalid    smithy.InvalidParamsError
+	)
+	if reasons, ok := Reasons(err); ok {
+		return classifyReasons(reasons)
+	}
+	switch {
+	case err == nil:
+		return NotRefused
+	case errors.As(err, &ccf):
+		return ConditionFailed
+	case errors.As(err, &conflict) || ReplicatedConflict(err):
+		return ConflictRefusal
+	case errors.As(err, &throttled) || errors.As(err, &overPTE) || errors.As(err, &overLimit):
+		return ThrottleRefusal
+	case errors.As(err, &inProgress):
+		return NotRefused
+	case errors.As(err, &invalid) || clientFault(err):
+		return Invalid
+	}
+	return NotRefused
+}
+
+// clientFault reports whether err is DynamoDB's answer that the request is
+// at fault: an error the SDK knows as a client fault, or any error code
+// answered with an HTTP status 4xx (the SDK has no type, and so no fault,
+// for ValidationException, AccessDeniedException and the like).
+func clientFault(err error) bool {
+	var api smithy.APIError
+	if !errors.As(err, &api) {
+		return false
+	}
+	if api.ErrorFault() == smithy.FaultClient {
+		return true
+	}
+	var resp interface{ HTTPStatusCode() int }
+	return errors.As(err, &resp) && resp.HTTPStatusCode() >= 400 && resp.HTTPStatusCode() < 500
+}
+
+// classifyReasons is Classify for the reasons of a cancelled transaction.
+func classifyReasons(reasons []types.CancellationReason) Refusal {
+	var failed, learned, conflict, throttled bool
+	for _, r := range reasons {
+		switch Code(r) {
+		case ReasonNone:
+		case ReasonConditionalCheckFailed:
+			failed, learned = true, learned || r.Item != nil
+		case ReasonTransactionConflict:
+			conflict = true
+		case ReasonThrottlingError, ReasonProvisionedThroughputExceeded:
+			throttled = true
+		default:
+			return Invalid
+		}
+	}
+	switch {
+	case learned:
+		return ConditionFailed
+	case conflict:
+		return ConflictRefusal
+	case throttled:
+		return ThrottleRefusal
+	case failed:
+		return ConditionFailed
+	}
+	return Invalid
 }

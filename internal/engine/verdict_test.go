@@ -16,7 +16,6 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/dynamoseq/dynamoseq/internal/engine"
-	"github.com/dynamoseq/dynamoseq/internal/settle"
 	"github.com/dynamoseq/dynamoseq/internal/testsupport/answer"
 )
 
@@ -175,7 +174,7 @@ func TestDecideAnswered(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			client := answer.Client(&answer.Transport{Answer: tt.ans}, 1)
-			r := settle.Resender{Timeout: 20 * time.Millisecond, Unknown: errUnknown}
+			r := engine.Resender{Timeout: 20 * time.Millisecond, Unknown: errUnknown}
 			err := r.Send(context.Background(), func(ctx context.Context, optFn func(*dynamodb.Options)) error {
 				_, err := client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
 					TransactItems: []types.TransactWriteItem{{Put: &types.Put{TableName: aws.String("t"),
@@ -224,5 +223,143 @@ func TestFaults(t *testing.T) {
 				t.Errorf("Faults(%v) = %+v, want %+v", tt.err, got, tt.want)
 			}
 		})
+	}
+}
+
+// cancelledReasons answers a TransactWriteItems with a TransactionCanceledException
+// whose reasons have the codes given ("" for a reason without a code; a
+// code followed by "+item" comes with the item that failed the condition).
+func cancelledReasons(codes ...string) answer.Func {
+	var reasons []string
+	for _, c := range codes {
+		switch code, withItem := strings.CutSuffix(c, "+item"); {
+		case c == "":
+			reasons = append(reasons, `{}`)
+		case withItem:
+			reasons = append(reasons, `{"Code":"`+code+`","Item":{"pk":{"S":"a"}}}`)
+		default:
+			reasons = append(reasons, `{"Code":"`+c+`"}`)
+		}
+	}
+	return answer.JSON(400, `{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","message":"cancelled",`+
+		`"CancellationReasons":[`+strings.Join(reasons, ",")+`]}`)
+}
+
+// answered returns the error the SDK makes of ans, the answer to the only
+// attempt of a TransactWriteItems.
+func answered(t *testing.T, ans answer.Func) error {
+	t.Helper()
+	client := answer.Client(&answer.Transport{Answer: ans}, 1)
+	_, err := client.TransactWriteItems(context.Background(), &dynamodb.TransactWriteItemsInput{
+		TransactItems: []types.TransactWriteItem{{Put: txPut()}},
+	})
+	if err == nil {
+		t.Fatal("TransactWriteItems succeeded")
+	}
+	return err
+}
+
+func txPut() *types.Put {
+	return &types.Put{TableName: aws.String("t"), Item: put.Item}
+}
+
+// TestClassify: each answer DynamoDB documents, as the SDK deserializes it,
+// is classified by what the writer may do about it.
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		name string
+		ans  answer.Func
+		want engine.Refusal
+	}{
+		{"condition failed", answer.Status(400, "ConditionalCheckFailedException"), engine.ConditionFailed},
+		{"transaction conflict", answer.Status(400, "TransactionConflictException"), engine.ConflictRefusal},
+		{"replicated write conflict", answer.Status(400, "ReplicatedWriteConflictException"), engine.ConflictRefusal},
+		{"throttled, on-demand", answer.Status(400, "ThrottlingException"), engine.ThrottleRefusal},
+		{"throttled, provisioned", answer.Status(400, "ProvisionedThroughputExceededException"), engine.ThrottleRefusal},
+		{"throttled, account", answer.Status(400, "RequestLimitExceeded"), engine.ThrottleRefusal},
+		{"validation", answer.Status(400, "ValidationException"), engine.Invalid},
+		{"access denied", answer.Status(400, "AccessDeniedException"), engine.Invalid},
+		{"table not found", answer.Status(400, "ResourceNotFoundException"), engine.Invalid},
+		{"idempotent parameter mismatch", answer.Status(400, "IdempotentParameterMismatchException"), engine.Invalid},
+		{"in progress", answer.Status(400, "TransactionInProgressException"), engine.NotRefused},
+		{"server error", answer.Status(500, "InternalServerError"), engine.NotRefused},
+		{"unavailable", answer.Status(503, "ServiceUnavailable"), engine.NotRefused},
+		{"answer lost", answer.Reset, engine.NotRefused},
+		{"not sent", answer.RefusedDial, engine.NotRefused},
+		{"cancelled: condition", cancelledReasons("None", "ConditionalCheckFailed"), engine.ConditionFailed},
+		{"cancelled: conflict", cancelledReasons("TransactionConflict", "None"), engine.ConflictRefusal},
+		{"cancelled: throttled, on-demand", cancelledReasons("None", "ThrottlingError"), engine.ThrottleRefusal},
+		{"cancelled: throttled, provisioned", cancelledReasons("ProvisionedThroughputExceeded", ""), engine.ThrottleRefusal},
+		{"cancelled: condition with its item before conflict", cancelledReasons("TransactionConflict", "ConditionalCheckFailed+item"), engine.ConditionFailed},
+		{"cancelled: conflict before condition without item", cancelledReasons("TransactionConflict", "ConditionalCheckFailed"), engine.ConflictRefusal},
+		{"cancelled: conflict before throttled", cancelledReasons("ThrottlingError", "TransactionConflict"), engine.ConflictRefusal},
+		{"cancelled: condition with its item before throttled", cancelledReasons("ThrottlingError", "ConditionalCheckFailed+item"), engine.ConditionFailed},
+		{"cancelled: throttled before condition without item", cancelledReasons("ThrottlingError", "ConditionalCheckFailed"), engine.ThrottleRefusal},
+		{"cancelled: validation", cancelledReasons("None", "ValidationError"), engine.Invalid},
+		{"cancelled: validation wins", cancelledReasons("ConditionalCheckFailed", "ValidationError"), engine.Invalid},
+		{"cancelled: item collection full", cancelledReasons("ItemCollectionSizeLimitExceeded"), engine.Invalid},
+		{"cancelled: a code not documented", cancelledReasons("SomethingNew", "ThrottlingError"), engine.Invalid},
+		{"cancelled: no reason", cancelledReasons("None", ""), engine.Invalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := answered(t, tt.ans)
+			if got := engine.Classify(err); got != tt.want {
+				t.Errorf("Classify(%v) = %v, want %v", err, got, tt.want)
+			}
+		})
+	}
+	if got := engine.Classify(nil); got != engine.NotRefused {
+		t.Errorf("Classify(nil) = %v, want %v", got, engine.NotRefused)
+	}
+	client := answer.Client(&answer.Transport{Answer: answer.Reset}, 1)
+	_, err := client.PutItem(context.Background(), &dynamodb.PutItemInput{})
+	if got := engine.Classify(err); got != engine.Invalid {
+		t.Errorf("Classify(%v) = %v, want %v (parameters the SDK refuses)", err, got, engine.Invalid)
+	}
+}
+
+// TestReasons: the predicates the strategies branch on today.
+func TestReasons(t *testing.T) {
+	tests := []struct {
+		name               string
+		ans                answer.Func
+		lostRace           bool // LostRace of the reasons
+		validation         bool // IsValidation
+		replicatedConflict bool
+	}{
+		{name: "condition", ans: cancelledReasons("None", "ConditionalCheckFailed"), lostRace: true},
+		{name: "conflict", ans: cancelledReasons("TransactionConflict", ""), lostRace: true},
+		{name: "condition and throttled", ans: cancelledReasons("ConditionalCheckFailed", "ThrottlingError")},
+		{name: "all None", ans: cancelledReasons("None", "")},
+		{name: "validation reason", ans: cancelledReasons("None", "ValidationError"), validation: true},
+		{name: "ValidationException", ans: answer.Status(400, "ValidationException"), validation: true},
+		{name: "replicated write conflict", ans: answer.Status(400, "ReplicatedWriteConflictException"), replicatedConflict: true},
+		{name: "throttled", ans: answer.Status(400, "ThrottlingException")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := answered(t, tt.ans)
+			reasons, ok := engine.Reasons(err)
+			if got := ok && engine.ReasonsLostRace(reasons); got != tt.lostRace {
+				t.Errorf("LostRace(%v) = %v, want %v", err, got, tt.lostRace)
+			}
+			if got := engine.IsValidation(err); got != tt.validation {
+				t.Errorf("IsValidation(%v) = %v, want %v", err, got, tt.validation)
+			}
+			if got := engine.ReplicatedConflict(err); got != tt.replicatedConflict {
+				t.Errorf("ReplicatedConflict(%v) = %v, want %v", err, got, tt.replicatedConflict)
+			}
+		})
+	}
+	if got := engine.Code(types.CancellationReason{}); got != engine.ReasonNone {
+		t.Errorf("Code of a reason without a code = %q, want %q", got, engine.ReasonNone)
+	}
+}
+
+func TestRequestToken(t *testing.T) {
+	a, b := engine.RequestToken(), engine.RequestToken()
+	if len(a) != 32 || strings.Trim(a, "0123456789abcdef") != "" || a == b {
+		t.Errorf("RequestToken() = %q, then %q: want 32 hex digits, new each time", a, b)
 	}
 }

@@ -1,13 +1,15 @@
-package turns
+package engine
 
 import (
+	"math"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// These are the package's own tests, which see the State's fields. What
+// These are the package's own tests, which see the Turns's fields. What
 // the turns buy across processes is shown by the root package's
 // TestSortKeyAppendProcesses, TestLatestAppendProcesses and
 // BenchmarkProcessesOneName.
@@ -18,7 +20,7 @@ const (
 )
 
 // pause is how long wait tells the writer to sleep at now, -1 for no wait.
-func pause(tr *State, now time.Time) time.Duration {
+func pause(tr *Turns, now time.Time) time.Duration {
 	d, wait := tr.wait(now, testMaxDelay)
 	if !wait {
 		return -1
@@ -28,7 +30,7 @@ func pause(tr *State, now time.Time) time.Duration {
 
 func TestTurnsLoneWriterNeverWaits(t *testing.T) {
 	t.Parallel()
-	tr := State{rtt: testRTT}
+	tr := Turns{rtt: testRTT}
 	for range 3 {
 		now := time.Now()
 		if d := pause(&tr, now); d != -1 {
@@ -44,7 +46,7 @@ func TestTurnsLoneWriterNeverWaits(t *testing.T) {
 
 func TestTurnsHolderWritesUntilItsTurnEnds(t *testing.T) {
 	t.Parallel()
-	tr := State{rtt: testRTT}
+	tr := Turns{rtt: testRTT}
 	tr.Lost(time.Now())
 	tr.Saw(Turn{end: time.Now().Add(-time.Millisecond), no: 7, line: 2}, testMaxDelay) // over
 	now := time.Now()
@@ -84,7 +86,7 @@ func TestTurnsWaitInLine(t *testing.T) {
 	// round trip before the turn ends; turn 10's holder goes turnSpacing
 	// round trips later, turn 11's twice that.
 	for held, behind := range map[int64]int64{9: 0, 10: 1, 11: 2} {
-		tr := State{rtt: testRTT, held: held, contended: time.Now().Add(time.Second)}
+		tr := Turns{rtt: testRTT, held: held, contended: time.Now().Add(time.Second)}
 		now := time.Now()
 		end := now.Add(20 * time.Millisecond)
 		tr.Saw(Turn{end: end, no: 12, line: 3}, testMaxDelay)
@@ -103,7 +105,7 @@ func TestTurnsSaw(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
 	t.Run("own turn", func(t *testing.T) {
-		tr := State{rtt: testRTT, mine: Turn{end: now.Add(time.Second), no: 5}, held: 5, contended: now.Add(time.Second)}
+		tr := Turns{rtt: testRTT, mine: Turn{end: now.Add(time.Second), no: 5}, held: 5, contended: now.Add(time.Second)}
 		tr.Saw(tr.mine, testMaxDelay)
 		tr.mine = Turn{} // over, as wait makes it: the head still names it
 		tr.Saw(Turn{end: now.Add(time.Second), no: 5}, testMaxDelay)
@@ -112,7 +114,7 @@ func TestTurnsSaw(t *testing.T) {
 		}
 	})
 	t.Run("older turn", func(t *testing.T) {
-		tr := State{rtt: testRTT}
+		tr := Turns{rtt: testRTT}
 		tr.Saw(Turn{end: now.Add(time.Second), no: 5}, testMaxDelay)
 		tr.Saw(Turn{end: now.Add(2 * time.Second), no: 4}, testMaxDelay)
 		if tr.other.no != 5 {
@@ -120,21 +122,21 @@ func TestTurnsSaw(t *testing.T) {
 		}
 	})
 	t.Run("capped by MaxDelay", func(t *testing.T) {
-		tr := State{rtt: testRTT}
+		tr := Turns{rtt: testRTT}
 		tr.Saw(Turn{end: now.Add(time.Hour), no: 5}, testMaxDelay) // a skewed clock
 		if d := pause(&tr, time.Now()); d > testMaxDelay+testRTT {
 			t.Errorf("wait() = %v for a turn an hour long, want at most MaxDelay", d)
 		}
 	})
 	t.Run("another's turn ends mine", func(t *testing.T) {
-		tr := State{rtt: testRTT, mine: Turn{end: now.Add(time.Second), no: 5}}
+		tr := Turns{rtt: testRTT, mine: Turn{end: now.Add(time.Second), no: 5}}
 		tr.Saw(Turn{end: now.Add(time.Second), no: 6}, testMaxDelay)
 		if tr.mine != (Turn{}) {
 			t.Errorf("mine = %+v after another writer's turn 6, want none", tr.mine)
 		}
 	})
 	t.Run("waited through too many turns", func(t *testing.T) {
-		tr := State{rtt: testRTT, held: 1, contended: now.Add(time.Second)}
+		tr := Turns{rtt: testRTT, held: 1, contended: now.Add(time.Second)}
 		tr.Saw(Turn{end: now.Add(time.Second), no: 2 + maxTurnWaits}, testMaxDelay)
 		if d := pause(&tr, time.Now()); d != -1 {
 			t.Errorf("wait() = %v after %d turns of others, want none", d, maxTurnWaits+1)
@@ -149,7 +151,7 @@ func TestTurnsBounded(t *testing.T) {
 		// A head item that names a turn ending in an hour (a skewed
 		// clock): the writer waits MaxDelay once, then writes, however
 		// often it reads the same turn.
-		tr := State{rtt: testRTT, held: 1}
+		tr := Turns{rtt: testRTT, held: 1}
 		far := Turn{end: time.Now().Add(time.Hour), no: 2, line: 1}
 		tr.Saw(far, testMaxDelay)
 		if d := pause(&tr, time.Now()); d <= 0 || d > testMaxDelay+testRTT {
@@ -166,17 +168,17 @@ func TestTurnsBounded(t *testing.T) {
 		// announces is one more than the last holder's, and at most
 		// maxTurnWaits.
 		for seen, want := range map[int64]int64{3: 4, maxTurnWaits: maxTurnWaits} {
-			tr := State{rtt: 10 * time.Millisecond, held: 10, contended: time.Now().Add(time.Second)}
+			tr := Turns{rtt: 10 * time.Millisecond, held: 10, contended: time.Now().Add(time.Second)}
 			tr.Saw(Turn{end: time.Now().Add(-time.Millisecond), no: 500, line: seen}, testMaxDelay)
 			if tn := tr.next(time.Now(), testMaxDelay); tn.line != want {
 				t.Errorf("next().line = %d after turn 500 of line %d, want %d", tn.line, seen, want)
 			}
 		}
-		tr := State{rtt: 10 * time.Millisecond, held: 10, contended: time.Now().Add(time.Second)}
+		tr := Turns{rtt: 10 * time.Millisecond, held: 10, contended: time.Now().Add(time.Second)}
 		tr.Saw(Turn{end: time.Now().Add(-time.Millisecond), no: 500, line: maxTurnWaits}, testMaxDelay)
 		tn := tr.next(time.Now(), testMaxDelay)
 		item := map[string]types.AttributeValue{"wtok": &types.AttributeValueMemberS{Value: Token("abc", 1, tn)}}
-		if got := OfItem(item, "wtok"); got != tn {
+		if got := TurnOfItem(item, "wtok"); got != tn {
 			t.Errorf("the others read %+v from its token, want %+v", got, tn)
 		}
 		tr.Won(time.Now(), tn)
@@ -185,7 +187,7 @@ func TestTurnsBounded(t *testing.T) {
 		}
 	})
 	t.Run("own turn read after it ended", func(t *testing.T) {
-		tr := State{rtt: testRTT, contended: time.Now().Add(time.Second)}
+		tr := Turns{rtt: testRTT, contended: time.Now().Add(time.Second)}
 		tn := tr.next(time.Now(), testMaxDelay)
 		tr.Won(time.Now(), tn)
 		pause(&tr, tn.end)       // over: mine is cleared
@@ -202,7 +204,7 @@ func TestTurnsFirstAndAfresh(t *testing.T) {
 	t.Run("a first turn goes to the back of the line", func(t *testing.T) {
 		// Its line is 0 (it saw no one in line), yet at its end it lets
 		// the first in line go, and reads the head again.
-		tr := State{rtt: testRTT, contended: time.Now().Add(time.Second)}
+		tr := Turns{rtt: testRTT, contended: time.Now().Add(time.Second)}
 		tn := tr.next(time.Now(), testMaxDelay)
 		tr.Won(time.Now(), tn)
 		if tn.line != 0 {
@@ -213,14 +215,14 @@ func TestTurnsFirstAndAfresh(t *testing.T) {
 		}
 	})
 	t.Run("a turn read after a quiet second is numbered afresh", func(t *testing.T) {
-		tr := State{rtt: testRTT, held: 40, other: Turn{no: 41}} // contention long over
+		tr := Turns{rtt: testRTT, held: 40, other: Turn{no: 41}} // contention long over
 		tr.Saw(Turn{end: time.Now().Add(time.Second), no: 1}, testMaxDelay)
 		if tr.other.no != 1 {
 			t.Errorf("another writer's turn 1 was ignored after a quiet second")
 		}
 	})
 	t.Run("numbering starts afresh after contention", func(t *testing.T) {
-		tr := State{rtt: testRTT, held: 40, other: Turn{no: 41}}
+		tr := Turns{rtt: testRTT, held: 40, other: Turn{no: 41}}
 		if tn := tr.next(time.Now(), testMaxDelay); tn != (Turn{}) {
 			t.Fatalf("next() = %+v once contention is over, want no turn", tn)
 		}
@@ -228,6 +230,123 @@ func TestTurnsFirstAndAfresh(t *testing.T) {
 		tr.Saw(Turn{end: time.Now().Add(time.Second), no: 1}, testMaxDelay)
 		if tr.other.no != 1 {
 			t.Errorf("a new writer's turn 1 was ignored after contention came back")
+		}
+	})
+}
+
+func TestTurnTokenRoundTrip(t *testing.T) {
+	t.Parallel()
+	tn := Turn{end: time.UnixMicro(1_795_452_382_005_262), no: 12, line: 3}
+	tok := Token("0123456789abcdef0123456789abcdef", 42, tn)
+	if len(tok) > TokenBytes {
+		t.Errorf("Token is %d bytes, more than TokenBytes (%d)", len(tok), TokenBytes)
+	}
+	item := map[string]types.AttributeValue{"wtok": &types.AttributeValueMemberS{Value: tok}}
+	if got := TurnOfItem(item, "wtok"); got != tn {
+		t.Errorf("TurnOfItem(%q) = %+v, want %+v", tok, got, tn)
+	}
+	if got := Token("0123456789abcdef0123456789abcdef", 42, Turn{}); strings.Count(got, ":") != 1 {
+		t.Errorf("Token without a turn = %q, want the token and the last number only", got)
+	}
+	for _, bad := range []string{"", "abc", "abc:42", "abc:42:", "abc:42:x:1:2", "abc:42:1:2", "abc:42:1:2:3:4",
+		"abc:42:-1:2:3", "abc:42:1:0:3", "abc:42:1:2:-3", "abc:42:1:2:99"} {
+		item := map[string]types.AttributeValue{"wtok": &types.AttributeValueMemberS{Value: bad}}
+		if got := TurnOfItem(item, "wtok"); got != (Turn{}) {
+			t.Errorf("TurnOfItem(%q) = %+v, want no turn", bad, got)
+		}
+	}
+	if got := TurnOfItem(map[string]types.AttributeValue{"wtok": &types.AttributeValueMemberN{Value: "1"}}, "wtok"); got != (Turn{}) {
+		t.Errorf("TurnOfItem(a Number) = %+v, want no turn", got)
+	}
+}
+
+func TestParseToken(t *testing.T) {
+	t.Parallel()
+	for tok, want := range map[string]int64{"abc:7": 7, "abc:7:1795452382005262:3:2": 7} {
+		if last, _, ok := ParseToken(tok); !ok || last != want {
+			t.Errorf("ParseToken(%q) = %d, %v, want %d, true", tok, last, ok, want)
+		}
+	}
+	for _, bad := range []string{"abc", "abc:x", "x:7:junk", "abc:7:1:2", "abc:7:1:2:99", "abc:7:x:2:3", ""} {
+		if last, _, ok := ParseToken(bad); ok {
+			t.Errorf("ParseToken(%q) = %d, true, want not a token", bad, last)
+		}
+	}
+}
+
+const testRequest = "0123456789abcdef0123456789abcdef" // as RequestToken makes them
+
+// TestTokenRoundTrip: what Token writes, ParseToken reads back, within
+// TokenBytes, at the ends of every field's range.
+func TestTokenRoundTrip(t *testing.T) {
+	t.Parallel()
+	longest := Turn{end: time.UnixMicro(math.MaxInt64), no: math.MaxInt64, line: maxTurnWaits}
+	tests := []struct {
+		name string
+		last int64
+		tn   Turn
+	}{
+		{"no turn", 1, Turn{}},
+		{"largest number, no turn", math.MaxInt64, Turn{}},
+		{"a turn", 42, Turn{end: time.UnixMicro(1_795_452_382_005_262), no: 12, line: 3}},
+		{"first turn, empty line", 7, Turn{end: time.UnixMicro(1), no: 1, line: 0}},
+		{"longest", math.MaxInt64, longest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tok := Token(testRequest, tt.last, tt.tn)
+			if len(tok) > TokenBytes {
+				t.Errorf("Token() = %q, %d bytes, more than TokenBytes (%d)", tok, len(tok), TokenBytes)
+			}
+			last, tn, ok := ParseToken(tok)
+			if !ok || last != tt.last || tn != tt.tn {
+				t.Errorf("ParseToken(%q) = %d, %+v, %v, want %d, %+v, true", tok, last, tn, ok, tt.last, tt.tn)
+			}
+		})
+	}
+}
+
+// FuzzTokenRoundTrip: any last number and any turn Token may be given
+// round-trip through ParseToken; a turn ParseToken would not accept is
+// written as none.
+func FuzzTokenRoundTrip(f *testing.F) {
+	f.Add(int64(42), int64(1_795_452_382_005_262), int64(12), int64(3))
+	f.Add(int64(1), int64(0), int64(0), int64(0))
+	f.Add(int64(math.MaxInt64), int64(math.MaxInt64), int64(math.MaxInt64), int64(maxTurnWaits))
+	f.Fuzz(func(t *testing.T, last, end, no, line int64) {
+		tn := Turn{end: time.UnixMicro(end), no: no, line: line}
+		if end <= 0 || no <= 0 || line < 0 || line > maxTurnWaits {
+			tn = Turn{}
+		}
+		tok := Token(testRequest, last, tn)
+		got, gotTurn, ok := ParseToken(tok)
+		if !ok || got != last || gotTurn != tn {
+			t.Fatalf("ParseToken(%q) = %d, %+v, %v, want %d, %+v, true", tok, got, gotTurn, ok, last, tn)
+		}
+		if last >= 0 && len(tok) > TokenBytes {
+			t.Fatalf("Token() = %q, %d bytes, more than TokenBytes (%d)", tok, len(tok), TokenBytes)
+		}
+	})
+}
+
+// FuzzParseToken: ParseToken never fails on what another writer may have
+// stored, and what it accepts, Token writes back the same.
+func FuzzParseToken(f *testing.F) {
+	for _, s := range []string{"abc:7", "abc:7:1795452382005262:3:2", "", ":", "abc:7:1:2", "a:-1:1:1:16"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		last, tn, ok := ParseToken(s)
+		if !ok {
+			if last != 0 || tn != (Turn{}) {
+				t.Fatalf("ParseToken(%q) = %d, %+v, false, want zeros", s, last, tn)
+			}
+			return
+		}
+		request, _, _ := strings.Cut(s, ":")
+		again, againTurn, ok := ParseToken(Token(request, last, tn))
+		if !ok || again != last || againTurn != tn {
+			t.Fatalf("ParseToken(Token(ParseToken(%q))) = %d, %+v, %v, want %d, %+v", s, again, againTurn, ok, last, tn)
 		}
 	})
 }

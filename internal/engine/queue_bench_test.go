@@ -1,4 +1,4 @@
-package combine
+package engine
 
 import (
 	"context"
@@ -21,12 +21,12 @@ func BenchmarkDo(b *testing.B) {
 		name  string
 		grace bool
 	}{{"here", false}, {"apart", true}} {
-		var optFns []func(*Options)
+		var optFns []func(*GroupOptions)
 		if bc.grace {
-			optFns = append(optFns, func(o *Options) { o.Grace = func() time.Duration { return time.Millisecond } })
+			optFns = append(optFns, func(o *GroupOptions) { o.Grace = func() time.Duration { return time.Millisecond } })
 		}
 		b.Run(bc.name+"/alone", func(b *testing.B) {
-			g := New[string, int, int, int](32, 10, optFns...)
+			g := NewGroup[string, int, int, int](32, 10, optFns...)
 			b.ReportAllocs()
 			for i := range b.N {
 				if _, err := g.Do(context.Background(), "k", i, run); err != nil {
@@ -35,7 +35,7 @@ func BenchmarkDo(b *testing.B) {
 			}
 		})
 		b.Run(bc.name+"/parallel", func(b *testing.B) {
-			g := New[string, int, int, int](32, 10, optFns...)
+			g := NewGroup[string, int, int, int](32, 10, optFns...)
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {

@@ -1,4 +1,4 @@
-package dynamoseq
+package engine
 
 import (
 	"context"
@@ -62,12 +62,12 @@ func TestSDKErrorMessage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := briefSDK("TransactWriteItems", tt.err)
+			err := BriefSDK("TransactWriteItems", tt.err)
 			assert.Equal(t, tt.want, err.Error(), "the brief message of %v", tt.err)
 			assert.ErrorIs(t, err, tt.err, "the SDK's error is reachable through the brief one")
 		})
 	}
-	assert.NoError(t, briefSDK("PutItem", nil), "briefSDK(nil) = nil")
+	assert.NoError(t, BriefSDK("PutItem", nil), "BriefSDK(nil) = nil")
 }
 
 func TestSDKErrorReachesReasons(t *testing.T) {
@@ -76,7 +76,7 @@ func TestSDKErrorReachesReasons(t *testing.T) {
 	for _, c := range codes {
 		rs = append(rs, types.CancellationReason{Code: aws.String(c), Message: aws.String("detail of " + c)})
 	}
-	err := fmt.Errorf("outer: %w", briefSDK("TransactWriteItems", &types.TransactionCanceledException{CancellationReasons: rs}))
+	err := fmt.Errorf("outer: %w", BriefSDK("TransactWriteItems", &types.TransactionCanceledException{CancellationReasons: rs}))
 	var tce *types.TransactionCanceledException
 	if assert.ErrorAs(t, err, &tce, "errors.As reaches the SDK's TransactionCanceledException") {
 		assert.Len(t, tce.CancellationReasons, len(codes), "every cancellation reason is kept")

@@ -1,4 +1,4 @@
-package combine
+package engine
 
 import (
 	"context"
@@ -79,11 +79,11 @@ type stressRig struct {
 }
 
 func stress(t *testing.T, grace bool) {
-	var optFns []func(*Options)
+	var optFns []func(*GroupOptions)
 	if grace {
-		optFns = append(optFns, func(o *Options) { o.Grace = func() time.Duration { return 300 * time.Microsecond } })
+		optFns = append(optFns, func(o *GroupOptions) { o.Grace = func() time.Duration { return 300 * time.Microsecond } })
 	}
-	r := &stressRig{t: t, grace: grace, g: New[int, int64, int, int](stressMaxBatch, stressMaxIdle, optFns...),
+	r := &stressRig{t: t, grace: grace, g: NewGroup[int, int64, int, int](stressMaxBatch, stressMaxIdle, optFns...),
 		calls: make([]stressCall, stressGoroutines*stressEach)}
 	var wg sync.WaitGroup
 	for i := range stressGoroutines {
@@ -296,7 +296,7 @@ func stressCheckStored(t *testing.T, g *Group[int, int64, int, int], calls []str
 // TestDoPreCancelledNeverRuns: Do's comment promises that a call whose context
 // ends before it joins a batch never reaches run.
 func TestDoPreCancelledNeverRuns(t *testing.T) {
-	g := New[string, int, string, string](10, 100)
+	g := NewGroup[string, int, string, string](10, 100)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	ran := false
@@ -315,7 +315,7 @@ func TestDoPreCancelledNeverRuns(t *testing.T) {
 // net/http, that recovers) leaves the key led by nobody: every later caller of
 // the key, and the other callers of the batch, wait until their contexts end.
 func TestDoPanicInRunWedgesKey(t *testing.T) {
-	g := New[string, int, string, string](10, 100)
+	g := NewGroup[string, int, string, string](10, 100)
 	func() {
 		defer func() { _ = recover() }()
 		_, _ = g.Do(context.Background(), "k", "boom", func(context.Context, string, *int, []*Call[string, string]) {

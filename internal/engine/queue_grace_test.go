@@ -1,4 +1,4 @@
-package combine
+package engine
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func TestGraceStuckRun(t *testing.T) {
 		{name: "published, put back within the grace", publish: true, leader: true, early: true, putBack: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := New[string, int, int, int](10, 10, func(o *Options) {
+			g := NewGroup[string, int, int, int](10, 10, func(o *GroupOptions) {
 				o.Grace = func() time.Duration {
 					if tc.early {
 						return time.Hour
@@ -183,7 +183,7 @@ func (tc graceCase) check(t *testing.T, got result, took time.Duration, ctxErr, 
 // run panicked with, as it would without a grace, the others fail, and the
 // key goes on.
 func TestGracePanic(t *testing.T) {
-	g := New[string, int, int, int](10, 10, func(o *Options) { o.Grace = func() time.Duration { return time.Second } })
+	g := NewGroup[string, int, int, int](10, 10, func(o *GroupOptions) { o.Grace = func() time.Duration { return time.Second } })
 	boom := errors.New("boom")
 	open := make(chan struct{})
 	run := func(_ context.Context, _ string, _ *int, batch []*Call[int, int]) {
@@ -226,7 +226,7 @@ func TestGracePanic(t *testing.T) {
 func TestGracePanicWithNobodyLeft(t *testing.T) {
 	const value = "combine test: run panicked with nobody left"
 	if os.Getenv("COMBINE_TEST_CHILD") == "1" {
-		g := New[string, int, int, int](10, 10, func(o *Options) { o.Grace = func() time.Duration { return time.Second } })
+		g := NewGroup[string, int, int, int](10, 10, func(o *GroupOptions) { o.Grace = func() time.Duration { return time.Second } })
 		started, left := make(chan struct{}), make(chan struct{})
 		ctx, cancel := context.WithCancel(context.Background())
 		out := doAsync(g, ctx, "k", 1, func(context.Context, string, *int, []*Call[int, int]) {
@@ -248,20 +248,20 @@ func TestGracePanicWithNobodyLeft(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
 		t.Fatalf("the child ended with %v, want exit status 2 (a panic); its output:\n%s", err, out)
 	}
-	for _, want := range []string{"panic: " + value, "combine.TestGracePanicWithNobodyLeft.func", "combine.(*Group[...]).runApart"} {
+	for _, want := range []string{"panic: " + value, "engine.TestGracePanicWithNobodyLeft.func", "engine.(*Group[...]).runApart"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the child's output lacks %q:\n%s", want, out)
 		}
 	}
 }
 
-// TestAloneHere: with Options.AloneHere, a batch of one call runs on its
+// TestAloneHere: with GroupOptions.AloneHere, a batch of one call runs on its
 // caller's goroutine: a caller whose context ends waits for the run (which
 // a run that honours its context ends at once); in a batch of two, a
 // caller still leaves after the grace.
 func TestAloneHere(t *testing.T) {
 	const grace = 20 * time.Millisecond
-	g := New[string, int, int, int](10, 10, func(o *Options) {
+	g := NewGroup[string, int, int, int](10, 10, func(o *GroupOptions) {
 		o.Grace = func() time.Duration { return grace }
 		o.AloneHere = true
 	})
@@ -325,7 +325,7 @@ func TestAloneHere(t *testing.T) {
 func TestGraceUnsentAfterCallersLeft(t *testing.T) {
 	errUnsent := errors.New("not sent: the write before it has an unknown outcome")
 	for round := range 200 {
-		g := New[string, int, int, int](10, 10, func(o *Options) { o.Grace = func() time.Duration { return time.Millisecond } })
+		g := NewGroup[string, int, int, int](10, 10, func(o *GroupOptions) { o.Grace = func() time.Duration { return time.Millisecond } })
 		// A first run has the next one wait until two calls do, so that
 		// the two below make one batch.
 		if _, err := g.Do(context.Background(), "k", 0, func(_ context.Context, _ string, _ *int, batch []*Call[int, int]) {

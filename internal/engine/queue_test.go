@@ -1,4 +1,4 @@
-package combine
+package engine
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func (n *numberer) run(ctx context.Context, key string, last *int64, batch []*Ca
 }
 
 func TestDoNumbersEachCallOnce(t *testing.T) {
-	g := New[string, int64, int, int64](10, 100)
+	g := NewGroup[string, int64, int, int64](10, 100)
 	n := &numberer{t: t}
 	const goroutines, each = 32, 50
 	var mu sync.Mutex
@@ -77,7 +77,7 @@ func TestDoNumbersEachCallOnce(t *testing.T) {
 }
 
 func TestDoKeysAreIndependent(t *testing.T) {
-	g := New[string, int64, int, int64](10, 100)
+	g := NewGroup[string, int64, int, int64](10, 100)
 	var wg sync.WaitGroup
 	for _, key := range []string{"a", "b", "c"} {
 		n := &numberer{t: t}
@@ -97,7 +97,7 @@ func TestDoKeysAreIndependent(t *testing.T) {
 }
 
 func TestDoCancelledWhileQueued(t *testing.T) {
-	g := New[string, int, string, string](10, 100)
+	g := NewGroup[string, int, string, string](10, 100)
 	release := make(chan struct{})
 	var seen sync.Map
 	run := func(ctx context.Context, key string, _ *int, batch []*Call[string, string]) {
@@ -142,7 +142,7 @@ func TestDoCancelledWhileQueued(t *testing.T) {
 }
 
 func TestBatchContextOutlivesOneCaller(t *testing.T) {
-	g := New[string, int, int, error](10, 100)
+	g := NewGroup[string, int, int, error](10, 100)
 	started := make(chan struct{})
 	first, second := make(chan struct{}), make(chan struct{})
 	run := func(ctx context.Context, key string, _ *int, batch []*Call[int, error]) {
@@ -182,7 +182,7 @@ func TestBatchContextOutlivesOneCaller(t *testing.T) {
 }
 
 func TestIdleKeysBounded(t *testing.T) {
-	g := New[int, int64, int, int64](10, 5)
+	g := NewGroup[int, int64, int, int64](10, 5)
 	n := &numberer{t: t}
 	for k := range 50 {
 		if _, err := g.Do(context.Background(), k, 0, func(ctx context.Context, key int, s *int64, b []*Call[int, int64]) {
@@ -212,7 +212,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // context's error, so that it learns what was written; and a call that
 // failed because the batch's context ended reports the caller's own reason.
 func TestGiveUpInBatchWaitsForOutcome(t *testing.T) {
-	g := New[string, int, int, int](10, 10)
+	g := NewGroup[string, int, int, int](10, 10)
 	started, release := make(chan struct{}), make(chan struct{})
 	run := func(ctx context.Context, _ string, _ *int, batch []*Call[int, int]) {
 		close(started)
@@ -251,7 +251,7 @@ func TestGiveUpInBatchWaitsForOutcome(t *testing.T) {
 // them first, in order, with the calls that arrived meanwhile, and each
 // caller gets the outcome of the run that settled its call.
 func TestAgain(t *testing.T) {
-	g := New[string, int, int, int](10, 10)
+	g := NewGroup[string, int, int, int](10, 10)
 	var mu sync.Mutex
 	var runs [][]int
 	arrived := make(chan struct{})
@@ -315,7 +315,7 @@ func TestAgain(t *testing.T) {
 }
 
 // TestDoLeftByPanic: a caller that leaves Do by a panic (here one of
-// Options.Grace while its call is in a running batch, or one raised while it
+// GroupOptions.Grace while its call is in a running batch, or one raised while it
 // leads the wait for a not-before time) leaves nothing behind that waits for
 // it: its call is gone (Publish reports false, and a put back does not
 // requeue it), the lead passes on, and the key goes on.
@@ -328,7 +328,7 @@ func TestDoLeftByPanic(t *testing.T) {
 		{"wait panics, leading", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := New[string, int, int, int](4, 4, func(o *Options) { o.Grace = func() time.Duration { panic("grace") } })
+			g := NewGroup[string, int, int, int](4, 4, func(o *GroupOptions) { o.Grace = func() time.Duration { panic("grace") } })
 			started, release := make(chan struct{}), make(chan struct{})
 			var publishedAfter atomic.Bool
 			run := func(_ context.Context, _ string, _ *int, batch []*Call[int, int]) {

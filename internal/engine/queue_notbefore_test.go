@@ -1,4 +1,4 @@
-package combine
+package engine
 
 import (
 	"context"
@@ -93,7 +93,7 @@ func doAsync(g *Group[string, int, int, int], ctx context.Context, key string, r
 // delays the key's next run; the calls that arrive during the delay join
 // the call put back, first, in one batch of at most maxBatch.
 func TestNotBeforeGathersCalls(t *testing.T) {
-	g := New[string, int, int, int](4, 10)
+	g := NewGroup[string, int, int, int](4, 10)
 	gt := holdWaits(g)
 	notBefore := time.Now().Add(time.Hour)
 	r := &recorder{again: map[int]bool{0: true}, notBefore: notBefore}
@@ -124,7 +124,7 @@ func TestNotBeforeGathersCalls(t *testing.T) {
 // the not-before time leaves with its context's error, without its call
 // reaching run again, and the next caller leads and waits for the same time.
 func TestNotBeforeWaitHandedOn(t *testing.T) {
-	g := New[string, int, int, int](10, 10)
+	g := NewGroup[string, int, int, int](10, 10)
 	gt := holdWaits(g)
 	notBefore := time.Now().Add(time.Hour)
 	r := &recorder{again: map[int]bool{0: true}, notBefore: notBefore}
@@ -162,7 +162,7 @@ func TestNotBeforeWaitHandedOn(t *testing.T) {
 // TestNotBeforeOtherKeys: a key that waits for its not-before time does not
 // delay another key.
 func TestNotBeforeOtherKeys(t *testing.T) {
-	g := New[string, int, int, int](10, 10)
+	g := NewGroup[string, int, int, int](10, 10)
 	gt := holdWaits(g)
 	r := &recorder{again: map[int]bool{0: true}, notBefore: time.Now().Add(time.Hour)}
 	delayed := doAsync(g, context.Background(), "slow", 0, r.run)
@@ -186,7 +186,7 @@ func TestNotBeforeRealClock(t *testing.T) {
 		{"past", -time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := New[string, int, int, int](10, 10)
+			g := NewGroup[string, int, int, int](10, 10)
 			var notBefore time.Time
 			var starts []time.Time
 			run := func(_ context.Context, _ string, _ *int, batch []*Call[int, int]) {
@@ -232,7 +232,7 @@ func TestPutBackCause(t *testing.T) {
 		{"queued, no cause", false, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := New[string, int, int, int](10, 10)
+			g := NewGroup[string, int, int, int](10, 10)
 			gt := holdWaits(g)
 			r := &recorder{again: map[int]bool{0: true, 1: true}, notBefore: time.Now().Add(time.Hour), cause: tc.cause}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
@@ -290,7 +290,7 @@ func TestPutBackCause(t *testing.T) {
 func TestNotBeforeOutlivesEviction(t *testing.T) {
 	for _, maxIdle := range []int{0, 1} {
 		t.Run(fmt.Sprint("maxIdle ", maxIdle), func(t *testing.T) {
-			g := New[string, int, int, int](4, maxIdle)
+			g := NewGroup[string, int, int, int](4, maxIdle)
 			gt := holdWaits(g)
 			var notBefore time.Time
 			delay := func(_ context.Context, _ string, _ *int, b []*Call[int, int]) {
@@ -347,11 +347,11 @@ func TestNotBeforeOutlivesEviction(t *testing.T) {
 func TestNotBeforeLeaderGivesUpAsWaitEnds(t *testing.T) {
 	for _, grace := range []bool{false, true} {
 		t.Run(fmt.Sprint("grace ", grace), func(t *testing.T) {
-			var optFns []func(*Options)
+			var optFns []func(*GroupOptions)
 			if grace {
-				optFns = append(optFns, func(o *Options) { o.Grace = func() time.Duration { return time.Hour } })
+				optFns = append(optFns, func(o *GroupOptions) { o.Grace = func() time.Duration { return time.Hour } })
 			}
-			g := New[string, int, int, int](4, 4, optFns...)
+			g := NewGroup[string, int, int, int](4, 4, optFns...)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			waitEnds := make(chan struct{})
@@ -411,7 +411,7 @@ func TestNotBeforeLeaderGivesUpAsWaitEnds(t *testing.T) {
 // ends as the last of them arrives, and they run in one batch. Without
 // enough calls, the wait lasts until NotBefore.
 func TestFillEndsDelay(t *testing.T) {
-	g := New[string, int, int, int](8, 10)
+	g := NewGroup[string, int, int, int](8, 10)
 	var mu sync.Mutex
 	var batches [][]int
 	run := func(_ context.Context, _ string, _ *int, batch []*Call[int, int]) {
@@ -453,7 +453,7 @@ func TestFillEndsDelay(t *testing.T) {
 	}
 
 	// Fewer calls than Fill: the wait lasts until NotBefore.
-	g = New[string, int, int, int](8, 10)
+	g = NewGroup[string, int, int, int](8, 10)
 	gt := holdWaits(g)
 	short := func(_ context.Context, _ string, _ *int, batch []*Call[int, int]) {
 		for _, c := range batch {

@@ -1,17 +1,21 @@
-// Package turns makes the processes that write one name flat out take
-// turns, so that their writes do not collide (State), and writes and reads
-// the write token that items carry (Token, ParseToken, OfItem), which names
+// The turns make the processes that write one name flat out take
+// turns, so that their writes do not collide (Turns), and writes and reads
+// the write token that items carry (Token, ParseToken, TurnOfItem), which names
 // the last number of their write and, for a write made in a turn, the turn.
 //
 // Nothing here touches DynamoDB: a strategy reads the head of a name and
-// writes, and tells its State what it saw and what happened.
-package turns
+// writes, and tells its Turns what it saw and what happened.
+
+package engine
 
 import (
 	"context"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
 )
 
@@ -43,11 +47,11 @@ type Turn struct {
 // IsZero reports whether t is no turn.
 func (t Turn) IsZero() bool { return t.no == 0 }
 
-// State is what one writer knows of the turns at one name, and makes the
+// Turns is what one writer knows of the turns at one name, and makes the
 // processes that write the name flat out take turns, so that their writes
 // do not collide. A strategy's per-name hint embeds it; only the run in
-// progress for the name touches it (see combine.Group), so it needs no
-// lock. The zero State is a writer that has met no other.
+// progress for the name touches it (see Group), so it needs no
+// lock. The zero Turns is a writer that has met no other.
 //
 // Why: writers of different processes cannot share a queue. Without turns,
 // each one that has calls waiting writes, one of them wins and the others
@@ -73,7 +77,7 @@ func (t Turn) IsZero() bool { return t.no == 0 }
 // writer never sleeps longer than MaxDelay for it, so a skewed clock costs
 // throughput, never progress. The turns only order the writes: the
 // conditions of the writes keep the guarantees, whatever the turns say.
-type State struct {
+type Turns struct {
 	rtt       time.Duration // how long a won write takes, a moving average
 	contended time.Time     // until when the name counts as contended
 	mine      Turn          // this writer's turn, while it lasts
@@ -89,7 +93,7 @@ type State struct {
 // round trips for each writer in line before this one (at most maxDelay),
 // less half a round trip, plus a jitter of up to a quarter. After a wait,
 // the writer must read the head again: the others wrote meanwhile.
-func (t *State) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool) {
+func (t *Turns) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool) {
 	if t.held == 0 && t.other.no != 0 { // the first turn this writer sees: in line after the others
 		t.held = t.other.no - 1
 	}
@@ -122,7 +126,7 @@ func (t *State) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool
 // makes it so), and returns the turn the write belongs to (see next). read
 // records the head in the writer's hint and returns the turn of the write
 // that stored it. waited is told of every wait and its length.
-func (t *State) Take(ctx context.Context, known *bool, maxDelay time.Duration, waited func(time.Duration), read func() (Turn, error)) (Turn, error) {
+func (t *Turns) Take(ctx context.Context, known *bool, maxDelay time.Duration, waited func(time.Duration), read func() (Turn, error)) (Turn, error) {
 	for {
 		if d, wait := t.wait(time.Now(), maxDelay); wait {
 			waited(d)
@@ -149,7 +153,7 @@ func (t *State) Take(ctx context.Context, known *bool, maxDelay time.Duration, w
 // writer's turn while a write started now ends within it, else a new turn
 // of turnRoundTrips round trips (at most maxDelay) when the name is
 // contended, else no turn.
-func (t *State) next(now time.Time, maxDelay time.Duration) Turn {
+func (t *Turns) next(now time.Time, maxDelay time.Duration) Turn {
 	switch {
 	case !now.Before(t.contended):
 		// Contention is over; when it comes back, the turns are
@@ -176,7 +180,7 @@ func (t *State) next(now time.Time, maxDelay time.Duration) Turn {
 // Won records a write that started at start, belonged to turn tn (the zero
 // turn: none) and has just succeeded, and reports whether it started the
 // turn.
-func (t *State) Won(start time.Time, tn Turn) (started bool) {
+func (t *Turns) Won(start time.Time, tn Turn) (started bool) {
 	t.sample(time.Since(start))
 	started = tn.no != 0 && tn.no != t.held
 	if tn.no != 0 {
@@ -189,7 +193,7 @@ func (t *State) Won(start time.Time, tn Turn) (started bool) {
 // Lost records a write that started at start and has just lost a race to
 // another writer: this writer's turn, if any, is over. Its time is not a
 // round trip: a write that loses may have waited for the winner's.
-func (t *State) Lost(start time.Time) {
+func (t *Turns) Lost(start time.Time) {
 	t.contended = time.Now().Add(contentionWindow)
 	t.mine = Turn{}
 }
@@ -198,7 +202,7 @@ func (t *State) Lost(start time.Time) {
 // another writer's turn, unless it is over, is to be waited for, at most
 // maxDelay from when it is first seen. A turn seen before, or this
 // writer's own, changes nothing.
-func (t *State) Saw(tn Turn, maxDelay time.Duration) {
+func (t *Turns) Saw(tn Turn, maxDelay time.Duration) {
 	now := time.Now()
 	if !now.Before(t.contended) {
 		// Contention was over; the turns are numbered afresh.
@@ -220,13 +224,87 @@ func (t *State) Saw(tn Turn, maxDelay time.Duration) {
 
 // RoundTrip is the moving average of the writer's round trips at the name
 // (its won writes and its reads of the head); 0 before it measured any.
-func (t *State) RoundTrip() time.Duration { return t.rtt }
+func (t *Turns) RoundTrip() time.Duration { return t.rtt }
 
 // sample adds the time a write or a read took to the moving average of
 // round trips.
-func (t *State) sample(took time.Duration) {
+func (t *Turns) sample(took time.Duration) {
 	if t.rtt == 0 {
 		t.rtt = took
 	}
 	t.rtt = (3*t.rtt + took) / 4
+}
+
+// The write token of an item is written by one writer (Token) and read by
+// the others (ParseToken, TurnOfItem), of any process. Its format:
+//
+//	<request>:<last>                     outside a turn
+//	<request>:<last>:<end>:<no>:<line>   in a turn
+//
+// request is the write's request token (RequestToken), which tells
+// the attempts of one write from any other; last is the last number the
+// write stores; end, no and line are the write's turn: its end in Unix
+// microseconds, its number and its line, in decimal. Every attempt of a
+// write carries the same token.
+
+// TokenBytes is the largest size of a write token: 32 hex digits, a colon,
+// up to 19 digits, a colon and a turn.
+const TokenBytes = 32 + 1 + 19 + 1 + turnTokenBytes
+
+// turnTokenBytes is the largest size of a turn in a write token.
+const turnTokenBytes = 3*19 + 2
+
+// Token returns the write token of the items of one write: the write's
+// request token, the last number the write stores and, for a write made in
+// a turn, the turn.
+func Token(request string, last int64, tn Turn) string {
+	tok := request + ":" + strconv.FormatInt(last, 10)
+	if tn.no == 0 {
+		return tok
+	}
+	return tok + ":" + strconv.FormatInt(tn.end.UnixMicro(), 10) + ":" + strconv.FormatInt(tn.no, 10) + ":" + strconv.FormatInt(tn.line, 10)
+}
+
+// ParseToken reads a write token written by Token: the last number of its
+// write, and its turn (the zero Turn when it names none). ok is false when
+// s is not such a token.
+func ParseToken(s string) (last int64, tn Turn, ok bool) {
+	f := strings.Split(s, ":")
+	switch len(f) {
+	case 2:
+	case 5:
+		if tn = parseTurn(f[2], f[3], f[4]); tn.no == 0 {
+			return 0, Turn{}, false
+		}
+	default:
+		return 0, Turn{}, false
+	}
+	last, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0, Turn{}, false
+	}
+	return last, tn, true
+}
+
+// parseTurn reads the fields of a turn written by Token; the zero Turn when
+// they are not one.
+func parseTurn(end, no, line string) Turn {
+	us, err1 := strconv.ParseInt(end, 10, 64)
+	n, err2 := strconv.ParseInt(no, 10, 64)
+	l, err3 := strconv.ParseInt(line, 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || us <= 0 || n <= 0 || l < 0 || l > maxTurnWaits {
+		return Turn{}
+	}
+	return Turn{end: time.UnixMicro(us), no: n, line: l}
+}
+
+// TurnOfItem returns the turn named by the write token of item, in its
+// attribute attr; the zero Turn when it names none.
+func TurnOfItem(item map[string]types.AttributeValue, attr string) Turn {
+	tok, ok := item[attr].(*types.AttributeValueMemberS)
+	if !ok {
+		return Turn{}
+	}
+	_, tn, _ := ParseToken(tok.Value)
+	return tn
 }

@@ -1,4 +1,4 @@
-// Package combine batches concurrent calls that share a key, so that the
+// The queue: a Group batches concurrent calls that share a key, so that the
 // callers writing to one sequence take turns through DynamoDB as one writer
 // instead of racing each other, and so that one round trip can serve many of
 // them.
@@ -24,7 +24,7 @@
 // first (or as the wait ends), its call leaves with the context's error and
 // the next caller in line leads and waits for the same time. Other keys are
 // not delayed, and a delayed key is kept however many keys are idle (see
-// New).
+// NewGroup).
 //
 // Cause. A run that puts a call back can say why (Call.Cause; for example
 // the strategy's ErrThrottled): a caller whose context ends before its call
@@ -33,7 +33,7 @@
 //
 // Grace. By default a caller whose call is in a running batch waits for its
 // outcome even after its context ends, so that it learns what was written.
-// With Options.Grace it waits at most the grace (about one round trip):
+// With GroupOptions.Grace it waits at most the grace (about one round trip):
 // then Do returns the result run published for the call (Call.Publish,
 // just before sending its write) with an error matching ErrUnknownOutcome
 // and the context's error; the run goes on, and the outcome it sets later
@@ -47,7 +47,8 @@
 // stack (run's is lost); if every caller of the batch has left, it is
 // raised again on the run's goroutine, which ends the program, as
 // singleflight's DoChan does.
-package combine
+
+package engine
 
 import (
 	"context"
@@ -55,6 +56,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dynamoseq/dynamoseq/internal/backoff"
@@ -63,8 +65,8 @@ import (
 // Group batches concurrent calls per key. It is safe for concurrent use.
 type Group[K comparable, S, Req, Res any] struct {
 	maxBatch, maxIdle int
-	grace             func() time.Duration // Options.Grace
-	aloneHere         bool                 // Options.AloneHere
+	grace             func() time.Duration // GroupOptions.Grace
+	aloneHere         bool                 // GroupOptions.AloneHere
 	// wait sleeps until the given time, or until ctx ends and then returns
 	// its error; tests replace it to hold a leader in its wait.
 	wait func(ctx context.Context, until time.Time) error
@@ -115,8 +117,8 @@ type waiter[Req, Res any] struct {
 	wake   chan struct{} // capacity 1: status changed to promoted, done or (put back) queued
 }
 
-// Options are a Group's settings, changed by the functions passed to New.
-type Options struct {
+// GroupOptions are a Group's settings, changed by the functions passed to NewGroup.
+type GroupOptions struct {
 	// Grace bounds how long a caller whose context has ended waits for the
 	// outcome of its call in a running batch (see the package comment); it
 	// is called then, from that caller's goroutine, with no lock held, and
@@ -134,7 +136,7 @@ type Options struct {
 	AloneHere bool
 }
 
-// New returns a Group that passes at most maxBatch calls to one run and keeps
+// NewGroup returns a Group that passes at most maxBatch calls to one run and keeps
 // the state of at most maxIdle keys that have no call in progress. Beyond
 // that, idle keys are dropped (arbitrary ones, as Go's map iteration yields
 // them), and the next run of a dropped key starts from the zero S; but a
@@ -142,11 +144,11 @@ type Options struct {
 // time has passed, so that the delay holds: if the idle keys are all
 // delayed so, more than maxIdle are kept, until a key going idle finds
 // their time passed. It panics if maxBatch < 1.
-func New[K comparable, S, Req, Res any](maxBatch, maxIdle int, optFns ...func(*Options)) *Group[K, S, Req, Res] {
+func NewGroup[K comparable, S, Req, Res any](maxBatch, maxIdle int, optFns ...func(*GroupOptions)) *Group[K, S, Req, Res] {
 	if maxBatch < 1 {
 		panic("combine: maxBatch < 1")
 	}
-	var o Options
+	var o GroupOptions
 	for _, fn := range optFns {
 		fn(&o)
 	}
@@ -179,7 +181,7 @@ func waitUntil(ctx context.Context, until time.Time) error {
 // If ctx ends before req joins a batch, Do returns ctx.Err() (and the
 // Cause of its last put back) and req never reaches run. Once req is in a
 // running batch, Do waits for its outcome even if ctx ends, so that the
-// caller learns what was written, or, with Options.Grace, for the grace at
+// caller learns what was written, or, with GroupOptions.Grace, for the grace at
 // most (see the package comment); run's context ends when every caller of
 // the batch has given up, so a run that honours it ends promptly. When ctx
 // has ended and the outcome's error is context.Canceled (run's context
@@ -195,7 +197,7 @@ func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 	q := g.enqueue(key, w)
 	returned := false
 	defer func() {
-		if !returned { // a panic, from Options.Grace for one, or runtime.Goexit
+		if !returned { // a panic, from GroupOptions.Grace for one, or runtime.Goexit
 			g.drop(q, w)
 		}
 	}()
@@ -269,7 +271,7 @@ func (g *Group[K, S, Req, Res]) await(key K, q *queue[S, Req, Res], w *waiter[Re
 }
 
 // drop leaves no trace of w's call when its caller leaves Do other than by
-// returning (a panic in Options.Grace, say), so that nothing waits for a
+// returning (a panic in GroupOptions.Grace, say), so that nothing waits for a
 // caller who is gone: queued, it leaves the queue; handed the lead, it
 // passes the lead on; in a batch, the call is gone, as if abandoned (Publish
 // reports false, and it is not put back). Done, there is nothing to do (a
@@ -367,3 +369,361 @@ func (q *queue[S, Req, Res]) remove(w *waiter[Req, Res]) {
 		}
 	}
 }
+
+// The leader's side of a Group: taking a batch, running it, settling it and
+// passing the lead on.
+
+// lead runs the next batch of q, which holds w's call first, on the
+// goroutine of w, which holds the lead (w is promoted, first in the queue)
+// and not g.mu. It first waits for q.notBefore, for as long as w's context
+// allows: if that ends first, or by the time the batch is taken, w leaves
+// the queue, the lead passes on and lead returns w's error, so that a
+// caller who has given up never runs the others' batch. Once the batch has
+// run, the calls it put back are first in the queue and the lead has passed
+// on.
+func (g *Group[K, S, Req, Res]) lead(key K, q *queue[S, Req, Res], w *waiter[Req, Res],
+	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) error {
+	if err := g.delay(q, w); err != nil {
+		return err
+	}
+	batch, err := g.take(q, w)
+	if err != nil {
+		return err
+	}
+	if g.grace == nil || g.aloneHere && len(batch) == 1 {
+		g.runHere(key, q, batch, run)
+	} else {
+		go g.runApart(key, q, batch, run)
+	}
+	return nil
+}
+
+// delay waits, on the goroutine of w, which holds the lead of q, until the
+// next run of q may start: q.notBefore, or once q.fill calls wait. If w's
+// context ends first, w resigns (see resign) and delay returns its error.
+func (g *Group[K, S, Req, Res]) delay(q *queue[S, Req, Res], w *waiter[Req, Res]) error {
+	g.mu.Lock()
+	notBefore := q.notBefore // only a run's end changes it, and none is in progress
+	if time.Until(notBefore) <= 0 || q.fill > 0 && len(q.waiting) >= q.fill {
+		g.mu.Unlock()
+		return nil
+	}
+	ctx := w.ctx
+	if q.fill > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(w.ctx)
+		q.filled = cancel // enqueue calls it once q.fill calls wait
+		defer cancel()
+	}
+	g.mu.Unlock()
+	err := g.wait(ctx, notBefore)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	// Cleared before the lead can pass on (resign), so as not to clear the
+	// next leader's. (If wait panics it stays, a no-op once called.)
+	q.filled = nil
+	if err != nil && w.ctx.Err() != nil {
+		return g.resign(q, w, w.ctx.Err())
+	}
+	return nil // the time has come, or the calls
+}
+
+// resign takes w, which holds the lead and whose context has ended with
+// err, out of q's queue and passes the lead on (the next leader waits for
+// the same notBefore); it returns w's error. The caller holds g.mu.
+func (g *Group[K, S, Req, Res]) resign(q *queue[S, Req, Res], w *waiter[Req, Res], err error) error {
+	q.remove(w)
+	g.handOff(q)
+	return w.leave(err)
+}
+
+// runHere runs batch on the calling goroutine, which holds the lead, and
+// settles it. If run panics, its calls fail, the lead passes on, and the
+// panic goes on up this goroutine's stack.
+func (g *Group[K, S, Req, Res]) runHere(key K, q *queue[S, Req, Res], batch []*waiter[Req, Res],
+	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) {
+	finished := false
+	defer func() {
+		if !finished {
+			g.finish(q, batch, errRunPanicked, nil)
+		}
+	}()
+	g.runBatch(key, q, batch, run)
+	finished = true
+	g.finish(q, batch, nil, nil)
+}
+
+// runApart runs batch on its own goroutine, which holds the lead from the
+// caller that took the batch until it is settled (GroupOptions.Grace: so that
+// this caller, too, can leave while run goes on). If run panics, its calls
+// fail, the lead passes on, and the panic's value goes to the first caller
+// of the batch still in Do, which panics with it; if every caller has left,
+// it goes on up this goroutine's stack, and ends the program.
+func (g *Group[K, S, Req, Res]) runApart(key K, q *queue[S, Req, Res], batch []*waiter[Req, Res],
+	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) {
+	finished := false
+	defer func() {
+		if finished {
+			return
+		}
+		p := recover() // nil: run called runtime.Goexit
+		if !g.finish(q, batch, errRunPanicked, p) && p != nil {
+			// Raised again here, on top of run's frames, which the
+			// trace then shows.
+			panic(p)
+		}
+	}()
+	g.runBatch(key, q, batch, run)
+	finished = true
+	g.finish(q, batch, nil, nil)
+}
+
+// runBatch calls run with the calls of batch, under a context that ends when
+// every caller of the batch has given up (see mergedContext).
+func (g *Group[K, S, Req, Res]) runBatch(key K, q *queue[S, Req, Res], batch []*waiter[Req, Res],
+	run func(ctx context.Context, key K, state *S, batch []*Call[Req, Res])) {
+	calls := make([]*Call[Req, Res], len(batch))
+	for i, w := range batch {
+		calls[i] = &w.call
+	}
+	ctx, release := mergedContext(batch)
+	defer release()
+	run(ctx, key, &q.state, calls)
+}
+
+// take moves up to maxBatch calls from the head of q's queue into a batch,
+// in order, starting with the call of leader, which is first; if leader's
+// context has ended, it takes nothing: leader resigns, and take returns its
+// error. Any other call whose context has ended never reaches run: it is
+// done.
+func (g *Group[K, S, Req, Res]) take(q *queue[S, Req, Res], leader *waiter[Req, Res]) ([]*waiter[Req, Res], error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := leader.ctx.Err(); err != nil {
+		// It ended as the wait for notBefore did, or since Do looked.
+		return nil, g.resign(q, leader, err)
+	}
+	var batch []*waiter[Req, Res]
+	i := 0
+	for ; i < len(q.waiting) && len(batch) < g.maxBatch; i++ {
+		w := q.waiting[i]
+		if err := w.ctx.Err(); err != nil {
+			w.call.Err = w.leave(err)
+			w.status = done
+			w.signal()
+			continue
+		}
+		w.status = inBatch
+		batch = append(batch, w)
+	}
+	clear(q.waiting[:i]) // let the backing array drop them
+	q.waiting = q.waiting[i:]
+	return batch, nil
+}
+
+// finish settles the calls of a batch that has run: each one is done, or,
+// put back (Again) and its caller still in Do, first in q's queue again. It
+// records the batch's NotBefore and passes the lead on. If run failed
+// (failed, after a panic), every call fails with that error and q's
+// state, which run was changing, is reset; p, the panic's value if not nil,
+// goes to the first caller still in Do, and finish reports whether there was
+// one.
+func (g *Group[K, S, Req, Res]) finish(q *queue[S, Req, Res], batch []*waiter[Req, Res], failed error, p any) (passed bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	q.notBefore, q.fill = time.Time{}, 0
+	if failed != nil {
+		var zero S
+		q.state = zero
+	}
+	var again []*waiter[Req, Res]
+	for _, w := range batch {
+		c := &w.call
+		if failed != nil {
+			c.Err, c.Again = failed, false
+		} else {
+			if c.NotBefore.After(q.notBefore) {
+				q.notBefore = c.NotBefore
+			}
+			q.fill = max(q.fill, c.Fill)
+		}
+		if c.Again && !c.gone {
+			// Back in the queue as it came, but for Req (run may have
+			// changed it) and the cause its caller may need.
+			w.cause = c.Cause
+			c.reset()
+			w.status = queued
+			w.signal() // its caller watches its context again
+			again = append(again, w)
+			continue
+		}
+		if p != nil && !passed && !c.gone {
+			w.panic, passed = p, true
+		}
+		g.settleUnsent(w, failed)
+		w.status = done
+		w.signal()
+	}
+	if len(again) > 0 {
+		q.waiting = append(again, q.waiting...)
+	}
+	g.handOff(q)
+	return passed
+}
+
+// settleUnsent gives w's call, which run failed without publishing it (so
+// nothing was sent for it), the error its caller leaves with (see abandon)
+// if its context has ended already: with a grace, that caller leaves at
+// once with its context's error, and which of the two it is told must not
+// depend on whether its goroutine woke before run's ended (run's context
+// ends only once its callers' have). failed is finish's. The caller holds
+// g.mu.
+func (g *Group[K, S, Req, Res]) settleUnsent(w *waiter[Req, Res], failed error) {
+	c := &w.call
+	if g.grace == nil || failed != nil || c.published || c.gone || c.Err == nil {
+		return
+	}
+	if err := w.ctx.Err(); err != nil {
+		var zero Res
+		c.Res, c.Err = zero, w.leave(err)
+	}
+}
+
+// handOff passes the lead of q to its oldest waiting caller, or gives it up
+// if there is none. The caller holds the lead and g.mu.
+func (g *Group[K, S, Req, Res]) handOff(q *queue[S, Req, Res]) {
+	if len(q.waiting) > 0 {
+		next := q.waiting[0]
+		next.status = promoted
+		next.signal()
+		return
+	}
+	q.leading = false
+	q.waiting = nil // let the old backing array go
+	q.idle = true
+	g.idle++
+	if g.idle > g.maxIdle {
+		g.evict()
+	}
+}
+
+// evict drops idle keys, arbitrary ones, until at most maxIdle are left,
+// but never one whose notBefore is still ahead: its next run must wait for
+// it, and a dropped key's next run would start at once. If every idle key
+// is delayed so, more than maxIdle are kept until a later call finds their
+// time passed. The caller holds g.mu.
+func (g *Group[K, S, Req, Res]) evict() {
+	now := time.Now()
+	for k, q := range g.keys {
+		if q.idle && !q.notBefore.After(now) {
+			delete(g.keys, k)
+			g.idle--
+			if g.idle <= g.maxIdle {
+				return
+			}
+		}
+	}
+}
+
+// mergedContext returns a context with the values of the first caller's
+// context that is cancelled once every caller's context has ended, so that
+// one impatient caller cannot fail the writes of the others, and release,
+// which must be called when the run is over.
+func mergedContext[Req, Res any](batch []*waiter[Req, Res]) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(batch[0].ctx))
+	var remaining atomic.Int64
+	remaining.Store(int64(len(batch)))
+	stops := make([]func() bool, len(batch))
+	for i, w := range batch {
+		stops[i] = context.AfterFunc(w.ctx, func() {
+			if remaining.Add(-1) == 0 {
+				cancel()
+			}
+		})
+	}
+	return ctx, func() {
+		for _, stop := range stops {
+			stop()
+		}
+		cancel()
+	}
+}
+
+// Call is one caller's request inside a batch, and the slot for its outcome.
+// While the call is in a batch, its exported fields belong to run (and to
+// no one else); Publish may be called from run only.
+type Call[Req, Res any] struct {
+	Req Req
+	Res Res   // set by run
+	Err error // set by run
+	// Again, set by run instead of an outcome, puts the call back at the
+	// head of its key's queue: the next run takes it again, first, with
+	// the calls that arrived meanwhile. run may change Req for that run.
+	// run must put a call back only if nothing was stored for it.
+	Again bool
+	// NotBefore, set by run on any call of its batch, asks that the key's
+	// next run start no earlier than then (the latest of the batch counts;
+	// the zero time asks nothing). See the package comment.
+	NotBefore time.Time
+	// Fill, set by run with NotBefore, lets the key's next run start
+	// before NotBefore as soon as Fill calls wait in the key's queue (the
+	// leader's among them): a run that waits for the callers it has just
+	// answered to call again stops waiting once they are back. The
+	// largest of the batch counts; 0 (the default) waits for NotBefore.
+	Fill int
+	// Cause, set by run with Again, says why the call was put back (for
+	// example a throttled write): if the caller's context ends before the
+	// call is written again, Do's error matches Cause as well as the
+	// context's error (errors.Is).
+	Cause error
+
+	// The publication (see Publish), shared by run and the call's caller:
+	// guarded by mu, the Group's mutex.
+	mu        *sync.Mutex
+	published bool // run has published pending
+	pending   Res
+	gone      bool // the caller has left Do while the call was in a batch
+}
+
+// ErrUnknownOutcome is the error (joined with its context's error) of a
+// caller that gave up, after GroupOptions.Grace, while the write of its call
+// was in flight or about to be sent: the call may or may not have been
+// stored. Do returns it with the result run published (Call.Publish).
+var ErrUnknownOutcome = errors.New("combine: the caller gave up with its write in flight: outcome unknown")
+
+// Publish records pending (for example the number the call's item is about
+// to be written at) as the result Do returns, with ErrUnknownOutcome, if
+// the caller gives up while the call's write is in flight. run calls it
+// just before it sends the call's write, and again before each resend of
+// the call at another value.
+//
+// Publish reports false when the caller has already left Do: then run
+// must not send the call's write (again). A caller that leaves before any
+// Publish is told that nothing was stored, and Publish is how run learns
+// it. So with GroupOptions.Grace, run must publish every call before sending
+// its write; without a grace, callers stay until the outcome and Publish
+// always reports true. A Call made outside a Group has no caller to lose.
+func (c *Call[Req, Res]) Publish(pending Res) bool {
+	if c.mu == nil {
+		c.published, c.pending = true, pending
+		return true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gone {
+		return false
+	}
+	c.published, c.pending = true, pending
+	return true
+}
+
+// reset readies a call put back for its next run: only Req is kept. The
+// caller holds the Group's mutex.
+func (c *Call[Req, Res]) reset() {
+	var zero Res
+	c.Res, c.Err, c.Again, c.NotBefore, c.Fill, c.Cause = zero, nil, false, time.Time{}, 0, nil
+	c.published, c.pending = false, zero
+}
+
+// errRunPanicked is the error of the calls of a run that panicked.
+var errRunPanicked = errors.New("combine: run panicked")

@@ -1,0 +1,28 @@
+// Package engine is the library's write engine: it owns the life of a
+// batch, from the call that queues it to the answer that settles it, for
+// every strategy of the root package (SortKey, Latest and Counter, with and
+// without transactions). A strategy supplies only how to build its request
+// and how to read its answer.
+//
+// One concept per file:
+//   - queue.go: the calls of one key queue and are batched; the first caller
+//     leads, runs a batch and hands the lead on (Group, Call).
+//   - batch.go: a batch's run: its size (BatchLen, RunBatches), the numbers
+//     published before the write (Publish), the calls put back after a lost
+//     race or to wait for capacity (RaceLost, PutBack, Capacity), a hot
+//     name's callers kept together (Linger), and the pace of a name's writes
+//     (Pace, RoundTrip).
+//   - turns.go: the turns that processes writing one name flat out take, and
+//     the write tokens that name them.
+//   - send.go: one request on the wire: its resends while its outcome is
+//     unknown (Resender), the probe that tells whether it was sent, the
+//     library's own handling of throttles (OwnBackpressure), and the brief
+//     form of the SDK's errors (BriefSDK).
+//   - verdict.go: the one decision on a write's answer (Decide: stored,
+//     unknown, throttled, conflict, lost race, refused item, other), read
+//     by the SDK's typed errors, error codes and cancellation reasons, never
+//     by message text; faults.go names the items a cancelled transaction
+//     refused.
+//
+// docs/architecture.md follows one call through these files.
+package engine

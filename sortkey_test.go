@@ -183,7 +183,7 @@ func TestSortKeyStaleHint(t *testing.T) {
 	table := dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
 	ctx := context.Background()
 	// Two SortKeys stand for two processes: each has its own hints. Their
-	// turns (see internal/turns), which a lost race starts and whose waits
+	// turns (see internal/engine/turns.go), which a lost race starts and whose waits
 	// each cost one more Query, last a nanosecond (MaxDelay), so that how
 	// many b makes does not depend on how long the machine takes between
 	// the writes.

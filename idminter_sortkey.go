@@ -95,22 +95,37 @@ func (m *SortKeyIDMinter) withTTL(item any, end time.Time) (any, error) {
 	return attrs, nil
 }
 
-// Append stores item under the next number of the current period's
-// sequence of name and returns its ID, as SortKey.Append does with the
-// sequence SequenceAt names ("orders#2026"): an ID is returned only once
-// its item is stored. item is what SortKey.Append takes; nil stores an
-// item with no attributes (but the TTL, when set).
+// Append is AppendAt at the instant the clock (IDMinterOptions.Now)
+// reads.
+func (m *SortKeyIDMinter) Append(ctx context.Context, name string, item any) (string, error) {
+	return m.appendAt(ctx, "SortKeyIDMinter.Append", name, m.now(), item)
+}
+
+// AppendAt stores item under the next number of name's sequence in the
+// period that holds t and returns its ID, dated t: pass the instant that
+// item records (its created_at), so both name the same period, even on New
+// Year's Eve. It is SortKey.Append on that period's sequence
+// ("orders#2026"): an ID is returned only once its item is stored; nil
+// stores an item with no attributes (but the TTL, when set).
 //
 // When the error wraps ErrUnknownOutcome, the ID returned with it is the
 // one that may hold the item (Get tells). Errors: ErrInvalidArgument for a
-// bad name or item (one that sets the TTL attribute), and SortKey.Append's.
-func (m *SortKeyIDMinter) Append(ctx context.Context, name string, item any) (string, error) {
-	t, seq, end, err := m.current(ctx, name)
+// bad name or item (one that sets the TTL attribute), a zero t, or with a
+// TTL, a t whose period ended more than TTL.Retention ago (its items may be
+// gone, and numbering would restart); and SortKey.Append's.
+func (m *SortKeyIDMinter) AppendAt(ctx context.Context, name string, t time.Time, item any) (string, error) {
+	return m.appendAt(ctx, "SortKeyIDMinter.AppendAt", name, t, item)
+}
+
+// appendAt is AppendAt for the operation op.
+func (m *SortKeyIDMinter) appendAt(ctx context.Context, op, name string, t time.Time, item any) (string, error) {
+	t = t.In(m.loc)
+	seq, end, err := m.periodOf(ctx, name, t)
 	if err == nil {
 		item, err = m.withTTL(item, end)
 	}
 	if err != nil {
-		return m.fail("SortKeyIDMinter.Append", seq, err)
+		return m.fail(op, seq, err)
 	}
 	n, err := m.sortKey.Append(ctx, seq, item)
 	if err != nil {
@@ -118,9 +133,28 @@ func (m *SortKeyIDMinter) Append(ctx context.Context, name string, item any) (st
 		if errors.Is(err, ErrUnknownOutcome) && errors.As(err, &e) && e.Number > 0 {
 			return m.format.ID(t, e.Number), err
 		}
-		return m.fail("SortKeyIDMinter.Append", seq, err)
+		return m.fail(op, seq, err)
 	}
 	return m.format.ID(t, n), nil
+}
+
+// periodOf checks an append's arguments and returns the sequence of name
+// in the period that holds t, and the period's end.
+func (m *SortKeyIDMinter) periodOf(ctx context.Context, name string, t time.Time) (string, time.Time, error) {
+	switch {
+	case ctx.Err() != nil:
+		return name, time.Time{}, ctx.Err()
+	case name == "":
+		return name, time.Time{}, invalidf("empty sequence name")
+	case t.IsZero():
+		return name, time.Time{}, invalidf("zero instant: want the one that decides the ID's period")
+	}
+	seq, end, err := m.sequence(name, t)
+	if err == nil && m.ttlAttr != "" && !end.Add(m.retention).After(m.now()) {
+		err = invalidf("instant %s is in a period that ended at %s, more than the TTL's retention (%s) ago: its items may be deleted",
+			t.Format(time.RFC3339Nano), end.Format(time.RFC3339Nano), m.retention)
+	}
+	return seq, end, err
 }
 
 // Get reads the item stored under the ID id of the sequence name into out,
@@ -144,11 +178,4 @@ func (m *SortKeyIDMinter) Get(ctx context.Context, name, id string, out any) err
 		return fail(name, err)
 	}
 	return fail(seq, m.sortKey.Get(ctx, seq, parts.Number, out))
-}
-
-// SequenceAt returns the name of the sequence that Append uses for name at
-// the instant t, such as "orders#2026"; SortKey.Last on it tells the last
-// number of that period, and SortKey.All lists its items.
-func (m *SortKeyIDMinter) SequenceAt(name string, t time.Time) (string, error) {
-	return m.sequenceAt("SortKeyIDMinter.SequenceAt", name, t)
 }

@@ -588,9 +588,7 @@ func TestIDMinterAppendAcrossNewYear(t *testing.T) {
 		// Nothing else is stored in the year's sequence: no gap, no extra.
 		s, err := dynamoseq.NewSortKey(client, table)
 		require.NoError(t, err)
-		seq, err := m.SequenceAt("orders", time.Date(year, 6, 1, 0, 0, 0, 0, time.UTC))
-		require.NoError(t, err)
-		require.Equal(t, "orders#"+strconv.Itoa(year), seq)
+		seq := "orders#" + strconv.Itoa(year) // the year's sequence
 		var stored []int64
 		for it, err := range s.All(ctx, seq, dynamoseq.OldestFirst) {
 			require.NoError(t, err)

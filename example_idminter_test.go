@@ -28,7 +28,8 @@ func ExampleIDMinter() {
 	orders, err := dynamoseq.NewIDMinter(counter, format, dynamoseq.Daily,
 		func(o *dynamoseq.IDMinterOptions) {
 			o.Location = tokyo
-			o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl", Retention: 7 * 24 * time.Hour} // TTL enabled on the table for "ttl"
+			o.TTLAttribute = "ttl"
+			o.TTLRetention = 7 * 24 * time.Hour // TTL enabled on the table for "ttl"
 			o.Now = func() time.Time { return now }
 		})
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 // It walks the periods from the present (or after's) back to the one that
 // holds since (NewestFirst), or from since's (or after's) up to the
 // present (OldestFirst). A zero since means the oldest period whose items
-// TTL keeps (now minus TTL.Retention); without a TTL it is refused with
+// TTL keeps (now minus TTLRetention); without a TTL it is refused with
 // ErrInvalidArgument, as is an after that Format cannot read. Cost: one
 // strongly consistent Query per period walked, empty or not (a year of
 // Daily periods is 365), and one more per page within a period (16 items,

@@ -174,7 +174,8 @@ func TestSortKeyIDMinterReadBack(t *testing.T) {
 	require.NoError(t, err)
 	ttl, err := dynamoseq.NewSortKeyIDMinter(s, yearly, dynamoseq.Yearly, func(o *dynamoseq.IDMinterOptions) {
 		o.Now = clock.Now
-		o.TTL = &dynamoseq.PeriodTTL{Attribute: "expires", Retention: 24 * time.Hour}
+		o.TTLAttribute = "expires"
+		o.TTLRetention = 24 * time.Hour
 	})
 	require.NoError(t, err)
 	_, err = ttl.AppendAt(ctx, "acme", time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC), nil)

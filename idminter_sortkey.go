@@ -19,7 +19,7 @@ import (
 // Format, Period and Location. Each call reads the clock once and takes
 // both the period and the ID's date from that instant.
 //
-// With IDMinterOptions.TTL, every item also carries a Time to Live, so
+// With IDMinterOptions.TTLAttribute, every item also carries a Time to Live, so
 // that DynamoDB deletes the items of past periods. Cost: what
 // SortKey.Append costs, one conditional PutItem when warm; the first call
 // of a period one Query more.
@@ -30,7 +30,7 @@ type SortKeyIDMinter struct {
 	idScheme
 	sortKey   *SortKey
 	ttlAttr   string        // "" when no TTL is written
-	retention time.Duration // TTL.Retention
+	retention time.Duration // TTLRetention
 }
 
 // NewSortKeyIDMinter returns a SortKeyIDMinter that writes IDs with format
@@ -38,7 +38,7 @@ type SortKeyIDMinter struct {
 // makes no call to DynamoDB and refuses what NewIDMinter refuses, with
 // ErrInvalidArgument: a nil s or period, an invalid format, a date layout
 // that does not tell the periods apart, an option out of range, a
-// PeriodTTL.Attribute that is one of the SortKey's own attributes, a TTL on
+// TTLAttribute that is one of the SortKey's own attributes, a TTL on
 // GlobalTableMRSC.
 func NewSortKeyIDMinter(s *SortKey, format Format, period Period, optFns ...func(*IDMinterOptions)) (*SortKeyIDMinter, error) {
 	m := &SortKeyIDMinter{sortKey: s}
@@ -56,11 +56,11 @@ func NewSortKeyIDMinter(s *SortKey, format Format, period Period, optFns ...func
 	if err := o.resolve(); err != nil {
 		return fail(err)
 	}
-	if o.TTL != nil {
-		if err := checkItemTTL(&s.opts, o.TTL); err != nil {
+	if o.TTLAttribute != "" {
+		if err := checkItemTTL(&s.opts, o.TTLAttribute); err != nil {
 			return fail(err)
 		}
-		m.ttlAttr, m.retention = o.TTL.Attribute, o.TTL.Retention
+		m.ttlAttr, m.retention = o.TTLAttribute, o.TTLRetention
 	}
 	if err := m.setClock(o.Location, o.Now); err != nil {
 		return fail(err)
@@ -70,13 +70,13 @@ func NewSortKeyIDMinter(s *SortKey, format Format, period Period, optFns ...func
 
 // checkItemTTL refuses a TTL attribute that the SortKey writes itself, or
 // a TTL on a table without Time to Live.
-func checkItemTTL(so *SortKeyOptions, ttl *PeriodTTL) error {
-	switch ttl.Attribute {
+func checkItemTTL(so *SortKeyOptions, attr string) error {
+	switch attr {
 	case so.PartitionKey, so.SortKey, so.TokenAttribute:
-		return optionErrorf("TTL.Attribute", ttl.Attribute, "an attribute the SortKey writes itself")
+		return optionErrorf("TTLAttribute", attr, "an attribute the SortKey writes itself")
 	}
 	if so.GlobalTable == GlobalTableMRSC {
-		return optionErrorf("TTL", *ttl, "refused with a SortKey on GlobalTableMRSC: multi-Region strongly consistent tables do not support Time to Live")
+		return optionErrorf("TTLAttribute", attr, "refused with a SortKey on GlobalTableMRSC: multi-Region strongly consistent tables do not support Time to Live")
 	}
 	return nil
 }
@@ -111,7 +111,7 @@ func (m *SortKeyIDMinter) Append(ctx context.Context, name string, item any) (st
 // When the error wraps ErrUnknownOutcome, the ID returned with it is the
 // one that may hold the item (Get tells). Errors: ErrInvalidArgument for a
 // bad name or item (one that sets the TTL attribute), a zero t, or with a
-// TTL, a t whose period ended more than TTL.Retention ago (its items may be
+// TTL, a t whose period ended more than TTLRetention ago (its items may be
 // gone, and numbering would restart); and SortKey.Append's.
 func (m *SortKeyIDMinter) AppendAt(ctx context.Context, name string, t time.Time, item any) (string, error) {
 	return m.appendAt(ctx, "SortKeyIDMinter.AppendAt", name, t, item)

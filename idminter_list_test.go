@@ -120,6 +120,23 @@ func TestSortKeyIDMinterAllAcrossYears(t *testing.T) {
 		}
 		assert.Equal(t, wantAll, got, "pages of 3, %v", order)
 	}
+
+	// The cost: one Query per period walked, 2027 to 2024 (the empty 2025
+	// too), and a first page of three reads 2027 and 2026 only.
+	calls := &callCounter{Client: client}
+	counted := newSortKeyMinter(t, calls, table, clock.Now)
+	assert.Equal(t, newest, listIDs(t, counted, since, "", dynamoseq.NewestFirst, stored), "newest first, counted")
+	assert.Equal(t, int64(4), calls.queries.Load(), "Queries to list four years")
+	calls.reset()
+	n := 0
+	for _, err := range counted.All(ctx, "acme", since, "", dynamoseq.NewestFirst) {
+		require.NoError(t, err)
+		if n++; n == 3 {
+			break
+		}
+	}
+	assert.Equal(t, int64(2), calls.queries.Load(), "Queries for a first page of three (2027's two, 2026's first)")
+	assert.Equal(t, int64(0), calls.total()-calls.queries.Load(), "calls other than Query")
 }
 
 // TestSortKeyIDMinterReadBack checks Get and All's refusals, and that
@@ -148,6 +165,12 @@ func TestSortKeyIDMinterReadBack(t *testing.T) {
 		assert.Contains(t, err.Error(), bad, "Get(%q)'s message names the ID", bad)
 	}
 
+	s, err := dynamoseq.NewSortKey(client, table)
+	require.NoError(t, err)
+	daily := dynamoseq.Format{Prefix: "ORD", DateLayout: "20060102", Separator: "-", Width: 6}
+	_, err = dynamoseq.NewSortKeyIDMinter(s, daily, dynamoseq.Yearly)
+	assert.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "a day's date in a yearly period: a listed ID would not read as the one Append returned")
+
 	_, err = m.AppendAt(ctx, "acme", time.Time{}, nil)
 	assert.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "AppendAt at the zero instant")
 	for _, tt := range []struct {
@@ -170,8 +193,6 @@ func TestSortKeyIDMinterReadBack(t *testing.T) {
 
 	// With a TTL, an instant whose period's items may be gone is refused,
 	// and a zero since lists the periods the TTL keeps.
-	s, err := dynamoseq.NewSortKey(client, table)
-	require.NoError(t, err)
 	ttl, err := dynamoseq.NewSortKeyIDMinter(s, yearly, dynamoseq.Yearly, func(o *dynamoseq.IDMinterOptions) {
 		o.Now = clock.Now
 		o.TTLAttribute = "expires"

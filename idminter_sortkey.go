@@ -37,7 +37,8 @@ type SortKeyIDMinter struct {
 // and stores their items in s, starting a new sequence each period. It
 // makes no call to DynamoDB and refuses what NewIDMinter refuses, with
 // ErrInvalidArgument: a nil s or period, an invalid format, a date layout
-// that does not tell the periods apart, an option out of range, a
+// that does not tell the periods apart or writes more than one date in a
+// period (a day in a yearly period), an option out of range, a
 // TTLAttribute that is one of the SortKey's own attributes, a TTL on
 // GlobalTableMRSC.
 func NewSortKeyIDMinter(s *SortKey, format Format, period Period, optFns ...func(*IDMinterOptions)) (*SortKeyIDMinter, error) {
@@ -63,6 +64,9 @@ func NewSortKeyIDMinter(s *SortKey, format Format, period Period, optFns ...func
 		m.ttlAttr, m.retention = o.TTLAttribute, o.TTLRetention
 	}
 	if err := m.setClock(o.Location, o.Now); err != nil {
+		return fail(err)
+	}
+	if err := checkOneDate(m.format, m.period, m.now().In(m.loc)); err != nil {
 		return fail(err)
 	}
 	return m, nil

@@ -121,8 +121,8 @@ func TestNewCounterSortKeyValueInvalid(t *testing.T) {
 	c, err := dynamoseq.NewCounter(client, "seq", inSingleTable)
 	require.NoError(t, err)
 	_, err = dynamoseq.NewIDMinter(c, dynamoseq.Format{Prefix: "T", Separator: "-", DateLayout: "060102", Width: 4}, dynamoseq.Daily,
-		func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "sk"} })
-	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "TTL.Attribute is the counter's sort key")
+		func(o *dynamoseq.IDMinterOptions) { o.TTLAttribute = "sk" })
+	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "TTLAttribute is the counter's sort key")
 }
 
 // TestIDMinterSortKeyValue mints readable IDs from a Counter in a single
@@ -138,7 +138,7 @@ func TestIDMinterSortKeyValue(t *testing.T) {
 	m, err := dynamoseq.NewIDMinter(c, dynamoseq.Format{Prefix: "ORD", Separator: "-", DateLayout: "060102", Width: 6}, dynamoseq.Daily,
 		func(o *dynamoseq.IDMinterOptions) {
 			o.Now = clock.Now
-			o.TTL = &dynamoseq.PeriodTTL{Attribute: "expires"}
+			o.TTLAttribute = "expires"
 		})
 	require.NoError(t, err)
 	for _, want := range []string{"ORD-261122-000001", "ORD-261122-000002"} {

@@ -25,7 +25,7 @@
 // their numbers from a Counter or a Block; a SortKeyIDMinter from a
 // SortKey, gap-free per period, storing an item under each ID (Append) and
 // reading it back by its ID (Get). Both can have DynamoDB's Time to Live
-// delete what past periods left (IDMinterOptions.TTL).
+// delete what past periods left (IDMinterOptions.TTLAttribute).
 //
 // # Guarantees and costs
 //

@@ -126,7 +126,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // command maps Field to its flag.
 type OptionError struct {
 	// Field is the option as Go code writes it: "MaxAttempts",
-	// "SortKeyValue", "Layout.VersionKeyFormat", "TTL.Attribute".
+	// "SortKeyValue", "Layout.VersionKeyFormat", "TTLAttribute".
 	Field string
 	// Value is the value the field holds: the one given, or the default a
 	// zero value stood for.

@@ -28,7 +28,8 @@ func ExampleIDMinter() {
 	orders, err := dynamoseq.NewIDMinter(counter, format, dynamoseq.Daily,
 		func(o *dynamoseq.IDMinterOptions) {
 			o.Location = tokyo
-			o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl", Retention: 7 * 24 * time.Hour} // TTL enabled on the table for "ttl"
+			o.TTLAttribute = "ttl"
+			o.TTLRetention = 7 * 24 * time.Hour // TTL enabled on the table for "ttl"
 			o.Now = func() time.Time { return now }
 		})
 	if err != nil {
@@ -66,7 +67,8 @@ func ExampleIDMinter() {
 
 // Yearly order IDs, gap-free, each stored with its order: over a SortKey,
 // Append writes the order under the next number of the year and returns
-// its ID, and Get reads an order back by its ID.
+// its ID, Get reads an order back by its ID, and All lists the orders
+// across years.
 func ExampleSortKeyIDMinter() {
 	client, table := dynamoseqtest.SharedTable(dynamoseq.SortKeyTable("Orders"))
 	ctx := context.Background()
@@ -102,11 +104,27 @@ func ExampleSortKeyIDMinter() {
 		log.Fatal(err)
 	}
 	fmt.Println("ORD-2026-000002 is for", o.Customer)
+
+	// Newest first across the new year; a page's last ID, passed as after,
+	// goes on from there.
+	since := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) // the first order's year
+	for it, err := range orders.All(ctx, "orders", since, "", dynamoseq.NewestFirst) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := it.Decode(&o); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("listed", it.ID, o.Customer)
+	}
 	// Output:
 	// ORD-2026-000001 Ada
 	// ORD-2026-000002 Grace
 	// ORD-2027-000001 Edsger
 	// ORD-2026-000002 is for Grace
+	// listed ORD-2027-000001 Edsger
+	// listed ORD-2026-000002 Grace
+	// listed ORD-2026-000001 Ada
 }
 
 func ExampleFormat() {

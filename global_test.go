@@ -442,7 +442,7 @@ func TestGlobalTableOptions(t *testing.T) {
 	}
 	mrscCounter, err := dynamoseq.NewCounter(client, "table", func(o *dynamoseq.CounterOptions) { o.GlobalTable = dynamoseq.GlobalTableMRSC })
 	require.NoError(t, err)
-	_, err = dynamoseq.NewIDMinter(mrscCounter, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl"} })
+	_, err = dynamoseq.NewIDMinter(mrscCounter, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTLAttribute = "ttl" })
 	require.ErrorIs(t, err, dynamoseq.ErrInvalidArgument, "NewIDMinter with TTL over an MRSC Counter")
 	assert.Contains(t, err.Error(), "do not support Time to Live")
 	_, err = dynamoseq.NewSortKey(client, "table", func(o *dynamoseq.SortKeyOptions) { o.GlobalTable = dynamoseq.GlobalTableMREC })

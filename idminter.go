@@ -14,7 +14,7 @@ import (
 // IDs are unique as long as every process minting for a name uses the same
 // Format, Period and Location; within a period they increase, with gaps
 // (see Counter). Each call reads the clock once and takes both the period
-// and the ID's date from that instant. With IDMinterOptions.TTL, DynamoDB
+// and the ID's date from that instant. With IDMinterOptions.TTLAttribute, DynamoDB
 // deletes the counters of past periods.
 //
 // Cost: one UpdateItem round trip and one write unit per ID, TTL included;
@@ -27,7 +27,7 @@ type IDMinter struct {
 	counter   *Counter // the Counter that holds the periods' counter items (the Block's)
 	next      func(ctx context.Context, seq string, exp *expiry) (int64, error)
 	ttlAttr   string        // "" when no TTL is written
-	retention time.Duration // TTL.Retention, or defaultRetention without TTL
+	retention time.Duration // TTLRetention, or defaultRetention without TTL
 }
 
 // NewIDMinter returns an IDMinter that writes IDs with format and takes
@@ -39,7 +39,7 @@ type IDMinter struct {
 // nil, the format is invalid or has no DateLayout, the layout writes the
 // same date in two periods of the next ten years (or dates of varying
 // width with no Separator), a Period's answers are not consecutive
-// periods, or an option is refused (an *OptionError: a PeriodTTL.Attribute that
+// periods, or an option is refused (an *OptionError: a TTLAttribute that
 // is one of the Counter's key or value attributes, a TTL on
 // GlobalTableMRSC).
 func NewIDMinter[S *Counter | *Block](seq S, format Format, period Period, optFns ...func(*IDMinterOptions)) (*IDMinter, error) {
@@ -72,11 +72,11 @@ func NewIDMinter[S *Counter | *Block](seq S, format Format, period Period, optFn
 		return fail(err)
 	}
 	m.retention = defaultRetention
-	if o.TTL != nil {
-		if err := m.checkTTL(o.TTL); err != nil {
+	if o.TTLAttribute != "" {
+		if err := m.checkTTL(o.TTLAttribute); err != nil {
 			return fail(err)
 		}
-		m.ttlAttr, m.retention = o.TTL.Attribute, o.TTL.Retention
+		m.ttlAttr, m.retention = o.TTLAttribute, o.TTLRetention
 	}
 	if err := m.setClock(o.Location, o.Now); err != nil {
 		return fail(err)
@@ -85,24 +85,24 @@ func NewIDMinter[S *Counter | *Block](seq S, format Format, period Period, optFn
 }
 
 // checkTTL refuses a TTL that the Counter cannot write.
-func (m *IDMinter) checkTTL(ttl *PeriodTTL) error {
+func (m *IDMinter) checkTTL(attr string) error {
 	co := &m.counter.opts
 	switch {
-	case ttl.Attribute == co.PartitionKey:
-		return optionErrorf("TTL.Attribute", ttl.Attribute, "the Counter's partition key too")
-	case ttl.Attribute == co.ValueAttribute:
-		return optionErrorf("TTL.Attribute", ttl.Attribute, "the Counter's value attribute too")
-	case co.SortKeyValue != "" && ttl.Attribute == co.SortKey:
-		return optionErrorf("TTL.Attribute", ttl.Attribute, "the Counter's sort key too")
+	case attr == co.PartitionKey:
+		return optionErrorf("TTLAttribute", attr, "the Counter's partition key too")
+	case attr == co.ValueAttribute:
+		return optionErrorf("TTLAttribute", attr, "the Counter's value attribute too")
+	case co.SortKeyValue != "" && attr == co.SortKey:
+		return optionErrorf("TTLAttribute", attr, "the Counter's sort key too")
 	case co.GlobalTable == GlobalTableMRSC:
-		return optionErrorf("TTL", *ttl, "refused with a Counter on GlobalTableMRSC: multi-Region strongly consistent tables do not support Time to Live")
+		return optionErrorf("TTLAttribute", attr, "refused with a Counter on GlobalTableMRSC: multi-Region strongly consistent tables do not support Time to Live")
 	}
 	return nil
 }
 
 // Next mints the next ID of the sequence name for the current period: one
 // UpdateItem of the period's counter item (which also sets its TTL when
-// IDMinterOptions.TTL is set), or a number of a Block's range.
+// IDMinterOptions.TTLAttribute is set), or a number of a Block's range.
 //
 // It returns an error wrapping ErrInvalidArgument for an empty or invalid
 // name or a Period whose answer does not hold the instant, and the
@@ -134,7 +134,7 @@ func (m *IDMinter) SequenceAt(name string, t time.Time) (string, error) {
 
 // expiresAt returns the TTL, in Unix epoch seconds, that Next writes on
 // the counter item of the period holding t: the end of the period plus
-// TTL.Retention (7 days without a TTL), rounded up to a whole second.
+// TTLRetention (7 days without a TTL), rounded up to a whole second.
 func (m *IDMinter) expiresAt(t time.Time) (int64, error) {
 	_, end, err := bounds(m.period, t.In(m.loc))
 	if err != nil {

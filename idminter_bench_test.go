@@ -53,7 +53,7 @@ func BenchmarkIDMinterNext(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		m, err := dynamoseq.NewIDMinter(c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl"} })
+		m, err := dynamoseq.NewIDMinter(c, orderFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) { o.TTLAttribute = "ttl" })
 		if err != nil {
 			b.Fatal(err)
 		}

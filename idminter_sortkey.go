@@ -19,7 +19,7 @@ import (
 // Format, Period and Location. Each call reads the clock once and takes
 // both the period and the ID's date from that instant.
 //
-// With IDMinterOptions.TTL, every item also carries a Time to Live, so
+// With IDMinterOptions.TTLAttribute, every item also carries a Time to Live, so
 // that DynamoDB deletes the items of past periods. Cost: what
 // SortKey.Append costs, one conditional PutItem when warm; the first call
 // of a period one Query more.
@@ -30,15 +30,16 @@ type SortKeyIDMinter struct {
 	idScheme
 	sortKey   *SortKey
 	ttlAttr   string        // "" when no TTL is written
-	retention time.Duration // TTL.Retention
+	retention time.Duration // TTLRetention
 }
 
 // NewSortKeyIDMinter returns a SortKeyIDMinter that writes IDs with format
 // and stores their items in s, starting a new sequence each period. It
 // makes no call to DynamoDB and refuses what NewIDMinter refuses, with
 // ErrInvalidArgument: a nil s or period, an invalid format, a date layout
-// that does not tell the periods apart, an option out of range, a
-// PeriodTTL.Attribute that is one of the SortKey's own attributes, a TTL on
+// that does not tell the periods apart or writes more than one date in a
+// period (a day in a yearly period), an option out of range, a
+// TTLAttribute that is one of the SortKey's own attributes, a TTL on
 // GlobalTableMRSC.
 func NewSortKeyIDMinter(s *SortKey, format Format, period Period, optFns ...func(*IDMinterOptions)) (*SortKeyIDMinter, error) {
 	m := &SortKeyIDMinter{sortKey: s}
@@ -56,13 +57,16 @@ func NewSortKeyIDMinter(s *SortKey, format Format, period Period, optFns ...func
 	if err := o.resolve(); err != nil {
 		return fail(err)
 	}
-	if o.TTL != nil {
-		if err := checkItemTTL(&s.opts, o.TTL); err != nil {
+	if o.TTLAttribute != "" {
+		if err := checkItemTTL(&s.opts, o.TTLAttribute); err != nil {
 			return fail(err)
 		}
-		m.ttlAttr, m.retention = o.TTL.Attribute, o.TTL.Retention
+		m.ttlAttr, m.retention = o.TTLAttribute, o.TTLRetention
 	}
 	if err := m.setClock(o.Location, o.Now); err != nil {
+		return fail(err)
+	}
+	if err := checkOneDate(m.format, m.period, m.now().In(m.loc)); err != nil {
 		return fail(err)
 	}
 	return m, nil
@@ -70,13 +74,13 @@ func NewSortKeyIDMinter(s *SortKey, format Format, period Period, optFns ...func
 
 // checkItemTTL refuses a TTL attribute that the SortKey writes itself, or
 // a TTL on a table without Time to Live.
-func checkItemTTL(so *SortKeyOptions, ttl *PeriodTTL) error {
-	switch ttl.Attribute {
+func checkItemTTL(so *SortKeyOptions, attr string) error {
+	switch attr {
 	case so.PartitionKey, so.SortKey, so.TokenAttribute:
-		return optionErrorf("TTL.Attribute", ttl.Attribute, "an attribute the SortKey writes itself")
+		return optionErrorf("TTLAttribute", attr, "an attribute the SortKey writes itself")
 	}
 	if so.GlobalTable == GlobalTableMRSC {
-		return optionErrorf("TTL", *ttl, "refused with a SortKey on GlobalTableMRSC: multi-Region strongly consistent tables do not support Time to Live")
+		return optionErrorf("TTLAttribute", attr, "refused with a SortKey on GlobalTableMRSC: multi-Region strongly consistent tables do not support Time to Live")
 	}
 	return nil
 }
@@ -95,22 +99,37 @@ func (m *SortKeyIDMinter) withTTL(item any, end time.Time) (any, error) {
 	return attrs, nil
 }
 
-// Append stores item under the next number of the current period's
-// sequence of name and returns its ID, as SortKey.Append does with the
-// sequence SequenceAt names ("orders#2026"): an ID is returned only once
-// its item is stored. item is what SortKey.Append takes; nil stores an
-// item with no attributes (but the TTL, when set).
+// Append is AppendAt at the instant the clock (IDMinterOptions.Now)
+// reads.
+func (m *SortKeyIDMinter) Append(ctx context.Context, name string, item any) (string, error) {
+	return m.appendAt(ctx, "SortKeyIDMinter.Append", name, m.now(), item)
+}
+
+// AppendAt stores item under the next number of name's sequence in the
+// period that holds t and returns its ID, dated t: pass the instant that
+// item records (its created_at), so both name the same period, even on New
+// Year's Eve. It is SortKey.Append on that period's sequence
+// ("orders#2026"): an ID is returned only once its item is stored; nil
+// stores an item with no attributes (but the TTL, when set).
 //
 // When the error wraps ErrUnknownOutcome, the ID returned with it is the
 // one that may hold the item (Get tells). Errors: ErrInvalidArgument for a
-// bad name or item (one that sets the TTL attribute), and SortKey.Append's.
-func (m *SortKeyIDMinter) Append(ctx context.Context, name string, item any) (string, error) {
-	t, seq, end, err := m.current(ctx, name)
+// bad name or item (one that sets the TTL attribute), a zero t, or with a
+// TTL, a t whose period ended more than TTLRetention ago (its items may be
+// gone, and numbering would restart); and SortKey.Append's.
+func (m *SortKeyIDMinter) AppendAt(ctx context.Context, name string, t time.Time, item any) (string, error) {
+	return m.appendAt(ctx, "SortKeyIDMinter.AppendAt", name, t, item)
+}
+
+// appendAt is AppendAt for the operation op.
+func (m *SortKeyIDMinter) appendAt(ctx context.Context, op, name string, t time.Time, item any) (string, error) {
+	t = t.In(m.loc)
+	seq, end, err := m.periodOf(ctx, name, t)
 	if err == nil {
 		item, err = m.withTTL(item, end)
 	}
 	if err != nil {
-		return m.fail("SortKeyIDMinter.Append", seq, err)
+		return m.fail(op, seq, err)
 	}
 	n, err := m.sortKey.Append(ctx, seq, item)
 	if err != nil {
@@ -118,9 +137,28 @@ func (m *SortKeyIDMinter) Append(ctx context.Context, name string, item any) (st
 		if errors.Is(err, ErrUnknownOutcome) && errors.As(err, &e) && e.Number > 0 {
 			return m.format.ID(t, e.Number), err
 		}
-		return m.fail("SortKeyIDMinter.Append", seq, err)
+		return m.fail(op, seq, err)
 	}
 	return m.format.ID(t, n), nil
+}
+
+// periodOf checks an append's arguments and returns the sequence of name
+// in the period that holds t, and the period's end.
+func (m *SortKeyIDMinter) periodOf(ctx context.Context, name string, t time.Time) (string, time.Time, error) {
+	switch {
+	case ctx.Err() != nil:
+		return name, time.Time{}, ctx.Err()
+	case name == "":
+		return name, time.Time{}, invalidf("empty sequence name")
+	case t.IsZero():
+		return name, time.Time{}, invalidf("zero instant: want the one that decides the ID's period")
+	}
+	seq, end, err := m.sequence(name, t)
+	if err == nil && m.ttlAttr != "" && !end.Add(m.retention).After(m.now()) {
+		err = invalidf("instant %s is in a period that ended at %s, more than the TTL's retention (%s) ago: its items may be deleted",
+			t.Format(time.RFC3339Nano), end.Format(time.RFC3339Nano), m.retention)
+	}
+	return seq, end, err
 }
 
 // Get reads the item stored under the ID id of the sequence name into out,
@@ -144,11 +182,4 @@ func (m *SortKeyIDMinter) Get(ctx context.Context, name, id string, out any) err
 		return fail(name, err)
 	}
 	return fail(seq, m.sortKey.Get(ctx, seq, parts.Number, out))
-}
-
-// SequenceAt returns the name of the sequence that Append uses for name at
-// the instant t, such as "orders#2026"; SortKey.Last on it tells the last
-// number of that period, and SortKey.All lists its items.
-func (m *SortKeyIDMinter) SequenceAt(name string, t time.Time) (string, error) {
-	return m.sequenceAt("SortKeyIDMinter.SequenceAt", name, t)
 }

@@ -80,6 +80,25 @@ func checkPeriods(f Format, period Period, ref time.Time) error {
 	return nil
 }
 
+// checkOneDate refuses a date layout that writes more than one date in a
+// period (a day in a yearly period), checking the period that holds ref
+// and the next two: IDs listed are dated with their period's start, which
+// must write what the instant of the append wrote.
+func checkOneDate(f Format, period Period, ref time.Time) error {
+	for t, i := ref, 0; i < 3; i++ {
+		start, end, err := bounds(period, t)
+		if err != nil {
+			return err
+		}
+		if first, last := start.Format(f.DateLayout), end.Add(-time.Nanosecond).Format(f.DateLayout); first != last {
+			return invalidf("date layout %q writes both %q and %q in the %s period starting %s; over a SortKey, want one date per period, so that a listed ID reads as the one Append returned",
+				f.DateLayout, first, last, periodName(period), start.Format(time.RFC3339))
+		}
+		t = end
+	}
+	return nil
+}
+
 // current reads the clock once and returns the instant, the sequence of
 // name in the period that holds it, and the period's end.
 func (m *idScheme) current(ctx context.Context, name string) (t time.Time, seq string, end time.Time, err error) {

@@ -48,7 +48,7 @@ const (
 	defaultVersionKeyFormat = "%s#v%d"    // LayoutPartitionKey.VersionKeyFormat
 	defaultLatestKeyFormat  = "%s#latest" // LayoutPartitionKey.LatestKeyFormat
 
-	defaultRetention = 7 * 24 * time.Hour // PeriodTTL.Retention
+	defaultRetention = 7 * 24 * time.Hour // IDMinterOptions.TTLRetention
 )
 
 // Table describes a strategy's table: where its items are in it, and what
@@ -545,30 +545,22 @@ type IDMinterOptions struct {
 	// tests that cross midnight.
 	Now func() time.Time
 
-	// TTL, when set, has every write of a period's counter item (every
-	// lease of a Block) also set a Time to Live, in the same UpdateItem,
-	// so that DynamoDB deletes the counters of past periods; over a
-	// SortKey, every item stored carries it, and DynamoDB deletes the
-	// items of past periods. Default nil: no TTL is written.
-	TTL *PeriodTTL
-}
+	// TTLAttribute, when set, turns Time to Live on: every write of a
+	// period's counter item (every lease of a Block) also sets it, in the
+	// same UpdateItem, so that DynamoDB deletes the counters of past
+	// periods; over a SortKey, every item stored carries it, and DynamoDB
+	// deletes the items of past periods. It is the table's TTL attribute (a
+	// Number of Unix epoch seconds: the period's end plus TTLRetention), and
+	// TTL must be enabled on the table. Default "": no TTL is written.
+	TTLAttribute string
 
-// PeriodTTL is the Time to Live an IDMinter writes on each period's
-// counter item, and a SortKeyIDMinter on each item: the end of the period
-// plus Retention.
-type PeriodTTL struct {
-	// Attribute is the Number attribute that holds the instant (Unix epoch
-	// seconds) after which DynamoDB may delete the item. It must be the
-	// table's TTL attribute, and TTL must be enabled on the table.
-	// Required.
-	Attribute string
-
-	// Retention is how long a period's counter item (or items) is kept
+	// TTLRetention is how long a period's counter item (or items) is kept
 	// after the period ends. It must exceed the largest clock difference
 	// between the processes minting IDs: a process whose clock lags behind
 	// would otherwise find yesterday's counter (or items) gone and restart
-	// the numbering, repeating IDs. Default 7 days.
-	Retention time.Duration
+	// the numbering, repeating IDs. Default 7 days; set only with
+	// TTLAttribute.
+	TTLRetention time.Duration
 }
 
 func (o *IDMinterOptions) resolve() error {
@@ -578,22 +570,13 @@ func (o *IDMinterOptions) resolve() error {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.TTL == nil {
-		return nil
-	}
-	ttl := *o.TTL // a copy the caller cannot change
-	o.TTL = &ttl
-	return ttl.resolve()
-}
-
-func (t *PeriodTTL) resolve() error {
-	setDefault(&t.Retention, defaultRetention)
 	switch {
-	case t.Attribute == "":
-		return optionErrorf("TTL.Attribute", t.Attribute, "want the table's Time to Live attribute")
-	case t.Retention < 0:
-		return optionErrorf("TTL.Retention", t.Retention, "want a positive duration (0 means the default)")
+	case o.TTLRetention < 0:
+		return optionErrorf("TTLRetention", o.TTLRetention, "want a positive duration (0 means the default)")
+	case o.TTLAttribute == "" && o.TTLRetention != 0:
+		return optionErrorf("TTLRetention", o.TTLRetention, "set without TTLAttribute, which turns the TTL on")
 	}
+	setDefault(&o.TTLRetention, defaultRetention)
 	return nil
 }
 

@@ -126,10 +126,10 @@ func (f optionFixtures) appendCases() []optionCase {
 		{"Latest VersionAttribute", "VersionAttribute", "Layout.SortKey", newLatest(func(o *LatestOptions) { o.VersionAttribute = "sk" })},
 		{"Latest TokenAttribute", "TokenAttribute", "VersionAttribute", newLatest(func(o *LatestOptions) { o.TokenAttribute = "version" })},
 		{"Latest MREC", "GlobalTable", "", newLatest(func(o *LatestOptions) { o.GlobalTable = GlobalTableMREC })},
-		{"IDMinter TTL.Attribute", "TTL.Attribute", "", newMinter(counter)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{} })},
-		{"IDMinter TTL.Retention", "TTL.Retention", "", newMinter(counter)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{Attribute: "ttl", Retention: -1} })},
-		{"IDMinter TTL on the value", "TTL.Attribute", "", newMinter(counter)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{Attribute: "value"} })},
-		{"IDMinter TTL on MRSC", "TTL", "", newMinter(mrsc)(func(o *IDMinterOptions) { o.TTL = &PeriodTTL{Attribute: "ttl"} })},
+		{"IDMinter TTLRetention without TTLAttribute", "TTLRetention", "", newMinter(counter)(func(o *IDMinterOptions) { o.TTLRetention = time.Hour })},
+		{"IDMinter TTLRetention", "TTLRetention", "", newMinter(counter)(func(o *IDMinterOptions) { o.TTLAttribute = "ttl"; o.TTLRetention = -1 })},
+		{"IDMinter TTL on the value", "TTLAttribute", "", newMinter(counter)(func(o *IDMinterOptions) { o.TTLAttribute = "value" })},
+		{"IDMinter TTL on MRSC", "TTLAttribute", "", newMinter(mrsc)(func(o *IDMinterOptions) { o.TTLAttribute = "ttl" })},
 	}
 }
 

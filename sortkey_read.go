@@ -55,7 +55,8 @@ func (s *SortKey) Get(ctx context.Context, name string, n int64, out any) error 
 // Item is one numbered item of a sequence, as SortKey.Items lists it, or
 // one version of a document, as Latest.Versions lists it.
 type Item struct {
-	Number int64 // the item's number, or the version's
+	Number int64  // the item's number, or the version's
+	ID     string // the readable ID, as SortKeyIDMinter.All lists it; "" elsewhere
 	// Item holds the attributes given to Append, without the key
 	// attributes, the write token and a Latest's version attribute.
 	Item map[string]types.AttributeValue

@@ -53,7 +53,7 @@ func checkCommand() *command {
 		minArgs: 0, maxArgs: 0,
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := defineKind(fs, kindCounter, kindBlock, kindSortKey, kindLatest)
-			ttl := fs.String("ttl", "", "the TTL attribute the table must have enabled (an IDMinter's TTL.Attribute)")
+			ttl := fs.String("ttl", "", "the TTL attribute the table must have enabled (an IDMinter's TTLAttribute)")
 			return func(ctx context.Context, e *env, _ []string) error {
 				if kind.given != "" {
 					// Its unread flags refused before any request, even when

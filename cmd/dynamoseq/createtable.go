@@ -31,7 +31,7 @@ func createTableCommand() *command {
 		define: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 			kind := new(string)
 			choiceVar(fs, kind, "kind", "", "the strategy the table is for (required: there is no table to read it from)", kindCounter, kindBlock, kindSortKey, kindLatest)
-			ttl := fs.String("ttl", "", "enable Time to Live on this attribute (an IDMinter's TTL.Attribute)")
+			ttl := fs.String("ttl", "", "enable Time to Live on this attribute (an IDMinter's TTLAttribute)")
 			printAs := new(string)
 			choiceVar(fs, printAs, "print", "", "write the definition instead of creating the table: a CloudFormation template or aws CLI commands", "cloudformation", "cli")
 			return func(ctx context.Context, e *env, _ []string) error {

@@ -70,7 +70,8 @@ func New(client dynamoseq.Client, cfg Config) (*Orders, error) {
 	numbers, err := dynamoseq.NewIDMinter(counter, numberFormat, dynamoseq.Daily, func(o *dynamoseq.IDMinterOptions) {
 		o.Location = cfg.Location
 		o.Now = now
-		o.TTL = &dynamoseq.PeriodTTL{Attribute: "ttl", Retention: 7 * 24 * time.Hour}
+		o.TTLAttribute = "ttl"
+		o.TTLRetention = 7 * 24 * time.Hour
 	})
 	if err != nil {
 		return nil, err

@@ -227,11 +227,21 @@ func TestSortKeyStaleHint(t *testing.T) {
 	assert.Equal(t, int64(9), n, "Next() after another writer wrote 8")
 
 	// And the same with two SortKeys writing at once, which take turns as
-	// by default (without turns, one would lose race after race).
+	// by default (without turns, one would lose race after race). Turns
+	// start once two writers have met: each first loses a race to the
+	// other (a, b, a, b, each from a hint the other has made stale).
+	// Writers that have not met may not meet at all while one of them
+	// wins every race: the other then loses MaxAttempts races in a row.
 	a, err = dynamoseq.NewSortKey(client, table)
 	require.NoError(t, err)
 	b, err = dynamoseq.NewSortKey(client, table)
 	require.NoError(t, err)
+	for i, s := range []*dynamoseq.SortKey{a, b, a, b} {
+		n, err := s.Next(ctx, "p")
+		require.NoError(t, err)
+		require.Equal(t, int64(10+i), n, "writer %d's Next() while the two meet", i%2)
+	}
+	require.Equal(t, []int64{1, 1}, []int64{a.Figures().LostRaces, b.Figures().LostRaces}, "races lost by a and by b while they meet")
 	all := slices.Concat(fanOut(t, 8, 40, func(g, _ int) (int64, error) {
 		s := a
 		if g%2 == 1 {
@@ -239,8 +249,8 @@ func TestSortKeyStaleHint(t *testing.T) {
 		}
 		return s.Next(ctx, "p")
 	})...)
-	requireExactly(t, all, 10, 9+8*40)
-	assert.Len(t, collection(t, client, table, "p"), 9+8*40, "items stored")
+	requireExactly(t, all, 14, 13+8*40)
+	assert.Len(t, collection(t, client, table, "p"), 13+8*40, "items stored")
 }
 
 // gateClient holds the first write until release is closed, so that the

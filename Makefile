@@ -59,8 +59,8 @@ FAULT_TESTS := ^(TestFaults|TestCrashRestart)
 
 ## test: go vet, gofmt check, staticcheck, the whole suite with the race detector, and short fuzz runs
 test: deps ddblocal vet fmt-check lint
-	$(GO) test -race -count=1 -timeout 9m -skip '$(FAULT_TESTS)' ./...
-	$(GO) test -race -count=1 -timeout 5m -v -run '$(FAULT_TESTS)' .
+	$(GO) test -race -count=1 -timeout 20m -skip '$(FAULT_TESTS)' ./...
+	$(GO) test -race -count=1 -timeout 10m -v -run '$(FAULT_TESTS)' .
 	$(GO) test -run '^$$' -fuzz '^FuzzKeyRoundTrip$$' -fuzztime 10s ./examples/favorites
 	$(GO) test -run '^$$' -fuzz '^FuzzIDRoundTrip$$' -fuzztime 10s .
 

@@ -495,7 +495,11 @@ func TestBlockCloseUnderLoad(t *testing.T) {
 	}
 	callers.wg.Wait()
 	require.NoError(t, b.Close(), "second Close")
-	assert.Zero(t, blockGoroutines(), "goroutines of the Block right after Close")
+	// A goroutine past its wg.Done still shows Block frames until it
+	// returns, which a busy machine can delay: wait for them to end. One
+	// that Close leaked never does, and fails at the test's deadline.
+	assert.True(t, pollUntil(t, func() bool { return blockGoroutines() == 0 }),
+		"goroutines of the Block after Close: %d up to the test's deadline, want 0", blockGoroutines())
 
 	for g, err := range callers.errs {
 		require.ErrorIs(t, err, dynamoseq.ErrClosed, "goroutine %d", g)

@@ -28,8 +28,11 @@ BENCH ?= .
 BENCHCOUNT ?= 3
 # The model set of make bench (BenchmarkModel*, root package): one run of
 # each, since each sub-benchmark is a window of seconds on a model of its
-# own. MODELBENCH='^$$' leaves it out; DYNAMOSEQ_BENCH_SCALE and
-# DYNAMOSEQ_BENCH_WINDOW change its scale and window.
+# own, at Scale 1; every row runs on three bucket depths (20ms, 100ms, 1s)
+# and two seeds, and tools/benchratio reports the median and range of its
+# windows. MODELBENCH='^$$' leaves it out; DYNAMOSEQ_BENCH_WINDOW,
+# DYNAMOSEQ_BENCH_BURSTS, DYNAMOSEQ_BENCH_SEEDS and DYNAMOSEQ_BENCH_SCALE
+# change its window, depths, seeds and scale (model_bench_test.go).
 MODELBENCH ?= ^BenchmarkModel(Processes)?$$
 # Where make bench keeps the raw output that make charts reads.
 BENCHOUT ?= bench.out

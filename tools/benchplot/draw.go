@@ -135,14 +135,14 @@ func newSweepPlot(title, yLabel string, ws []int) *plot.Plot {
 
 // addLine adds the medians as a line with points, in a colour and a dash
 // pattern, with a whisker from the least to the most of each point's
-// windows.
-func addLine(p *plot.Plot, ps points, label string, c color.Color, dashes []vg.Length) {
+// windows, and reports whether there was any point.
+func addLine(p *plot.Plot, ps points, label string, c color.Color, dashes []vg.Length) bool {
 	if len(ps) == 0 {
-		return
+		return false
 	}
 	l, s, err := plotter.NewLinePoints(ps)
 	if err != nil {
-		return
+		return false
 	}
 	l.Color, l.Dashes, l.Width = c, dashes, vg.Points(1.5)
 	s.Color, s.Shape = c, draw.CircleGlyph{}
@@ -152,10 +152,11 @@ func addLine(p *plot.Plot, ps points, label string, c color.Color, dashes []vg.L
 		p.Add(e)
 	}
 	p.Legend.Add(label, l, s)
+	return true
 }
 
 // throughput is the chart of numbers stored a second against writers,
-// the library's beside its recipe's.
+// the library's beside its recipe's; nil when there is no point.
 func throughput(results map[key]result, kind, title string, logY bool, ws []int) *plot.Plot {
 	p := newSweepPlot(title, "numbers stored a second", ws)
 	if logY {
@@ -165,8 +166,12 @@ func throughput(results map[key]result, kind, title string, logY bool, ws []int)
 		p.Y.Min = 0
 		p.Y.Tick.Marker = plainTicks{}
 	}
+	drawn := false
 	for _, s := range sides {
-		addLine(p, series(results, kind, s.side, "ops/s", ws), s.label, s.color, nil)
+		drawn = addLine(p, series(results, kind, s.side, "ops/s", ws), s.label, s.color, nil) || drawn
+	}
+	if !drawn {
+		return nil
 	}
 	addRangeNote(p)
 	return p
@@ -185,14 +190,19 @@ func (plainTicks) Ticks(min, max float64) []plot.Tick {
 	return ticks
 }
 
-// latency is the chart of the p50 and p99 latency against writers.
+// latency is the chart of the p50 and p99 latency against writers; nil
+// when there is no point.
 func latency(results map[key]result, kind, title string, ws []int) *plot.Plot {
 	p := newSweepPlot(title, "latency of a call (ms)", ws)
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = logTicks{}
+	drawn := false
 	for _, s := range sides {
-		addLine(p, series(results, kind, s.side, "p50-ms", ws), s.label+" p50", s.color, nil)
-		addLine(p, series(results, kind, s.side, "p99-ms", ws), s.label+" p99", s.color, dotted)
+		drawn = addLine(p, series(results, kind, s.side, "p50-ms", ws), s.label+" p50", s.color, nil) || drawn
+		drawn = addLine(p, series(results, kind, s.side, "p99-ms", ws), s.label+" p99", s.color, dotted) || drawn
+	}
+	if !drawn {
+		return nil
 	}
 	addRangeNote(p)
 	return p

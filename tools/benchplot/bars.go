@@ -99,6 +99,9 @@ func bars(results map[key]result, unit, title, yLabel string) *plot.Plot {
 			hi = math.Max(hi, b)
 		}
 	}
+	if math.IsInf(lo, 1) {
+		return nil // nothing above 0 to draw on a log axis
+	}
 	p.Y.Min, p.Y.Max = math.Pow(10, math.Floor(math.Log10(lo))), math.Pow(10, math.Ceil(math.Log10(hi*3)))
 	return p
 }

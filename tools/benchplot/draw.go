@@ -236,6 +236,9 @@ func (n noteThumb) Thumbnail(c *draw.Canvas) {
 type logTicks struct{}
 
 func (logTicks) Ticks(min, max float64) []plot.Tick {
+	if !(min > 0) || !(max >= min) || math.IsInf(max, 0) {
+		return nil
+	}
 	var ticks []plot.Tick
 	for d := math.Floor(math.Log10(min)); d <= math.Ceil(math.Log10(max)); d++ {
 		for m := 1.0; m < 10; m++ {

@@ -105,9 +105,11 @@ func parse(r io.Reader) (map[key]result, error) {
 	return results, sc.Err()
 }
 
-// spread is the least and the most of a metric's values.
+// spread is the least and the most of a metric's values above 0 (a log
+// axis has no 0: a window that stored nothing shows in benchratio's
+// table, not on a chart); 0, 0 when there is none.
 func (r result) spread(unit string) (lo, hi float64) {
-	vs := r[unit]
+	vs := slices.DeleteFunc(slices.Clone(r[unit]), func(v float64) bool { return !(v > 0) })
 	if len(vs) == 0 {
 		return 0, 0
 	}

@@ -23,8 +23,8 @@ var barCharts = []struct {
 
 // barShapes are the shapes of the bar charts' rows, with their labels.
 var barShapes = []struct{ shape, label string }{
-	{"writers=16", "16 goroutines"},
-	{"processes=4x4", "4 processes x 4"},
+	{"writers=16", "1 x 16"},
+	{"processes=4x4", "4 x 4"},
 }
 
 // barRow is one group of bars: a strategy in one shape and form.
@@ -65,7 +65,7 @@ func bars(results map[key]result, unit, title, yLabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.Y.Label.Text = yLabel
-	p.X.Label.Text = "median of the bucket depths and seeds; whiskers: least to most"
+	p.X.Label.Text = "strategy, processes x goroutines, throttle form; bar: median of the bucket depths and seeds, whisker: least to most"
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = logTicks{}
 	p.Add(plotter.NewGrid())
@@ -88,6 +88,7 @@ func bars(results map[key]result, unit, title, yLabel string) *plot.Plot {
 		names[i] = r.label
 	}
 	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.5, float64(len(rows))-0.5
 	p.X.Tick.Label.YAlign = draw.YTop
 	lo, hi := math.Inf(1), 0.0
 	for _, pl := range []string{"baseline", "dynamoseq"} {

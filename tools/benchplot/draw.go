@@ -60,15 +60,15 @@ func drawAll(results map[key]result, out, ext string) ([]string, error) {
 		if len(ws) == 0 {
 			continue
 		}
-		if err := write(throughput(results, k.kind, k.title, k.logY, ws), "throughput-"+k.kind, 16*vg.Centimeter, 9*vg.Centimeter); err != nil {
+		if err := write(throughput(results, k.kind, k.title, k.logY, ws), "throughput-"+k.kind, 18*vg.Centimeter, 9*vg.Centimeter); err != nil {
 			return nil, err
 		}
-		if err := write(latency(results, k.kind, k.title, ws), "latency-"+k.kind, 16*vg.Centimeter, 9*vg.Centimeter); err != nil {
+		if err := write(latency(results, k.kind, k.title, ws), "latency-"+k.kind, 18*vg.Centimeter, 9*vg.Centimeter); err != nil {
 			return nil, err
 		}
 	}
 	for _, c := range barCharts {
-		if err := write(bars(results, c.unit, c.title, c.yLabel), c.file, 22*vg.Centimeter, 10*vg.Centimeter); err != nil {
+		if err := write(bars(results, c.unit, c.title, c.yLabel), c.file, 24*vg.Centimeter, 10*vg.Centimeter); err != nil {
 			return nil, err
 		}
 	}
@@ -173,6 +173,10 @@ func throughput(results map[key]result, kind, title string, logY bool, ws []int)
 	if !drawn {
 		return nil
 	}
+	p.Y.Max *= 1.08 // room above the highest whisker
+	if logY {
+		p.Y.Max *= 1.4
+	}
 	addRangeNote(p)
 	return p
 }
@@ -204,6 +208,7 @@ func latency(results map[key]result, kind, title string, ws []int) *plot.Plot {
 	if !drawn {
 		return nil
 	}
+	p.Y.Max *= 2 // room above the highest whisker
 	addRangeNote(p)
 	return p
 }
@@ -231,14 +236,16 @@ func (n noteThumb) Thumbnail(c *draw.Canvas) {
 	c.StrokeLine2(ls, x-vg.Points(3), hi, x+vg.Points(3), hi)
 }
 
-// logTicks are ticks for a log axis: 1, 2 and 5 of each decade labelled,
-// the other digits unlabelled.
+// logTicks are ticks for a log axis: 1, 2 and 5 of each decade labelled
+// (only 1 when the axis spans more than two decades), the other digits
+// unlabelled.
 type logTicks struct{}
 
 func (logTicks) Ticks(min, max float64) []plot.Tick {
 	if !(min > 0) || !(max >= min) || math.IsInf(max, 0) {
 		return nil
 	}
+	wide := math.Log10(max/min) > 2.2
 	var ticks []plot.Tick
 	for d := math.Floor(math.Log10(min)); d <= math.Ceil(math.Log10(max)); d++ {
 		for m := 1.0; m < 10; m++ {
@@ -247,7 +254,7 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 				continue
 			}
 			t := plot.Tick{Value: v}
-			if m == 1 || m == 2 || m == 5 {
+			if m == 1 || !wide && (m == 2 || m == 5) {
 				t.Label = strconv.FormatFloat(v, 'f', -1, 64)
 			}
 			ticks = append(ticks, t)

@@ -37,7 +37,7 @@ const callDeadline = 1500 * time.Millisecond
 // lossyClient returns a client of the shared server whose writes go
 // through ft, with the SDK's standard retryer and short delays.
 func lossyClient(t *testing.T, ft *dynamoseqtest.FaultTransport) *dynamodb.Client {
-	return dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(ft), dynamoseqtest.FastRetries())
+	return dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(ft), dbtest.FastRetries())
 }
 
 // downAfterLoss is an http.RoundTripper over a FaultTransport that makes
@@ -272,7 +272,7 @@ func TestFaultsUnreachable(t *testing.T) {
 				t.Parallel()
 				ft := dynamoseqtest.NewFaultTransport(f)
 				down := &downAfterLoss{ft: ft}
-				client := dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(down), dynamoseqtest.FastRetries())
+				client := dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(down), dbtest.FastRetries())
 				table := dbtest.SortKeyTable(t, dbtest.Client(t), types.ScalarAttributeTypeN)
 				// Resolving outlasts the caller's deadline.
 				resolve := func(r *dynamoseq.Retry) {
@@ -353,7 +353,7 @@ func TestFaultsCounters(t *testing.T) {
 
 	// Unreachable after a lost answer: the update may have been applied.
 	ft2 := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{LoseAnswers: 1})
-	c2, err := dynamoseq.NewCounter(dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(&downAfterLoss{ft: ft2}), dynamoseqtest.FastRetries()), table)
+	c2, err := dynamoseq.NewCounter(dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(&downAfterLoss{ft: ft2}), dbtest.FastRetries()), table)
 	require.NoError(t, err)
 	_, err = c2.Next(context.Background(), "n")
 	require.ErrorIs(t, err, dynamoseq.ErrUnknownOutcome)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq/internal/ddblocal"
 	"github.com/dynamoseq/dynamoseq/internal/replicator"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/peek"
 )
 
 // GlobalTable is a global table in multi-Region eventually consistent
@@ -177,16 +178,8 @@ func (g *GlobalTable) Settle(tb testing.TB) {
 	}
 }
 
-// ReplicationStats are cumulative counts of a GlobalTable's replication.
-type ReplicationStats struct {
-	Replicated int64 // writes applied in another Region
-	Superseded int64 // writes dropped in a Region that held a later write: last writer wins
-
-	writes int64 // writes made in the Regions by their clients; the package's tests read it
-}
-
-// Stats returns the counts so far.
-func (g *GlobalTable) Stats() ReplicationStats {
-	s := g.rep.Stats()
-	return ReplicationStats{writes: s.Local, Replicated: s.Replicated, Superseded: s.Superseded}
+// init hands the repository's own tests a global table's replication
+// counts, which the package does not export.
+func init() {
+	peek.Replication = func(g any) replicator.Stats { return g.(*GlobalTable).rep.Stats() }
 }

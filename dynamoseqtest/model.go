@@ -41,12 +41,16 @@ type model struct {
 	mu     sync.Mutex // protects the fields below
 	rnd    *rand.Rand
 	parts  map[partition]*partState
+	tabs   map[string]*tableState
 	holds  map[string]*hold
 	tokens map[string]*tokenState
 	ops    map[string]*opStats
 	// pruneAt is the number of tokens at which the expired ones are
 	// dropped next.
 	pruneAt int
+	// origin is when the model applied its rules to its first request,
+	// on its clock: the capacity schedule's zero.
+	origin time.Time
 	// now is the clock that capacity refills and tokens' windows follow:
 	// time.Now, or a test's (SetModelClock). Answers' latency follows the real
 	// clock.
@@ -97,6 +101,7 @@ func newModel(upstream string, svc Service) (*model, error) {
 		now:     time.Now,
 		rnd:     rand.New(rand.NewPCG(r.seed, 0x5e41ce)),
 		parts:   map[partition]*partState{},
+		tabs:    map[string]*tableState{},
 		holds:   map[string]*hold{},
 		tokens:  map[string]*tokenState{},
 		ops:     map[string]*opStats{},

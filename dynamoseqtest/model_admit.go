@@ -44,6 +44,9 @@ func (m *model) admit(req *request) *admission {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
+	if m.origin.IsZero() {
+		m.origin = now
+	}
 	a := &admission{read: req.reads()}
 	if req.op == opTransactWrite && req.token != "" {
 		st := m.tokens[req.token]
@@ -60,8 +63,8 @@ func (m *model) admit(req *request) *admission {
 	for i := range req.targets {
 		a.est[i] = req.cost(&req.targets[i], a.replay)
 	}
-	if bad := m.throttled(req, a, now); bad != nil {
-		a.refusal, a.latency = m.throttleBody(req, a, bad), m.draw(m.rules.read, 0)
+	if bad, table := m.throttled(req, a, now); bad != nil {
+		a.refusal, a.latency = m.throttleBody(req, a, bad, table), m.draw(m.rules.read, 0)
 		return a
 	}
 	if !a.replay {
@@ -70,45 +73,13 @@ func (m *model) admit(req *request) *admission {
 			return a
 		}
 	}
-	for i := range req.targets {
-		p := m.part(&req.targets[i])
-		if a.read {
-			p.read.tokens -= a.est[i]
-		} else {
-			p.write.tokens -= a.est[i]
-		}
-	}
+	m.take(req, a.read, a.est)
 	m.hold(req, a)
 	if req.op == opTransactWrite && req.token != "" {
 		m.tokens[req.token] = &tokenState{inFlight: true}
 	}
 	a.latency = m.latencyOf(req)
 	return a
-}
-
-// throttled returns the indexes of the targets whose partition's bucket
-// does not admit the request's cost there, or nil.
-func (m *model) throttled(req *request, a *admission, now time.Time) []int {
-	cost := map[*partState]float64{}
-	for i := range req.targets {
-		cost[m.part(&req.targets[i])] += a.est[i]
-	}
-	for p := range cost {
-		p.stats.Requests++
-	}
-	var bad []int
-	for i := range req.targets {
-		p := m.part(&req.targets[i])
-		b, rate, depth := &p.write, m.rules.writeRate, m.rules.writeDepth
-		if a.read {
-			b, rate, depth = &p.read, m.rules.readRate, m.rules.readDepth
-		}
-		b.fill(now, rate, depth)
-		if !b.admits(cost[p], depth) {
-			bad = append(bad, i)
-		}
-	}
-	return bad
 }
 
 // conflicts returns the indexes of the targets whose items are held by a

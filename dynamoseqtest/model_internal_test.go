@@ -26,7 +26,7 @@ func TestServiceScale(t *testing.T) {
 	d, err := Service{}.rules()
 	require.NoError(t, err)
 	require.Equal(t, rules{
-		writeRate: 1000, readRate: 3000, writeDepth: 1000, readDepth: 3000, cancelledShare: 0.5,
+		writeRate: 1000, readRate: 3000, writeDepth: 1000, readDepth: 3000, burst: 1, cancelledShare: 0.5,
 		write: defaultWriteLatency, read: defaultWriteLatency, transact: defaultTransactLatency,
 		transactPerItem: 350 * time.Microsecond, tokenWindow: 10 * time.Minute, scale: 1,
 	}, d)

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
 )
 
 // noRetries makes a client answer the first refusal, as a test of the
@@ -214,7 +215,7 @@ func TestModelThrottleAnswers(t *testing.T) {
 
 			// The SDK's retryer: a throttle is sent again, a cancelled
 			// transaction is not.
-			retrying := srv.Client(dynamoseqtest.FastRetries())
+			retrying := srv.Client(dbtest.FastRetries())
 			before := srv.ModelStats().Total().Requests
 			err = putSized(context.Background(), retrying, table, "hot", 100)
 			require.True(t, throttled(err), "the retried put on the drained key: got %v, want a throttle", err)
@@ -581,6 +582,10 @@ func BenchmarkModelPutItem(b *testing.B) {
 func TestModelThrottleFormByBillingMode(t *testing.T) {
 	t.Parallel()
 	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{WriteUnits: 2, NoLatency: true}))
+	// The model's clock stands still: a drained bucket stays drained
+	// however slowly the machine runs the test.
+	clock := &modelClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	dynamoseqtest.SetModelClock(srv, clock.Now)
 	onDemand := srv.NewTable(t, table())
 	def := table()
 	def.BillingMode = types.BillingModeProvisioned

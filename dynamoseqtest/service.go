@@ -17,8 +17,26 @@ type Service struct {
 	WriteUnits, ReadUnits float64
 
 	// Burst is how much capacity a partition key value's buckets hold, as
-	// time at their rate. Default one second.
+	// time at their rate: 20ms to 5s are modelled alike, and a request
+	// costing more than a bucket holds passes when it is full. Default one
+	// second, a choice of the model: AWS publishes no depth.
 	Burst time.Duration
+
+	// Capacity is the capacity schedule: at elapsed service time since the
+	// model applied its rules to its first request, every partition's and
+	// the table's units are multiplied by Capacity(elapsed), so that steps
+	// (1, 3, 6) and outages (0: every modelled request throttled) can be
+	// played. Default nil: 1 at all times.
+	Capacity func(elapsed time.Duration) float64
+
+	// TableWriteUnits and TableReadUnits are a table's own ceiling a
+	// second, shared by all its partition key values, as a provisioned
+	// table's capacity or an on-demand table's maximum or warm throughput
+	// (4,000 and 12,000 for a new on-demand table). A request over it is
+	// throttled with reason TableWriteProvisionedThroughputExceeded, or in
+	// the on-demand form TableWriteMaxOnDemandThroughputExceeded (Read for
+	// reads). Default 0: no table ceiling.
+	TableWriteUnits, TableReadUnits float64
 
 	// Throttle is the form a throttle takes. Default "": the form of the
 	// table's billing mode, as on the service.
@@ -92,6 +110,9 @@ const tokenWindow = 10 * time.Minute
 type rules struct {
 	writeRate, readRate   float64 // units a second
 	writeDepth, readDepth float64 // units a bucket holds
+	burst                 float64 // seconds of its rate a bucket holds
+	tableWrite, tableRead float64 // a table's units a second; 0: no ceiling
+	capacity              func(time.Duration) float64
 	throttle              ThrottleForm
 	cancelledShare        float64
 	write, read, transact Latency
@@ -113,7 +134,7 @@ func (s Service) rules() (rules, error) {
 	if scale < 0 || math.IsNaN(scale) || math.IsInf(scale, 0) {
 		return rules{}, fmt.Errorf("dynamoseqtest: Service.Scale %v: want a positive number", s.Scale)
 	}
-	if s.WriteUnits < 0 || s.ReadUnits < 0 || s.Burst < 0 {
+	if s.WriteUnits < 0 || s.ReadUnits < 0 || s.Burst < 0 || s.TableWriteUnits < 0 || s.TableReadUnits < 0 {
 		return rules{}, fmt.Errorf("dynamoseqtest: Service capacities must not be negative")
 	}
 	if s.Throttle != "" && s.Throttle != ThrottleOnDemand && s.Throttle != ThrottleProvisioned {
@@ -126,6 +147,9 @@ func (s Service) rules() (rules, error) {
 	r := rules{
 		writeRate:      def(s.WriteUnits, defaultWriteUnits) * scale,
 		readRate:       def(s.ReadUnits, defaultReadUnits) * scale,
+		tableWrite:     s.TableWriteUnits * scale,
+		tableRead:      s.TableReadUnits * scale,
+		capacity:       s.Capacity,
 		throttle:       s.Throttle,
 		cancelledShare: defaultCancelledShare,
 		latencyOff:     s.NoLatency,
@@ -135,8 +159,9 @@ func (s Service) rules() (rules, error) {
 	}
 	// A bucket holds Burst of time at its rate; both scale alike, so the
 	// units it holds do not change with the scale.
-	r.writeDepth = r.writeRate * scaled(burst, scale).Seconds()
-	r.readDepth = r.readRate * scaled(burst, scale).Seconds()
+	r.burst = scaled(burst, scale).Seconds()
+	r.writeDepth = r.writeRate * r.burst
+	r.readDepth = r.readRate * r.burst
 	r.write = s.WriteLatency.orDefault(defaultWriteLatency).scaled(scale)
 	r.read = r.write
 	r.transact = s.TransactLatency.orDefault(defaultTransactLatency).scaled(scale)

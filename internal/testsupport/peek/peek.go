@@ -1,0 +1,11 @@
+// Package peek hands the repository's own tests the figures of package
+// dynamoseqtest that its API does not promise, such as a global table's
+// replication counts. dynamoseqtest fills its functions in when it is
+// loaded; a test reads them through dbtest, or here.
+package peek
+
+import "github.com/dynamoseq/dynamoseq/internal/replicator"
+
+// Replication returns the counts so far of the replicator of a
+// *dynamoseqtest.GlobalTable. dynamoseqtest sets it.
+var Replication func(globalTable any) replicator.Stats

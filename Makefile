@@ -33,7 +33,7 @@ BENCHCOUNT ?= 3
 # windows. MODELBENCH='^$$' leaves it out; DYNAMOSEQ_BENCH_WINDOW,
 # DYNAMOSEQ_BENCH_BURSTS, DYNAMOSEQ_BENCH_SEEDS and DYNAMOSEQ_BENCH_SCALE
 # change its window, depths, seeds and scale (model_bench_test.go).
-MODELBENCH ?= ^BenchmarkModel(Processes)?$$
+MODELBENCH ?= ^BenchmarkModel(Processes|Shapes)?$$
 # Where make bench keeps the raw output that make charts reads.
 BENCHOUT ?= bench.out
 

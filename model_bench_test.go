@@ -168,10 +168,13 @@ func (mb modelBench) windows(b *testing.B, factor time.Duration, run func(b *tes
 
 // start starts a model of the service of the benchmark's own, at the
 // benchmark's scale and bucket depth, throttling in the given form, its
-// latencies drawn from seed.
-func (mb modelBench) start(b *testing.B, form dynamoseqtest.ThrottleForm, seed uint64) *dynamoseqtest.Server {
+// latencies drawn from seed, with opts applied to its Service last.
+func (mb modelBench) start(b *testing.B, form dynamoseqtest.ThrottleForm, seed uint64, opts ...func(*dynamoseqtest.Service)) *dynamoseqtest.Server {
 	b.Helper()
 	svc := dynamoseqtest.Service{Scale: mb.scale, Throttle: form, Seed: seed, Burst: mb.burst}
+	for _, o := range opts {
+		o(&svc)
+	}
 	if mb.latency != 1 { // the published figures (the Service's defaults) times the factor; each item of a transaction beyond 5 follows its P50
 		at := func(d time.Duration) time.Duration { return time.Duration(float64(d) * mb.latency) }
 		svc.WriteLatency = dynamoseqtest.Latency{P50: at(7500 * time.Microsecond), P99: at(16 * time.Millisecond)}
@@ -285,7 +288,9 @@ func (mb modelBench) runInProcess(b *testing.B, srv *dynamoseqtest.Server, table
 type window struct {
 	t             tally
 	p             dynamoseqtest.ModelStats
-	allocs, bytes float64 // per call, when measured in this process; else 0
+	allocs, bytes float64            // per call, when measured in this process; else 0
+	capacity      float64            // the write units a second that bound the row; 0: the partition's
+	extra         map[string]float64 // metrics of a shape (BenchmarkModelShapes), by unit
 }
 
 // warmUp makes two calls from each of writers goroutines at once, each on
@@ -513,9 +518,9 @@ func delta(after, before dynamoseqtest.ModelStats, table, key string) dynamoseqt
 // (ops/s, and ns/op as its inverse), the bucket's depth in write units
 // (depth-wu), the write units per number the model charged on the hot
 // partition (wu/number) and its inverse, the numbers stored per write unit
-// (numbers/wu), the ceiling of that pattern
-// (the partition's units a second / wu/number) and the share of it reached
-// (ceiling-%), the p50 and p99 latency of the calls that succeeded, the
+// (numbers/wu), the ceiling of that pattern (the units a second that bound
+// the row, w.capacity or the partition's, / wu/number) and the share of it
+// reached (ceiling-%), a shape's own metrics (w.extra), the p50 and p99 latency of the calls that succeeded, the
 // calls that failed (errors, errors-%), and the hot partition's requests,
 // throttled requests (either form) and conflicts per call. The window's
 // errors are logged, most frequent first.
@@ -533,11 +538,18 @@ func (mb modelBench) report(b *testing.B, w window) {
 	}
 	b.ReportMetric(ns, "ns/op")
 	b.ReportMetric(rate, "ops/s")
-	b.ReportMetric(mb.capacity(), "capacity-wu/s")
+	capacity := mb.capacity()
+	if w.capacity > 0 {
+		capacity = w.capacity
+	}
+	b.ReportMetric(capacity, "capacity-wu/s")
 	b.ReportMetric(mb.depthUnits(), "depth-wu")
+	for unit, v := range w.extra {
+		b.ReportMetric(v, unit)
+	}
 	if t.ok > 0 && p.WriteUnits > 0 {
 		perNumber := p.WriteUnits / float64(t.ok)
-		ceiling := mb.capacity() / perNumber
+		ceiling := capacity / perNumber
 		b.ReportMetric(perNumber, "wu/number")
 		b.ReportMetric(1/perNumber, "numbers/wu")
 		b.ReportMetric(ceiling, "ceiling-ops/s")

@@ -71,6 +71,16 @@ func (r *modelRow) sweep() bool {
 	return strings.HasPrefix(r.shape, "writers=") && r.shape != "writers=16"
 }
 
+// shaped says whether a row is one of BenchmarkModelShapes' (a table
+// ceiling, an outage), not of one hot name at constant capacity.
+func (r *modelRow) shaped() bool {
+	return !strings.HasPrefix(r.shape, "writers=") && !strings.HasPrefix(r.shape, "processes=")
+}
+
+// shapeUnits are the metrics of BenchmarkModelShapes' rows, in the order
+// they are printed.
+var shapeUnits = []string{"ceiling-%", "name-min", "name-max", "outage-req/s", "outage-stored", "recover-ms", "after-ops/s", "after-%"}
+
 // values returns a metric of one side (baseline or dynamoseq) over the
 // row's windows (of depth burst only, unless burst is ""), the median of
 // each window's runs.
@@ -169,7 +179,41 @@ func reportModel(w io.Writer, results map[string]samples, order []string) bool {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Numbers stored a second at each bucket depth (16 writers; median of the seeds, and their range):")
 	printDepthTable(w, rows)
+	printShapes(w, rows)
 	return true
+}
+
+// printShapes prints the metrics of the rows of BenchmarkModelShapes, if
+// any: ceiling-% is there of the table's ceiling for a table row.
+func printShapes(w io.Writer, rows []*modelRow) {
+	var shaped []*modelRow
+	for _, r := range rows {
+		if r.shaped() {
+			shaped = append(shaped, r)
+		}
+	}
+	if len(shaped) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Shapes (table=: names under a table's ceiling, ceiling-% of the table's, name-min/max: numbers one name stored in a 2 s part;")
+	fmt.Fprintln(w, "outage=: capacity cut to nothing; requests a second on the name and numbers stored during it, ms to the next number after, numbers a second and % of the ceiling from 1 s after):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "strategy\tthrottle\tshape\tside\t%s\t\n", strings.Join(shapeUnits, "\t"))
+	for _, r := range shaped {
+		for _, side := range []string{"baseline", "dynamoseq"} {
+			name := "recipe"
+			if side == "dynamoseq" {
+				name = side
+			}
+			cells := []string{r.kind, r.form, r.shape, name}
+			for _, u := range shapeUnits {
+				cells = append(cells, spread(r.values(side, u, ""), ""))
+			}
+			fmt.Fprintf(tw, "%s\t\n", strings.Join(cells, "\t"))
+		}
+	}
+	tw.Flush()
 }
 
 // printModelTable prints the rows of the sweep, or the others.
@@ -177,7 +221,7 @@ func printModelTable(w io.Writer, rows []*modelRow, sweep bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, modelHeader)
 	for _, r := range rows {
-		if r.sweep() != sweep {
+		if r.sweep() != sweep || r.shaped() {
 			continue
 		}
 		for _, side := range []string{"baseline", "dynamoseq"} {
@@ -203,7 +247,7 @@ func printDepthTable(w io.Writer, rows []*modelRow) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "strategy\tthrottle\tshape\tside\t%s\t\n", strings.Join(bursts, "\t"))
 	for _, r := range rows {
-		if r.sweep() {
+		if r.sweep() || r.shaped() {
 			continue
 		}
 		for _, side := range []string{"baseline", "dynamoseq"} {

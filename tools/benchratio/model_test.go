@@ -66,3 +66,28 @@ func TestReportModelOneWindow(t *testing.T) {
 		t.Errorf("report of one window per row: want 130 numbers a second, 3.25x; got\n%s", out)
 	}
 }
+
+// The rows of BenchmarkModelShapes are printed apart, with their own
+// metrics, and not among the one-name rows.
+func TestReportModelShapes(t *testing.T) {
+	in := modelOut +
+		"BenchmarkModelShapes/sortkey/ondemand/outage=3s/burst=20ms/seed=1/baseline-2 \t 1\t 1 ns/op\t 0 ops/s\t 40 outage-req/s\t 900 recover-ms\n" +
+		"BenchmarkModelShapes/sortkey/ondemand/outage=3s/burst=20ms/seed=1/dynamoseq-2 \t 1\t 1 ns/op\t 100 ops/s\t 2.5 outage-req/s\t 300 recover-ms\n"
+	results, order, err := parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	report(&b, results, order)
+	out := b.String()
+	shapes := strings.Index(out, "Shapes (")
+	if shapes < 0 {
+		t.Fatalf("the report has no shapes table:\n%s", out)
+	}
+	if got := strings.Join(strings.Fields(out[shapes:]), " "); !strings.Contains(got, "outage=3s dynamoseq - - - 2.50 - 300") {
+		t.Errorf("shapes table: want the library's 2.50 requests a second and 300 ms; got\n%s", out[shapes:])
+	}
+	if strings.Count(out, "outage=3s") != 2 {
+		t.Errorf("the outage row is printed outside the shapes table:\n%s", out)
+	}
+}

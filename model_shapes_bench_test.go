@@ -23,6 +23,11 @@ import (
 //     ceiling), name-min and name-max: the least and the most numbers one
 //     name stored in one 2-second part of the window (fairness: a name
 //     that starves reads 0).
+//   - steps=<units>,...: 16 goroutines on one hot name while its capacity
+//     steps up (the partition's units times each factor, for a third of
+//     the window each), as split for heat or a raised capacity do.
+//     step<i>-%: the share of step i's ceiling (its units / the window's
+//     units a number) reached from 2 s after the step to the next.
 //   - outage=<d>: 16 goroutines on one hot name, without deadline, and
 //     capacity cut to nothing for d in the middle of the window.
 //     outage-req/s: requests on the name a second during the outage;
@@ -58,6 +63,9 @@ var modelShapes = []struct {
 	}},
 	{"outage=3s", 7 * time.Second, func(b *testing.B, mb modelBench, kind, mode string, seed uint64) window {
 		return mb.runOutage(b, kind, mode, seed, 3*time.Second)
+	}},
+	{"steps=100,300,600wu", 12 * time.Second, func(b *testing.B, mb modelBench, kind, mode string, seed uint64) window {
+		return mb.runSteps(b, kind, mode, seed, []float64{0.1, 0.3, 0.6})
 	}},
 }
 
@@ -220,6 +228,52 @@ func (mb modelBench) runOutage(b *testing.B, kind, mode string, seed uint64, out
 	}
 	if t.ok > 0 && w.p.WriteUnits > 0 { // the share of the ceiling after, at the window's units a number
 		w.extra["after-%"] = 100 * afterRate / (mb.capacity() * float64(t.ok) / w.p.WriteUnits)
+	}
+	return w
+}
+
+// runSteps runs one window of 16 goroutines on one hot name whose
+// capacity is the partition's times each of factors in turn, a third of
+// the window each.
+func (mb modelBench) runSteps(b *testing.B, kind, mode string, seed uint64, factors []float64) window {
+	var sched schedule
+	sched.set(scheduleStep{0, factors[0]})
+	srv := mb.start(b, dynamoseqtest.ThrottleOnDemand, seed, func(s *dynamoseqtest.Service) { s.Capacity = sched.at })
+	table := srv.NewTable(b, sortKeyTableDef("bench"))
+	const writers, hot = 16, "hot"
+	call := benchAppender(b, srv.Client(), table, kind, mode, writers)
+	origin := time.Now() // the model's clock starts at its first request, in warmUp
+	warmUp(b, writers, "warm-", call)
+	drainPartition(b, srv.Client(), table, hot, true, mb.depthUnits()*factors[0])
+	step := mb.window / time.Duration(len(factors))
+	settle := time.Duration(float64(2*time.Second) / mb.scale)
+	var ok successes
+	var open time.Time
+	var before, after dynamoseqtest.ModelStats
+	t := mb.runWindow(writers, func(ctx context.Context, g int) error {
+		err := call(ctx, g, hot)
+		if err == nil {
+			ok.add(hot, time.Now())
+		}
+		return err
+	}, func() {
+		open, before = time.Now(), srv.ModelStats()
+		steps := []scheduleStep{{0, factors[0]}}
+		for i, f := range factors[1:] {
+			at := open.Add(time.Duration(i+1) * step).Sub(origin)
+			steps = append(steps, scheduleStep{time.Duration(float64(at) * mb.scale), f})
+		}
+		sched.set(steps...)
+	}, func() { after = srv.ModelStats() })
+	w := window{t: t, p: delta(after, before, table, "S:"+hot), extra: map[string]float64{}}
+	if t.ok == 0 || w.p.WriteUnits <= 0 {
+		return w
+	}
+	perNumber := w.p.WriteUnits / float64(t.ok)
+	for i, f := range factors {
+		from, to := open.Add(time.Duration(i)*step+settle), open.Add(time.Duration(i+1)*step)
+		rate := float64(ok.count(hot, from, to)) / to.Sub(from).Seconds()
+		w.extra["step"+strconv.Itoa(i+1)+"-%"] = 100 * rate / (mb.capacity() * f / perNumber)
 	}
 	return w
 }

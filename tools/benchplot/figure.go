@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"strings"
 
@@ -20,9 +21,9 @@ var margin = vg.Points(8)
 func save(p *plot.Plot, name string, w, h vg.Length) error {
 	leg := p.Legend
 	p.Legend = plot.NewLegend()
-	title := p.Title.Text
-	p.Title.Text = ""
-	defer func() { p.Legend, p.Title.Text = leg, title }()
+	title, yLabel := p.Title.Text, p.Y.Label.Text
+	p.Title.Text, p.Y.Label.Text = "", ""
+	defer func() { p.Legend, p.Title.Text, p.Y.Label.Text = leg, title, yLabel }()
 
 	var legendW vg.Length
 	if r := leg.Rectangle(draw.Canvas{}); r.Size().X > 0 {
@@ -44,8 +45,22 @@ func save(p *plot.Plot, name string, w, h vg.Length) error {
 		dc.FillText(style, vg.Point{X: dc.Center().X, Y: dc.Max.Y - margin}, title)
 		titleH += margin
 	}
-	area := draw.Crop(dc, margin, -margin-legendW, margin, -margin-titleH)
+	// The Y axis's label is drawn here, not by the plot: gonum pads the
+	// data's top by about the length of a rotated label.
+	var labelW vg.Length
+	if yLabel != "" {
+		labelW = p.Y.Label.TextStyle.Height(yLabel) + p.Y.Label.Padding
+	}
+	area := draw.Crop(dc, margin+labelW, -margin-legendW, margin, -margin-titleH)
 	p.Draw(area)
+	if yLabel != "" {
+		sty := p.Y.Label.TextStyle
+		sty.Rotation += math.Pi / 2
+		descent := sty.FontExtents().Descent
+		x := dc.Min.X + margin + p.Y.Label.TextStyle.Height(yLabel) - descent
+		data := p.DataCanvas(area)
+		dc.FillText(sty, vg.Point{X: x, Y: data.Center().Y}, yLabel)
+	}
 	if legendW > 0 {
 		leg.Top, leg.Left, leg.Padding = true, true, vg.Points(3)
 		data := p.DataCanvas(area)

@@ -173,6 +173,7 @@ func reportModel(w io.Writer, results map[string]samples, order []string) bool {
 	fmt.Fprintln(w, "(the partition's write units a second x numbers per write unit); errors: calls that failed, all windows; p99 of the calls that succeeded.")
 	fmt.Fprintln(w)
 	printModelTable(w, rows, false)
+	printTails(w, rows)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Writers sweep (one process; 16 writers above):")
 	printModelTable(w, rows, true)
@@ -264,4 +265,31 @@ func printDepthTable(w io.Writer, rows []*modelRow) {
 		}
 	}
 	tw.Flush()
+}
+
+// printTails prints, for each strategy and form run both ways, the
+// library's p99 from 4 processes x 4 goroutines over its p99 from 16
+// goroutines in one process (medians of their windows).
+func printTails(w io.Writer, rows []*modelRow) {
+	one := map[string]*modelRow{}
+	for _, r := range rows {
+		if r.shape == "writers=16" {
+			one[r.kind+"/"+r.form] = r
+		}
+	}
+	var lines []string
+	for _, r := range rows {
+		o := one[r.kind+"/"+r.form]
+		if !strings.HasPrefix(r.shape, "processes=") || o == nil {
+			continue
+		}
+		a, b := r.values("dynamoseq", "p99-ms", ""), o.values("dynamoseq", "p99-ms", "")
+		if len(a) == 0 || len(b) == 0 || median(b) == 0 {
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("%s %s %.2fx", r.kind, r.form, median(a)/median(b)))
+	}
+	if len(lines) > 0 {
+		fmt.Fprintf(w, "p99 of dynamoseq from 4 processes x 4 / from 16 goroutines in one process: %s.\n", strings.Join(lines, ", "))
+	}
 }

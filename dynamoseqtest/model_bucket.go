@@ -14,6 +14,8 @@ import (
 type bucket struct {
 	tokens float64
 	last   time.Time // when tokens was last brought up to date; zero: full
+	credit float64   // burst credit: unused units saved (Service.BurstCredit)
+	spend  float64   // what may be spent of credit now, at most its rate's Burst
 }
 
 // fill brings the bucket up to now at rate units a second, up to depth.

@@ -52,10 +52,11 @@ type Service struct {
 
 	// Conflicts selects the narrow conflict model: a request meeting an
 	// item held by a write in flight conflicts with chance Conflicts, and
-	// a PutItem, UpdateItem or DeleteItem that arrives in the first half
+	// a PutItem, UpdateItem or DeleteItem that conflicts in the first half
 	// of a transaction's flight is carried out and cancels it with
-	// TransactionConflict ("items are not locked"). Default 0: every
-	// meeting conflicts and the single write is refused.
+	// TransactionConflict, the transaction carried out only once
+	// prepared. Default 0: every meeting conflicts, a single write is
+	// refused with TransactionConflictException.
 	Conflicts float64
 
 	// TableWriteUnits and TableReadUnits are a table's own ceiling a

@@ -297,6 +297,9 @@ func (m *model) forget(body []byte) {
 		m.tablesMu.Lock()
 		delete(m.tables, in.TableName)
 		m.tablesMu.Unlock()
+		m.mu.Lock()
+		delete(m.tabs, in.TableName)
+		m.mu.Unlock()
 	}
 }
 

@@ -18,16 +18,6 @@ type bucket struct {
 	spend  float64   // what may be spent of credit now, at most its rate's Burst
 }
 
-// fill brings the bucket up to now at rate units a second, up to depth.
-func (b *bucket) fill(now time.Time, rate, depth float64) {
-	if b.last.IsZero() {
-		b.tokens = depth
-	} else if d := now.Sub(b.last).Seconds(); d > 0 {
-		b.tokens = math.Min(depth, b.tokens+rate*d)
-	}
-	b.last = now
-}
-
 // admits says whether the bucket admits a request of cost units.
 func (b *bucket) admits(cost, depth float64) bool {
 	return b.tokens >= math.Min(cost, depth)

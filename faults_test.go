@@ -56,7 +56,7 @@ func (d *downAfterLoss) RoundTrip(req *http.Request) (*http.Response, error) {
 		d.refused.Add(1)
 	}
 	resp, err := d.ft.RoundTrip(req)
-	if d.ft.LostAnswers()+d.ft.Stalled() > 0 {
+	if dbtest.LostAnswers(d.ft)+dbtest.Stalled(d.ft) > 0 {
 		d.ft.SetUnreachable(true)
 		d.down.Store(true)
 	}
@@ -199,7 +199,7 @@ func errorKind(err error) string {
 
 func logCounts(t *testing.T, ft *dynamoseqtest.FaultTransport) {
 	t.Helper()
-	t.Logf("transport: %d requests, %d answers lost, %d stalled", ft.Requests(), ft.LostAnswers(), ft.Stalled())
+	t.Logf("transport: %d requests, %d answers lost, %d stalled", ft.Requests(), dbtest.LostAnswers(ft), dbtest.Stalled(ft))
 }
 
 // newAppender returns the Append of a new SortKey or Latest over table,
@@ -247,7 +247,7 @@ func TestFaultsAppend(t *testing.T) {
 				appendFn := newAppender(t, strategy, lossyClient(t, ft), table, retry, false)
 				results := appendUnique(t, appendFn, "s", tt.goroutines, tt.each)
 				logCounts(t, ft)
-				require.Positive(t, ft.LostAnswers(), "no answer was lost: the test proves nothing")
+				require.Positive(t, dbtest.LostAnswers(ft), "no answer was lost: the test proves nothing")
 				checkAppends(t, dbtest.Client(t), table, "s", results, !tt.resolve)
 			})
 		}
@@ -349,7 +349,7 @@ func TestFaultsCounters(t *testing.T) {
 	})
 	logCounts(t, ft)
 	t.Logf("callers told: %v", kinds)
-	require.Positive(t, ft.LostAnswers(), "no answer was lost: the test proves nothing")
+	require.Positive(t, dbtest.LostAnswers(ft), "no answer was lost: the test proves nothing")
 
 	// Unreachable after a lost answer: the update may have been applied.
 	ft2 := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{LoseAnswers: 1})

@@ -97,13 +97,6 @@ func (t *FaultTransport) SetUnreachable(on bool) { t.unreachable.Store(on) }
 // far, resends included.
 func (t *FaultTransport) Requests() int64 { return t.counts.requests.Load() }
 
-// LostAnswers is how many answers the transport has replaced by a
-// connection reset so far.
-func (t *FaultTransport) LostAnswers() int64 { return t.counts.lost.Load() }
-
-// Stalled is how many answers the transport has held back so far.
-func (t *FaultTransport) Stalled() int64 { return t.counts.stalled.Load() }
-
 // allCounts returns every figure of the transport so far.
 func (t *FaultTransport) allCounts() faultCounts {
 	c := &t.counts

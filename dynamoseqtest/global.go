@@ -15,7 +15,6 @@ import (
 
 	"github.com/dynamoseq/dynamoseq/internal/ddblocal"
 	"github.com/dynamoseq/dynamoseq/internal/replicator"
-	"github.com/dynamoseq/dynamoseq/internal/testsupport/peek"
 )
 
 // GlobalTable is a global table in multi-Region eventually consistent
@@ -176,10 +175,4 @@ func (g *GlobalTable) Settle(tb testing.TB) {
 	if err := g.rep.Settle(ctx); err != nil {
 		tb.Fatalf("dynamoseqtest: waiting for %s to replicate: %v", g.name, err)
 	}
-}
-
-// init hands the repository's own tests a global table's replication
-// counts, which the package does not export.
-func init() {
-	peek.Replication = func(g any) replicator.Stats { return g.(*GlobalTable).rep.Stats() }
 }

@@ -169,7 +169,7 @@ func (m *model) account(req *request, a *admission, actual []float64, taken bool
 			o.WriteUnits += actual[i]
 		}
 	}
-	m.take(req, a.read, d)
+	m.take(req, a.read, d, nil)
 }
 
 // forwardBody is the request as the model sends it to DynamoDB Local: it

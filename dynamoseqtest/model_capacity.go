@@ -12,6 +12,9 @@ type lane struct {
 	b      *bucket
 	base   float64
 	factor float64
+	// burst is the rate at which the lane may spend its burst credit on
+	// top of base: up to a partition's documented maximum; 0: no credit.
+	burst float64
 }
 
 // tableState is a table's own ceiling: its buckets, used when the Service
@@ -64,15 +67,39 @@ func (m *model) refill(l lane, now time.Time) (depth float64) {
 	depth = l.base * m.schedule(now) * m.rules.burst
 	b := l.b
 	if b.last.IsZero() {
-		b.tokens, b.last = depth, now
+		b.tokens, b.last, b.spend = depth, now, l.burst*m.rules.burst
 		return depth
 	}
 	if now.After(b.last) {
-		b.tokens = math.Min(depth, b.tokens+m.accrued(b.last, now, l.base))
+		add := m.accrued(b.last, now, l.base)
+		if l.burst > 0 {
+			m.save(l, add, depth, now.Sub(b.last).Seconds())
+		}
+		b.tokens = math.Min(depth, b.tokens+add)
 		b.last = now
 	}
 	b.tokens = math.Min(b.tokens, depth)
 	return depth
+}
+
+// save adds to a lane's burst credit what its bucket, up to depth, cannot
+// hold of a refill of add units over secs seconds, up to BurstCredit of
+// its rate, and refills the credit's spending allowance. m.mu must be
+// held.
+func (m *model) save(l lane, add, depth, secs float64) {
+	b := l.b
+	if over := add - math.Max(0, depth-math.Max(b.tokens, 0)); over > 0 {
+		b.credit = math.Min(l.base*m.rules.credit, b.credit+over)
+	}
+	b.spend = math.Min(l.burst*m.rules.burst, b.spend+l.burst*secs)
+}
+
+// spends says whether a lane's burst credit admits cost units of the
+// request that its bucket refused: the credit holds them and spending
+// them keeps the lane within a partition's documented maximum.
+func (l lane) spends(cost float64, m *model) bool {
+	c := cost * l.factor
+	return l.burst > 0 && l.b.credit >= c && l.b.spend >= math.Min(c, l.burst*m.rules.burst)
 }
 
 // admits says whether a lane refilled to depth admits cost units of the
@@ -84,10 +111,20 @@ func (l lane) admits(cost, depth float64) bool {
 // partLane is the capacity a partition key value's reads or writes are
 // charged to. m.mu must be held.
 func (m *model) partLane(p *partState, read bool) lane {
-	if read {
-		return lane{b: &p.read, base: m.rules.readRate, factor: 1}
+	split := max(1, p.split)
+	l := lane{b: &p.write, base: m.rules.writeRate * split, factor: 1}
+	top := m.rules.maxWrite
+	switch {
+	case read && m.rules.shared:
+		l.factor = m.rules.writeRate / m.rules.readRate
+	case read:
+		l = lane{b: &p.read, base: m.rules.readRate * split, factor: 1}
+		top = m.rules.maxRead
 	}
-	return lane{b: &p.write, base: m.rules.writeRate, factor: 1}
+	if m.rules.credit > 0 {
+		l.burst = math.Max(0, top-l.base)
+	}
+	return l
 }
 
 // tableLane is a table's own ceiling for reads or writes, and whether the
@@ -112,11 +149,18 @@ func (m *model) tableLane(t *tableInfo, read bool) (lane, bool) {
 }
 
 // take takes units[i] from the capacity of the request's target i: its
-// partition key value's and its table's. m.mu must be held.
-func (m *model) take(req *request, read bool, units []float64) {
+// partition key value's (its burst credit, where credit admitted the
+// request) and its table's. m.mu must be held.
+func (m *model) take(req *request, read bool, units []float64, credit map[*partState]bool) {
 	for i := range req.targets {
-		l := m.partLane(m.part(&req.targets[i]), read)
-		l.b.tokens -= units[i] * l.factor
+		p := m.part(&req.targets[i])
+		l := m.partLane(p, read)
+		if credit[p] {
+			l.b.credit -= units[i] * l.factor
+			l.b.spend -= units[i] * l.factor
+		} else {
+			l.b.tokens -= units[i] * l.factor
+		}
 		if tl, ok := m.tableLane(req.targets[i].table, read); ok {
 			tl.b.tokens -= units[i]
 		}
@@ -138,9 +182,18 @@ func (m *model) throttled(req *request, a *admission, now time.Time) (bad []int,
 	for p, c := range cost {
 		p.stats.Requests++
 		l := m.partLane(p, a.read)
-		if !l.admits(c, m.refill(l, now)) {
+		depth := m.refill(l, now)
+		switch {
+		case l.admits(c, depth):
+		case depth > 0 && l.spends(c, m):
+			if a.credit == nil {
+				a.credit = map[*partState]bool{}
+			}
+			a.credit[p] = true
+		default:
 			refused[p] = true
 		}
+		m.heat(p, req, refused[p], l.b.tokens >= depth, now)
 	}
 	for i := range req.targets {
 		if refused[m.part(&req.targets[i])] {

@@ -1,8 +1,11 @@
 package dynamoseqtest_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
+	"net/http"
 	"testing"
 	"time"
 
@@ -34,7 +37,28 @@ func newRig(t *testing.T, svc dynamoseqtest.Service, def *dynamodb.CreateTableIn
 	if def == nil {
 		def = table()
 	}
-	return &rig{t: t, srv: srv, clock: clock, c: srv.Client(noRetries), table: srv.NewTable(t, def)}
+	c := srv.Client(noRetries, func(o *dynamodb.Options) { o.HTTPClient = bufferedBodies{&http.Client{}} })
+	return &rig{t: t, srv: srv, clock: clock, c: c, table: srv.NewTable(t, def)}
+}
+
+// bufferedBodies sends requests with their bodies read into memory first.
+// The SDK closes a request's body as soon as the answer's header has
+// come; an answer that comes before net/http has made its last read of
+// the body (a refusal without latency, on a busy machine) then makes
+// net/http close the connection under the answer ("use of closed network
+// connection"). A body of its own is never closed under net/http.
+type bufferedBodies struct{ c *http.Client }
+
+func (b bufferedBodies) Do(r *http.Request) (*http.Response, error) {
+	if r.Body != nil && r.Body != http.NoBody {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return nil, err
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	return b.c.Do(r)
 }
 
 // flood puts items of size bytes on each key in turn, each until its

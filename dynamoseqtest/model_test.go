@@ -617,3 +617,34 @@ func TestModelLatencyHeld(t *testing.T) {
 		require.Less(t, took, 500*time.Millisecond)
 	}
 }
+
+// In the narrow conflict model (Conflicts) a PutItem that arrives while a
+// transaction on its item is still preparing is carried out, and cancels
+// the transaction with TransactionConflict at that item: none of the
+// transaction is stored.
+func TestModelWriteCancelsTransaction(t *testing.T) {
+	t.Parallel()
+	slow := dynamoseqtest.Latency{P50: 4 * time.Second, P99: 4 * time.Second} // prepared after 2s
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{TransactLatency: slow, Conflicts: 1}))
+	tab := srv.NewTable(t, table())
+	c := srv.Client(noRetries)
+	ctx := context.Background()
+	require.NoError(t, putSized(ctx, c, tab, "warm", 100)) // the model has described the table
+	first := make(chan error, 1)
+	go func() {
+		_, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+			{Put: &types.Put{TableName: aws.String(tab), Item: sItem("x", 100)}},
+			{Put: &types.Put{TableName: aws.String(tab), Item: sItem("y", 100)}},
+		}})
+		first <- err
+	}()
+	arrived(t, srv, "TransactWriteItems", 1)
+	require.NoError(t, putSized(ctx, c, tab, "x", 300), "a put while the transaction on its item prepares")
+	var cancelled *types.TransactionCanceledException
+	require.ErrorAs(t, <-first, &cancelled)
+	require.Equal(t, []string{"TransactionConflict", "None"}, codes(cancelled))
+	require.False(t, exists(t, c, tab, "y"), "an item of the cancelled transaction was stored")
+	s := srv.ModelStats().Operation("TransactWriteItems")
+	require.Equal(t, int64(1), s.ConflictCancellations)
+	require.Equal(t, 2.0, s.WriteUnits, "the cancelled transaction charged half its 4 units")
+}

@@ -29,6 +29,36 @@ type Service struct {
 	// played. Default nil: 1 at all times.
 	Capacity func(elapsed time.Duration) float64
 
+	// SplitAfter is split for heat: a partition key value throttled for
+	// SplitAfter of service time without its bucket filling up, with
+	// requests on two items or more (an item collection: one item cannot
+	// split), has its capacity doubled, up to 3 times (8x). Default 0:
+	// never. AWS documents the mechanism, not its timing.
+	SplitAfter time.Duration
+
+	// BurstCredit is burst capacity: what a partition key value's bucket
+	// cannot hold of its refill is saved, up to BurstCredit of its rate
+	// (AWS: "up to five minutes (300 seconds) of unused read and write
+	// capacity"), and admits requests the bucket refuses, at up to the
+	// documented 1,000 write or 3,000 read units a second of a partition.
+	// Default 0: none.
+	BurstCredit time.Duration
+
+	// ShareCapacity makes a partition key value's reads and writes draw
+	// on one capacity, a read unit taking a third of a write unit, as
+	// "3,000 read units or 1,000 write units, or a linear combination".
+	// Default false: each its own, as AWS documents today.
+	ShareCapacity bool
+
+	// Conflicts selects the narrow conflict model: a request meeting an
+	// item held by a write in flight conflicts with chance Conflicts, and
+	// a PutItem, UpdateItem or DeleteItem that conflicts in the first half
+	// of a transaction's flight is carried out and cancels it with
+	// TransactionConflict, the transaction carried out only once
+	// prepared. Default 0: every meeting conflicts, a single write is
+	// refused with TransactionConflictException.
+	Conflicts float64
+
 	// TableWriteUnits and TableReadUnits are a table's own ceiling a
 	// second, shared by all its partition key values, as a provisioned
 	// table's capacity or an on-demand table's maximum or warm throughput
@@ -113,6 +143,11 @@ type rules struct {
 	burst                 float64 // seconds of its rate a bucket holds
 	tableWrite, tableRead float64 // a table's units a second; 0: no ceiling
 	capacity              func(time.Duration) float64
+	splitAfter            time.Duration // 0: never
+	credit                float64       // seconds of its rate a partition saves; 0: none
+	maxWrite, maxRead     float64       // a partition's documented maximum, scaled
+	shared                bool
+	conflicts             float64 // the narrow model's chance; 0: the wide model
 	throttle              ThrottleForm
 	cancelledShare        float64
 	write, read, transact Latency
@@ -137,6 +172,9 @@ func (s Service) rules() (rules, error) {
 	if s.WriteUnits < 0 || s.ReadUnits < 0 || s.Burst < 0 || s.TableWriteUnits < 0 || s.TableReadUnits < 0 {
 		return rules{}, fmt.Errorf("dynamoseqtest: Service capacities must not be negative")
 	}
+	if s.SplitAfter < 0 || s.BurstCredit < 0 || s.Conflicts < 0 || s.Conflicts > 1 || math.IsNaN(s.Conflicts) {
+		return rules{}, fmt.Errorf("dynamoseqtest: Service.SplitAfter and BurstCredit must not be negative, Conflicts must be in [0, 1]")
+	}
 	if s.Throttle != "" && s.Throttle != ThrottleOnDemand && s.Throttle != ThrottleProvisioned {
 		return rules{}, fmt.Errorf("dynamoseqtest: Service.Throttle %q: unknown form", s.Throttle)
 	}
@@ -150,6 +188,12 @@ func (s Service) rules() (rules, error) {
 		tableWrite:     s.TableWriteUnits * scale,
 		tableRead:      s.TableReadUnits * scale,
 		capacity:       s.Capacity,
+		splitAfter:     scaled(s.SplitAfter, scale),
+		credit:         scaled(s.BurstCredit, scale).Seconds(),
+		maxWrite:       defaultWriteUnits * scale,
+		maxRead:        defaultReadUnits * scale,
+		shared:         s.ShareCapacity,
+		conflicts:      s.Conflicts,
 		throttle:       s.Throttle,
 		cancelledShare: defaultCancelledShare,
 		latencyOff:     s.NoLatency,

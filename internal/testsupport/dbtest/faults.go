@@ -6,6 +6,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/peek"
 )
 
 // FastRetries gives a client the SDK's standard retryer with the delays of a
@@ -19,4 +22,17 @@ func FastRetries() func(*dynamodb.Options) {
 			so.RateLimiter = ratelimit.None
 		})
 	}
+}
+
+// LostAnswers is how many answers ft has replaced by a connection reset so
+// far.
+func LostAnswers(ft *dynamoseqtest.FaultTransport) int64 {
+	lost, _ := peek.Faults(ft)
+	return lost
+}
+
+// Stalled is how many answers ft has held back so far.
+func Stalled(ft *dynamoseqtest.FaultTransport) int64 {
+	_, stalled := peek.Faults(ft)
+	return stalled
 }

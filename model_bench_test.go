@@ -1,7 +1,6 @@
 package dynamoseq_test
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -24,44 +23,48 @@ import (
 // The model set of make bench: every strategy on the service model of
 // dynamoseqtest (WithService), one hot name, beside the recipe it replaces,
 // in the same run. The model, not DynamoDB Local, sets the pace there: a
-// partition key value takes Scale x 1,000 write units a second, so each
-// benchmark also reports the ceiling of its write pattern (the partition's
-// write units a second divided by the write units the model charged per
-// number handed out) and the share of it that it reached.
+// partition key value takes 1,000 write units a second (Scale 1), so each
+// benchmark reports the numbers stored a second and per write unit, and
+// the ceiling of its write pattern (the partition's write units a second
+// divided by the write units the model charged per number handed out).
 //
-// Each sub-benchmark starts a model of its own (fresh buckets), creates
-// its table, warms the connection on other names, drains the hot name's
-// bucket (drainPartition), and then runs its writers flat out for a ramp
-// and a window: only the calls that end inside the window count, and the
-// model's figures are taken at the window's two ends, so what is measured
-// is the steady state of a hot partition, without the one-off burst of a
-// full bucket. Calls that fail are counted, not fatal. The window does not
+// Each row runs on several models: one for each bucket depth of
+// modelBursts (Service.Burst: how much of a second's capacity a partition
+// can bank, which AWS does not document per partition) and each seed of
+// the latency draws (Service.Seed, 1 to DYNAMOSEQ_BENCH_SEEDS). Each of
+// those windows is a sub-benchmark of its own,
+// <row>/burst=<depth>/seed=<n>/<side>, the recipe's window just before the
+// library's on the same depth and seed; tools/benchratio and
+// tools/benchplot report a row as the median and the range of its windows,
+// never one of them.
+//
+// Each window starts a model of its own (fresh buckets), creates its
+// table, warms the connection on other names, drains the hot name's bucket
+// (drainPartition), and then runs its writers flat out for a ramp and a
+// window: only the calls that end inside the window count, and the model's
+// figures are taken at the window's two ends, so what is measured is the
+// steady state of a hot partition, without the one-off burst of a full
+// bucket. Calls that fail are counted, not fatal. The window does not
 // depend on b.N (run with -benchtime 1x); ns/op is set to 1/(ops/s).
 //
-// A partition's bucket holds a second of its capacity (Service.Burst), so
-// the units it held at the window's two ends may differ by up to a second
-// of capacity: a window of w seconds of the service's time may read up to
-// 1/w above or below the steady state (the share of the ceiling above
-// 100%). The rows of 16 writers, the figures the issues' goals are about,
-// run twice the window of the sweep's rows to halve that.
+// The units a bucket holds at the window's two ends may differ by up to
+// its depth, so a window of w seconds may read up to depth/w above or
+// below the steady state. A window is therefore at least
+// minWindowPerDepth times the bucket's depth.
 //
-// The model draws each answer's latency from a log-normal distribution
-// whose tail is long (a transaction's p99 is 3.8 times its p50), and a
-// window of a hot name's transactions holds only about fifty of them: the
-// mean of their draws, and so the throughput of a latency-bound row, moves
-// by about 10% from one seed to the next (SortKey from 16 goroutines read
-// 74% of its ceiling with seed 1 and 91-100% with seeds 2 to 5; the
-// Counter from 8 goroutines 0.92x its raw loop with seed 1, 0.97x over
-// three). So every row runs once on each of modelSeeds models, seeded 1,
-// 2, 3, and reports the figures of the window whose numbers handed out
-// are the median.
+// The model runs at Scale 1 by default: the library's own time constants
+// (the cap of its waits for capacity, Retry.MaxDelay, the contention
+// window between processes) and the SDK's backoff are in the machine's
+// seconds and do not scale with the model, so a row measured at another
+// scale measures the library with waits the service would not see.
 //
-// DYNAMOSEQ_BENCH_SCALE sets the model's scale (default 0.3);
-// DYNAMOSEQ_BENCH_WINDOW the sweep's window (default 0.9s/scale, 3s at
-// 0.3; twice that with 16 writers and from processes);
-// DYNAMOSEQ_BENCH_LATENCY a factor on the model's published latencies
-// (default 1; 0.5 halves them); DYNAMOSEQ_BENCH_SEEDS the seeds of each
-// row (default modelSeeds). The ramp is 0.4s/scale.
+// DYNAMOSEQ_BENCH_SCALE sets the model's scale (default 1);
+// DYNAMOSEQ_BENCH_WINDOW the sweep's window (default 1s; twice that with
+// 16 writers and from processes; at least minWindowPerDepth depths);
+// DYNAMOSEQ_BENCH_BURSTS the bucket depths, comma-separated (default
+// 20ms,100ms,1s); DYNAMOSEQ_BENCH_SEEDS the seeds of each row and depth
+// (default 2); DYNAMOSEQ_BENCH_LATENCY a factor on the model's published
+// latencies (default 1; 0.5 halves them). The ramp is 0.4s/scale.
 
 // modelAttrs is what each append stores beside its key: a title of about
 // forty bytes, as BenchmarkProcessesOneName stores.
@@ -80,24 +83,29 @@ type modelBench struct {
 	scale        float64
 	latency      float64 // factor on the published latencies
 	ramp, window time.Duration
-	seeds        int // the models a row runs on
+	bursts       []time.Duration // the bucket depths a row runs on
+	burst        time.Duration   // the depth of the window being run
+	seeds        int             // the models a row runs on at each depth
 }
 
-// modelSeeds is how many models, seeded 1, 2, ..., a row runs on; it
-// reports the median window.
-const modelSeeds = 3
+// modelBursts are the bucket depths (Service.Burst) every row runs on by
+// default: from a bucket smaller than one of the library's batches to the
+// model's default of one second.
+var modelBursts = []time.Duration{20 * time.Millisecond, 100 * time.Millisecond, time.Second}
+
+// modelSeeds is how many models, seeded 1, 2, ..., a row runs on at each
+// bucket depth by default.
+const modelSeeds = 2
+
+// minWindowPerDepth is the shortest window, in bucket depths: the bucket's
+// level at the window's ends moves a reading by at most 1/minWindowPerDepth.
+const minWindowPerDepth = 3
 
 func newModelBench(b *testing.B) modelBench {
 	b.Helper()
-	mb := modelBench{scale: 0.3}
-	if s := os.Getenv("DYNAMOSEQ_BENCH_SCALE"); s != "" {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || v <= 0 {
-			b.Fatalf("DYNAMOSEQ_BENCH_SCALE=%q: want a positive number", s)
-		}
-		mb.scale = v
-	}
-	mb.window = time.Duration(float64(900*time.Millisecond) / mb.scale)
+	mb := modelBench{scale: 1, window: time.Second, bursts: modelBursts, seeds: modelSeeds, latency: 1}
+	envFloat(b, "DYNAMOSEQ_BENCH_SCALE", &mb.scale)
+	envFloat(b, "DYNAMOSEQ_BENCH_LATENCY", &mb.latency)
 	if s := os.Getenv("DYNAMOSEQ_BENCH_WINDOW"); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil || d <= 0 {
@@ -105,8 +113,17 @@ func newModelBench(b *testing.B) modelBench {
 		}
 		mb.window = d
 	}
+	if s := os.Getenv("DYNAMOSEQ_BENCH_BURSTS"); s != "" {
+		mb.bursts = nil
+		for _, f := range strings.Split(s, ",") {
+			d, err := time.ParseDuration(strings.TrimSpace(f))
+			if err != nil || d <= 0 {
+				b.Fatalf("DYNAMOSEQ_BENCH_BURSTS=%q: want positive durations, comma-separated", s)
+			}
+			mb.bursts = append(mb.bursts, d)
+		}
+	}
 	mb.ramp = time.Duration(float64(400*time.Millisecond) / mb.scale)
-	mb.seeds = modelSeeds
 	if s := os.Getenv("DYNAMOSEQ_BENCH_SEEDS"); s != "" {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 1 {
@@ -114,23 +131,50 @@ func newModelBench(b *testing.B) modelBench {
 		}
 		mb.seeds = v
 	}
-	mb.latency = 1
-	if s := os.Getenv("DYNAMOSEQ_BENCH_LATENCY"); s != "" {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || v <= 0 {
-			b.Fatalf("DYNAMOSEQ_BENCH_LATENCY=%q: want a positive number", s)
-		}
-		mb.latency = v
-	}
 	return mb
 }
 
-// start starts a model of the service of the benchmark's own, at the
-// benchmark's scale, throttling in the given form, its latencies drawn
-// from seed.
-func (mb modelBench) start(b *testing.B, form dynamoseqtest.ThrottleForm, seed uint64) *dynamoseqtest.Server {
+// envFloat sets *v from the environment variable name, when it is set.
+func envFloat(b *testing.B, name string, v *float64) {
 	b.Helper()
-	svc := dynamoseqtest.Service{Scale: mb.scale, Throttle: form, Seed: seed}
+	if s := os.Getenv(name); s != "" {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || f <= 0 {
+			b.Fatalf("%s=%q: want a positive number", name, s)
+		}
+		*v = f
+	}
+}
+
+// windows runs run once for each bucket depth, seed and side (baseline,
+// then dynamoseq), each a sub-benchmark <depth>/<seed>/<side>, and reports
+// each window. factor lengthens the window (mainWindowFactor for the
+// 16-writer and process rows); a window is at least minWindowPerDepth
+// depths of the service's time.
+func (mb modelBench) windows(b *testing.B, factor time.Duration, run func(b *testing.B, mb modelBench, seed uint64, mode string) window) {
+	for _, burst := range mb.bursts {
+		for seed := 1; seed <= mb.seeds; seed++ {
+			for _, mode := range []string{"baseline", "dynamoseq"} {
+				b.Run(fmt.Sprintf("burst=%v/seed=%d/%s", burst, seed, mode), func(b *testing.B) {
+					mb := mb
+					mb.burst = burst
+					mb.window = max(mb.window*factor, time.Duration(float64(minWindowPerDepth*burst)/mb.scale))
+					mb.report(b, run(b, mb, uint64(seed), mode))
+				})
+			}
+		}
+	}
+}
+
+// start starts a model of the service of the benchmark's own, at the
+// benchmark's scale and bucket depth, throttling in the given form, its
+// latencies drawn from seed, with opts applied to its Service last.
+func (mb modelBench) start(b *testing.B, form dynamoseqtest.ThrottleForm, seed uint64, opts ...func(*dynamoseqtest.Service)) *dynamoseqtest.Server {
+	b.Helper()
+	svc := dynamoseqtest.Service{Scale: mb.scale, Throttle: form, Seed: seed, Burst: mb.burst}
+	for _, o := range opts {
+		o(&svc)
+	}
 	if mb.latency != 1 { // the published figures (the Service's defaults) times the factor; each item of a transaction beyond 5 follows its P50
 		at := func(d time.Duration) time.Duration { return time.Duration(float64(d) * mb.latency) }
 		svc.WriteLatency = dynamoseqtest.Latency{P50: at(7500 * time.Microsecond), P99: at(16 * time.Millisecond)}
@@ -145,6 +189,10 @@ const modelWriteUnits = 1000
 
 // capacity is the write units a second of one partition key value.
 func (mb modelBench) capacity() float64 { return modelWriteUnits * mb.scale }
+
+// depthUnits is the write units the bucket of one partition key value
+// holds: Burst's worth at its rate, the same at any scale.
+func (mb modelBench) depthUnits() float64 { return modelWriteUnits * mb.burst.Seconds() }
 
 // modelKinds are the strategies of the model set: the table each needs,
 // whether it has a sort key, and the throttle forms its 16-writer row is
@@ -182,7 +230,7 @@ func formName(f dynamoseqtest.ThrottleForm) string {
 // beside its recipe: the raw UpdateItem ADD loop (rawCounterNext) for
 // Counter and Block, the naive Query + conditional Put loop (naiveAppend)
 // for SortKey, the hand-written transaction loop (rawLatest) for Latest.
-// Names: BenchmarkModel/<kind>/<form>/writers=<n>/{baseline,dynamoseq},
+// Names: BenchmarkModel/<kind>/<form>/writers=<n>/burst=<depth>/seed=<n>/{baseline,dynamoseq},
 // where form is the throttle form (ondemand: ThrottlingException and
 // ThrottlingError cancellations; provisioned: ProvisionedThroughputExceeded
 // in both shapes). SortKey and Latest run their 16-writer rows in both
@@ -195,20 +243,17 @@ func BenchmarkModel(b *testing.B) {
 				if i > 0 && writers != modelWriters[len(modelWriters)-1] {
 					continue // the sweep in the first form only
 				}
-				for _, mode := range []string{"baseline", "dynamoseq"} {
-					name := fmt.Sprintf("%s/%s/writers=%d/%s", k.kind, formName(form), writers, mode)
-					b.Run(name, func(b *testing.B) {
-						mb := mb
-						if writers == modelWriters[len(modelWriters)-1] {
-							mb.window *= mainWindowFactor
-						}
-						mb.report(b, medianWindow(mb.seeds, func(seed uint64) window {
-							srv := mb.start(b, form, seed)
-							table := srv.NewTable(b, k.table("bench"))
-							return mb.runInProcess(b, srv, table, k.kind, mode, writers)
-						}))
-					})
+				factor := time.Duration(1)
+				if writers == modelWriters[len(modelWriters)-1] {
+					factor = mainWindowFactor
 				}
+				b.Run(fmt.Sprintf("%s/%s/writers=%d", k.kind, formName(form), writers), func(b *testing.B) {
+					mb.windows(b, factor, func(b *testing.B, mb modelBench, seed uint64, mode string) window {
+						srv := mb.start(b, form, seed)
+						table := srv.NewTable(b, k.table("bench"))
+						return mb.runInProcess(b, srv, table, k.kind, mode, writers)
+					})
+				})
 			}
 		}
 	}
@@ -221,7 +266,7 @@ func (mb modelBench) runInProcess(b *testing.B, srv *dynamoseqtest.Server, table
 	call := benchAppender(b, client, table, kind, mode, writers)
 	warmUp(b, writers, "warm-", call)
 	const hot = "hot"
-	drainPartition(b, client, table, hot, kind == "sortkey" || kind == "latest")
+	drainPartition(b, client, table, hot, kind == "sortkey" || kind == "latest", mb.depthUnits())
 	var before, after dynamoseqtest.ModelStats
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
@@ -243,19 +288,9 @@ func (mb modelBench) runInProcess(b *testing.B, srv *dynamoseqtest.Server, table
 type window struct {
 	t             tally
 	p             dynamoseqtest.ModelStats
-	allocs, bytes float64 // per call, when measured in this process; else 0
-}
-
-// medianWindow runs one window on each of seeds models (run starts one
-// from the seed it is given: 1, 2, ...) and returns the window whose calls
-// that succeeded are the median.
-func medianWindow(seeds int, run func(seed uint64) window) window {
-	ws := make([]window, seeds)
-	for i := range ws {
-		ws[i] = run(uint64(i + 1))
-	}
-	slices.SortFunc(ws, func(a, b window) int { return cmp.Compare(a.t.ok, b.t.ok) })
-	return ws[len(ws)/2]
+	allocs, bytes float64            // per call, when measured in this process; else 0
+	capacity      float64            // the write units a second that bound the row; 0: the partition's
+	extra         map[string]float64 // metrics of a shape (BenchmarkModelShapes), by unit
 }
 
 // warmUp makes two calls from each of writers goroutines at once, each on
@@ -352,22 +387,25 @@ func benchAppender(tb testing.TB, client dynamoseq.Client, table, kind, mode str
 }
 
 // drainPartition empties the write bucket of the partition key value
-// name, which starts full (a burst of Service.Burst's worth of units, 1,000
-// by default at any scale, that the partition gives once), and leaves it
-// about empty, not in debt: it puts an item of 300 units there, puts 350
-// over it and deletes it, 300 + 350 + 350 write units, each admitted since
-// the bucket still holds it (a Delete is admitted at 1 unit and charged
-// the item's size). The window then measures what the partition gives for
-// ever, not its first burst. withSortKey says that the table has a Number
-// sort key; the item is then at sort key -1, where no strategy writes.
-func drainPartition(tb testing.TB, client *dynamodb.Client, table, name string, withSortKey bool) {
+// name, which starts full (a burst of depth write units, Service.Burst's
+// worth, that the partition gives once), and leaves it about empty, not in
+// debt: it puts an item and deletes it, each charged the item's size (a
+// Delete is admitted at 1 unit and charged the item's size), in chunks of
+// at most 350 units, half of what is left each, until depth units were
+// charged. Each request is admitted since the bucket still holds it. The
+// window then measures what the partition gives for ever, not its first
+// burst. withSortKey says that the table has a Number sort key; the item
+// is then at sort key -1, where no strategy writes. A bucket that refills
+// faster than a round trip (a few units) is left as it is.
+func drainPartition(tb testing.TB, client *dynamodb.Client, table, name string, withSortKey bool, depth float64) {
 	tb.Helper()
 	key := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: name}}
 	if withSortKey {
 		key["sk"] = &types.AttributeValueMemberN{Value: "-1"}
 	}
 	ctx := context.Background()
-	for _, units := range []int{300, 350} {
+	for left := int(depth); left >= 4; {
+		units := min(350, left/2)
 		// The key and the attribute names take less than 100 bytes.
 		item := map[string]types.AttributeValue{"pad": &types.AttributeValueMemberS{Value: strings.Repeat("x", units*1024-100)}}
 		for k, v := range key {
@@ -376,9 +414,10 @@ func drainPartition(tb testing.TB, client *dynamodb.Client, table, name string, 
 		if _, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
 			tb.Fatalf("draining the bucket of %s: %v", name, err)
 		}
-	}
-	if _, err := client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: key}); err != nil {
-		tb.Fatalf("draining the bucket of %s: %v", name, err)
+		if _, err := client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: key}); err != nil {
+			tb.Fatalf("draining the bucket of %s: %v", name, err)
+		}
+		left -= 2 * units
 	}
 }
 
@@ -476,10 +515,12 @@ func delta(after, before dynamoseqtest.ModelStats, table, key string) dynamoseqt
 }
 
 // report reports the figures of a window: the numbers handed out a second
-// (ops/s, and ns/op as its inverse), the write units per number the model
-// charged on the hot partition (wu/number), the ceiling of that pattern
-// (the partition's units a second / wu/number) and the share of it reached
-// (ceiling-%), the p50 and p99 latency of the calls that succeeded, the
+// (ops/s, and ns/op as its inverse), the bucket's depth in write units
+// (depth-wu), the write units per number the model charged on the hot
+// partition (wu/number) and its inverse, the numbers stored per write unit
+// (numbers/wu), the ceiling of that pattern (the units a second that bound
+// the row, w.capacity or the partition's, / wu/number) and the share of it
+// reached (ceiling-%), a shape's own metrics (w.extra), the p50 and p99 latency of the calls that succeeded, the
 // calls that failed (errors, errors-%), and the hot partition's requests,
 // throttled requests (either form) and conflicts per call. The window's
 // errors are logged, most frequent first.
@@ -497,11 +538,20 @@ func (mb modelBench) report(b *testing.B, w window) {
 	}
 	b.ReportMetric(ns, "ns/op")
 	b.ReportMetric(rate, "ops/s")
-	b.ReportMetric(mb.capacity(), "capacity-wu/s")
+	capacity := mb.capacity()
+	if w.capacity > 0 {
+		capacity = w.capacity
+	}
+	b.ReportMetric(capacity, "capacity-wu/s")
+	b.ReportMetric(mb.depthUnits(), "depth-wu")
+	for unit, v := range w.extra {
+		b.ReportMetric(v, unit)
+	}
 	if t.ok > 0 && p.WriteUnits > 0 {
 		perNumber := p.WriteUnits / float64(t.ok)
-		ceiling := mb.capacity() / perNumber
+		ceiling := capacity / perNumber
 		b.ReportMetric(perNumber, "wu/number")
+		b.ReportMetric(1/perNumber, "numbers/wu")
 		b.ReportMetric(ceiling, "ceiling-ops/s")
 		b.ReportMetric(100*rate/ceiling, "ceiling-%")
 	}

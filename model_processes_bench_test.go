@@ -23,23 +23,21 @@ func init() {
 // shape: BenchmarkProcessesOneName's machinery (the test binary started
 // again, a common starting line after each process warmed up) pointed at
 // the model's endpoint, so that all the processes share its partitions.
-// Names: BenchmarkModelProcesses/<kind>/<form>/processes=4x4/{baseline,dynamoseq}.
-// The processes run the ramp and the window of BenchmarkModel's 16-writer
-// rows from the moment they are let go; the model's figures are taken by this process at
-// the window's ends. The metrics are BenchmarkModel's.
+// Names: BenchmarkModelProcesses/<kind>/<form>/processes=4x4/burst=<depth>/seed=<n>/{baseline,dynamoseq},
+// each row on every bucket depth and seed, as BenchmarkModel's. The
+// processes run the ramp and the window of BenchmarkModel's 16-writer rows
+// from the moment they are let go; the model's figures are taken by this
+// process at the window's ends. The metrics are BenchmarkModel's.
 func BenchmarkModelProcesses(b *testing.B) {
 	mb := newModelBench(b)
-	mb.window *= mainWindowFactor
 	for _, kind := range []string{"sortkey", "latest"} {
 		for _, form := range []dynamoseqtest.ThrottleForm{dynamoseqtest.ThrottleOnDemand, dynamoseqtest.ThrottleProvisioned} {
-			for _, mode := range []string{"baseline", "dynamoseq"} {
-				shape := fmt.Sprintf("processes=%dx%d", benchProcesses, benchGoroutines)
-				b.Run(kind+"/"+formName(form)+"/"+shape+"/"+mode, func(b *testing.B) {
-					mb.report(b, medianWindow(mb.seeds, func(seed uint64) window {
-						return mb.runProcesses(b, kind, mode, form, seed)
-					}))
+			shape := fmt.Sprintf("processes=%dx%d", benchProcesses, benchGoroutines)
+			b.Run(kind+"/"+formName(form)+"/"+shape, func(b *testing.B) {
+				mb.windows(b, mainWindowFactor, func(b *testing.B, mb modelBench, seed uint64, mode string) window {
+					return mb.runProcesses(b, kind, mode, form, seed)
 				})
-			}
+			})
 		}
 	}
 }
@@ -53,7 +51,7 @@ func (mb modelBench) runProcesses(b *testing.B, kind, mode string, form dynamose
 		dbtest.EndpointEnv+"="+srv.Endpoint(), // the model's, not DynamoDB Local's: the last value wins
 		"TABLE="+table, "NAME="+hot, "KIND="+kind, "MODE="+mode,
 		"GOROUTINES="+strconv.Itoa(benchGoroutines), "RAMP="+mb.ramp.String(), "WINDOW="+mb.window.String())
-	drainPartition(b, srv.Client(), table, hot, true)
+	drainPartition(b, srv.Client(), table, hot, true, mb.depthUnits())
 	b.ResetTimer()
 	p.Go()
 	time.Sleep(mb.ramp)

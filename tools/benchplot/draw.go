@@ -32,7 +32,6 @@ var (
 	libColor    = color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff} // blue
 	recipeColor = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff} // red
 	greyColor   = color.RGBA{R: 0x70, G: 0x70, B: 0x70, A: 0xff}
-	dashed      = []vg.Length{vg.Points(5), vg.Points(3)}
 	dotted      = []vg.Length{vg.Points(1.5), vg.Points(2.5)}
 )
 
@@ -48,25 +47,28 @@ var sides = []struct {
 // drawAll writes every chart into out and returns the files' names.
 func drawAll(results map[key]result, out, ext string) ([]string, error) {
 	var files []string
-	save := func(p *plot.Plot, name string, w, h vg.Length) error {
+	write := func(p *plot.Plot, name string, w, h vg.Length) error {
+		if p == nil {
+			return nil
+		}
 		f := filepath.Join(out, name+ext)
 		files = append(files, f)
-		return p.Save(w, h, f)
+		return save(p, f, w, h)
 	}
 	for _, k := range kinds {
 		ws := writers(results, k.kind)
 		if len(ws) == 0 {
 			continue
 		}
-		if err := save(throughput(results, k.kind, k.title, k.logY, ws), "throughput-"+k.kind, 14*vg.Centimeter, 9*vg.Centimeter); err != nil {
+		if err := write(throughput(results, k.kind, k.title, k.logY, ws), "throughput-"+k.kind, 18*vg.Centimeter, 9*vg.Centimeter); err != nil {
 			return nil, err
 		}
-		if err := save(latency(results, k.kind, k.title, ws), "latency-"+k.kind, 14*vg.Centimeter, 9*vg.Centimeter); err != nil {
+		if err := write(latency(results, k.kind, k.title, ws), "latency-"+k.kind, 18*vg.Centimeter, 9*vg.Centimeter); err != nil {
 			return nil, err
 		}
 	}
-	if p := shares(results); p != nil {
-		if err := save(p, "ceiling-share", 20*vg.Centimeter, 9*vg.Centimeter); err != nil {
+	for _, c := range barCharts {
+		if err := write(bars(results, c.unit, c.title, c.yLabel), c.file, 24*vg.Centimeter, 10*vg.Centimeter); err != nil {
 			return nil, err
 		}
 	}
@@ -89,17 +91,29 @@ func writers(results map[key]result, kind string) []int {
 	return ws
 }
 
+// point is a row's median of a metric, and the least and the most of its
+// windows.
+type point struct{ x, y, lo, hi float64 }
+
+// points is a series of points: a plotter.XYer and a plotter.YErrorer.
+type points []point
+
+func (ps points) Len() int                        { return len(ps) }
+func (ps points) XY(i int) (float64, float64)     { return ps[i].x, ps[i].y }
+func (ps points) YError(i int) (float64, float64) { return ps[i].y - ps[i].lo, ps[i].hi - ps[i].y }
+
 // series returns the points (writers, metric) of one side of a kind's
 // sweep, leaving out the writer counts where the metric is missing.
-func series(results map[key]result, kind, side, unit string, ws []int) plotter.XYs {
-	var xys plotter.XYs
+func series(results map[key]result, kind, side, unit string, ws []int) points {
+	var ps points
 	for _, w := range ws {
 		r := results[key{kind, sweepForm, "writers=" + strconv.Itoa(w), side}]
 		if v, ok := r.median(unit); ok && v > 0 {
-			xys = append(xys, plotter.XY{X: float64(w), Y: v})
+			lo, hi := r.spread(unit)
+			ps = append(ps, point{float64(w), v, lo, hi})
 		}
 	}
-	return xys
+	return ps
 }
 
 // newSweepPlot is a plot with the writers on a log2 X axis.
@@ -114,68 +128,57 @@ func newSweepPlot(title, yLabel string, ws []int) *plot.Plot {
 		ticks = append(ticks, plot.Tick{Value: float64(w), Label: strconv.Itoa(w)})
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	p.X.Min, p.X.Max = float64(ws[0])/1.15, float64(ws[len(ws)-1])*1.15
-	p.Legend.Top = true
-	p.Legend.Left = true
+	p.X.Min, p.X.Max = float64(ws[0])/1.2, float64(ws[len(ws)-1])*1.2
 	p.Add(plotter.NewGrid())
 	return p
 }
 
-// addLine adds a line with points, in a colour and a dash pattern, and
-// raises the Y axis's top (p.Y.Max, which roomForLegend uses) to its
-// highest point.
-func addLine(p *plot.Plot, xys plotter.XYs, label string, c color.Color, dashes []vg.Length, points bool) {
-	if len(xys) == 0 {
-		return
+// addLine adds the medians as a line with points, in a colour and a dash
+// pattern, with a whisker from the least to the most of each point's
+// windows, and reports whether there was any point.
+func addLine(p *plot.Plot, ps points, label string, c color.Color, dashes []vg.Length) bool {
+	if len(ps) == 0 {
+		return false
 	}
-	for _, xy := range xys {
-		p.Y.Max = math.Max(p.Y.Max, xy.Y)
-	}
-	l, s, err := plotter.NewLinePoints(xys)
+	l, s, err := plotter.NewLinePoints(ps)
 	if err != nil {
-		return
+		return false
 	}
 	l.Color, l.Dashes, l.Width = c, dashes, vg.Points(1.5)
 	s.Color, s.Shape = c, draw.CircleGlyph{}
-	if points {
-		p.Add(l, s)
-		p.Legend.Add(label, l, s)
-		return
+	p.Add(l, s)
+	if e, err := plotter.NewYErrorBars(ps); err == nil {
+		e.Color, e.Width = c, vg.Points(1)
+		p.Add(e)
 	}
-	p.Add(l)
-	p.Legend.Add(label, l)
+	p.Legend.Add(label, l, s)
+	return true
 }
 
-// throughput is the chart of numbers a second against writers, both sides
-// with their ceilings.
+// throughput is the chart of numbers stored a second against writers,
+// the library's beside its recipe's; nil when there is no point.
 func throughput(results map[key]result, kind, title string, logY bool, ws []int) *plot.Plot {
-	p := newSweepPlot(title, "numbers a second", ws)
+	p := newSweepPlot(title, "numbers stored a second", ws)
 	if logY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = logTicks{}
 	} else {
 		p.Y.Min = 0
 		p.Y.Tick.Marker = plainTicks{}
 	}
+	drawn := false
 	for _, s := range sides {
-		addLine(p, series(results, kind, s.side, "ops/s", ws), s.label, s.color, nil, true)
+		drawn = addLine(p, series(results, kind, s.side, "ops/s", ws), s.label, s.color, nil) || drawn
 	}
-	for _, s := range sides {
-		addLine(p, series(results, kind, s.side, "ceiling-ops/s", ws), s.label+"'s ceiling", s.color, dashed, false)
+	if !drawn {
+		return nil
 	}
-	roomForLegend(p, logY)
-	return p
-}
-
-// roomForLegend raises the top of the Y axis so that the legend, at the
-// top left, stands above the lines.
-func roomForLegend(p *plot.Plot, logY bool) {
-	ymax := p.Y.Max
+	p.Y.Max *= 1.08 // room above the highest whisker
 	if logY {
-		p.Y.Max = ymax * 30
-		return
+		p.Y.Max *= 1.4
 	}
-	p.Y.Max = ymax * 1.5
+	addRangeNote(p)
+	return p
 }
 
 // plainTicks are the default ticks, labelled without trailing zeros.
@@ -191,82 +194,71 @@ func (plainTicks) Ticks(min, max float64) []plot.Tick {
 	return ticks
 }
 
-// latency is the chart of the p50 and p99 latency against writers.
+// latency is the chart of the p50 and p99 latency against writers; nil
+// when there is no point.
 func latency(results map[key]result, kind, title string, ws []int) *plot.Plot {
 	p := newSweepPlot(title, "latency of a call (ms)", ws)
 	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Tick.Marker = logTicks{}
+	drawn := false
 	for _, s := range sides {
-		addLine(p, series(results, kind, s.side, "p50-ms", ws), s.label+" p50", s.color, nil, true)
-		addLine(p, series(results, kind, s.side, "p99-ms", ws), s.label+" p99", s.color, dotted, true)
+		drawn = addLine(p, series(results, kind, s.side, "p50-ms", ws), s.label+" p50", s.color, nil) || drawn
+		drawn = addLine(p, series(results, kind, s.side, "p99-ms", ws), s.label+" p99", s.color, dotted) || drawn
 	}
-	roomForLegend(p, true)
+	if !drawn {
+		return nil
+	}
+	p.Y.Max *= 2 // room above the highest whisker
+	addRangeNote(p)
 	return p
 }
 
-// shares is the bar chart of the share of the ceiling of each 16-writer
-// row (one process, and 4 processes x 4), recipe beside dynamoseq.
-func shares(results map[key]result) *plot.Plot {
-	type row struct {
-		k     key
-		label string
+// addRangeNote adds the legend's entries that say what a point and its
+// whisker are.
+func addRangeNote(p *plot.Plot) {
+	p.Legend.Add("point: median of the windows", noteThumb{point: true})
+	p.Legend.Add("whisker: least to most", noteThumb{})
+}
+
+// noteThumb is a grey legend thumbnail: a point, or a whisker.
+type noteThumb struct{ point bool }
+
+func (n noteThumb) Thumbnail(c *draw.Canvas) {
+	x, y := c.Center().X, c.Center().Y
+	if n.point {
+		c.DrawGlyph(draw.GlyphStyle{Color: greyColor, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}, vg.Point{X: x, Y: y})
+		return
 	}
-	var rows []row
-	for _, k := range kinds {
-		for _, form := range []string{"ondemand", "provisioned"} {
-			for _, shape := range []string{"writers=16", "processes=4x4"} {
-				if _, ok := results[key{k.kind, form, shape, "dynamoseq"}]; !ok {
-					continue
-				}
-				label := k.kind
-				if shape != "writers=16" {
-					label += " 4x4"
-				}
-				if form != sweepForm {
-					label += " prov."
-				}
-				rows = append(rows, row{key{k.kind, form, shape, ""}, label})
-			}
-		}
-	}
-	if len(rows) == 0 {
+	ls := draw.LineStyle{Color: greyColor, Width: vg.Points(1)}
+	lo, hi := c.Min.Y+vg.Points(1), c.Max.Y-vg.Points(1)
+	c.StrokeLine2(ls, x, lo, x, hi)
+	c.StrokeLine2(ls, x-vg.Points(3), lo, x+vg.Points(3), lo)
+	c.StrokeLine2(ls, x-vg.Points(3), hi, x+vg.Points(3), hi)
+}
+
+// logTicks are ticks for a log axis: 1, 2 and 5 of each decade labelled
+// (only 1 when the axis spans more than two decades), the other digits
+// unlabelled.
+type logTicks struct{}
+
+func (logTicks) Ticks(min, max float64) []plot.Tick {
+	if !(min > 0) || !(max >= min) || math.IsInf(max, 0) {
 		return nil
 	}
-	p := plot.New()
-	p.Title.Text = "Share of the ceiling of each write pattern, 16 writers on one hot name"
-	p.Y.Label.Text = "% of the ceiling"
-	p.Y.Min = 0
-	p.Y.Tick.Marker = plainTicks{}
-	p.Add(plotter.NewGrid())
-	width := vg.Points(10)
-	top := 100.0
-	for i, s := range sides {
-		vals := make(plotter.Values, len(rows))
-		for j, r := range rows {
-			k := r.k
-			k.side = s.side
-			vals[j], _ = results[k].median("ceiling-%")
-			top = math.Max(top, vals[j])
+	wide := math.Log10(max/min) > 2.2
+	var ticks []plot.Tick
+	for d := math.Floor(math.Log10(min)); d <= math.Ceil(math.Log10(max)); d++ {
+		for m := 1.0; m < 10; m++ {
+			v := m * math.Pow(10, d)
+			if v < min*0.999 || v > max*1.001 {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || !wide && (m == 2 || m == 5) {
+				t.Label = strconv.FormatFloat(v, 'f', -1, 64)
+			}
+			ticks = append(ticks, t)
 		}
-		b, err := plotter.NewBarChart(vals, width)
-		if err != nil {
-			continue
-		}
-		b.Color, b.LineStyle.Width = s.color, 0
-		b.Offset = width * vg.Length(float64(i)-0.5)
-		p.Add(b)
-		p.Legend.Add(s.label, b)
 	}
-	full := plotter.NewFunction(func(float64) float64 { return 100 })
-	full.Color, full.Dashes = greyColor, dashed
-	p.Add(full)
-	p.Legend.Add("the ceiling", full)
-	p.Legend.Top = true
-	names := make([]string, len(rows))
-	for i, r := range rows {
-		names[i] = r.label
-	}
-	p.NominalX(names...)
-	p.Y.Max = top * 1.3 // room for the legend above the bars
-	return p
+	return ticks
 }

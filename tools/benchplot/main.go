@@ -1,11 +1,13 @@
 // Command benchplot draws the charts of docs/performance.md from the output
 // of `make bench` (go test -bench text, as bench.out holds it): for each
-// strategy on the service model, the numbers handed out a second against
-// the writers on one hot name, the library's beside its recipe's, each with
-// the ceiling of its write pattern; the latency percentiles (p50, p99) of
-// both against the writers; and the share of the ceiling each reached with
-// 16 writers (one process, and 4 processes x 4). With -count above 1 it
-// uses the median of the runs, as tools/benchratio does.
+// strategy on the service model, the numbers stored a second against the
+// writers on one hot name, the library's beside its recipe's, and the
+// latency percentiles (p50, p99) of both; and, for the 16-writer rows (one
+// process, and 4 processes x 4), the numbers stored a second and the
+// numbers stored per write unit, recipe beside library. Each point or bar
+// is the median of a row's windows (every bucket depth and seed the bench
+// ran, and every run of -count), with a whisker from their least to their
+// most. Legends sit to the right of the data.
 //
 // It is a module of its own so that its plotting library never enters the
 // library's go.mod; it reads the text and imports nothing of dynamoseq.
@@ -60,13 +62,14 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-// key names one sub-benchmark on the model:
-// BenchmarkModel[Processes]/<kind>/<form>/<shape>/<side>.
+// key names one row on the model:
+// BenchmarkModel[Processes]/<kind>/<form>/<shape>[/burst=<depth>/seed=<n>]/<side>;
+// the windows of a row (its depths and seeds) share a key.
 type key struct {
 	kind, form, shape, side string
 }
 
-// result holds a sub-benchmark's metrics, every run's value of each.
+// result holds a row's metrics, every window's and run's value of each.
 type result map[string][]float64
 
 // line matches a result line: name-GOMAXPROCS, iterations, value/unit pairs.
@@ -83,10 +86,10 @@ func parse(r io.Reader) (map[key]result, error) {
 			continue
 		}
 		parts := strings.Split(m[1], "/")
-		if len(parts) != 5 {
+		if len(parts) != 5 && len(parts) != 7 {
 			continue
 		}
-		k := key{parts[1], parts[2], parts[3], parts[4]}
+		k := key{parts[1], parts[2], parts[3], parts[len(parts)-1]}
 		if results[k] == nil {
 			results[k] = result{}
 		}
@@ -102,7 +105,18 @@ func parse(r io.Reader) (map[key]result, error) {
 	return results, sc.Err()
 }
 
-// median of a metric's runs, and whether it was reported at all.
+// spread is the least and the most of a metric's values above 0 (a log
+// axis has no 0: a window that stored nothing shows in benchratio's
+// table, not on a chart); 0, 0 when there is none.
+func (r result) spread(unit string) (lo, hi float64) {
+	vs := slices.DeleteFunc(slices.Clone(r[unit]), func(v float64) bool { return !(v > 0) })
+	if len(vs) == 0 {
+		return 0, 0
+	}
+	return slices.Min(vs), slices.Max(vs)
+}
+
+// median of a metric's values, and whether it was reported at all.
 func (r result) median(unit string) (float64, bool) {
 	vs := slices.Clone(r[unit])
 	if len(vs) == 0 {

@@ -1,7 +1,9 @@
 // Command benchratio reads `go test -bench` output on standard input and
 // prints, first, the benchmarks on the service model (BenchmarkModel...,
-// model.go): each strategy's throughput, share of its ceiling, ratio to its
-// recipe, errors and latency beside its recipe's; then, for every other
+// model.go): each strategy's numbers stored a second and per write unit,
+// ratio to its recipe, share of its own ceiling, errors and latency beside
+// its recipe's, each as the median and the range of its windows (bucket
+// depths and seeds); then, for every other
 // benchmark that has a /baseline and a /dynamoseq sub-benchmark (on DynamoDB
 // Local), each metric of both side by side with their ratio (dynamoseq /
 // baseline). With -count above 1 it uses the median of the runs. `make

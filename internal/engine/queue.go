@@ -507,7 +507,10 @@ func (g *Group[K, S, Req, Res]) take(q *queue[S, Req, Res], leader *waiter[Req, 
 	i := 0
 	for ; i < len(q.waiting) && len(batch) < g.maxBatch; i++ {
 		w := q.waiting[i]
-		if err := w.ctx.Err(); err != nil {
+		// The leader's context was looked at above: it is taken even if
+		// it ended since, so that the batch is never empty (the run's
+		// context tells it the end; see mergedContext).
+		if err := w.ctx.Err(); err != nil && w != leader {
 			w.call.Err = w.leave(err)
 			w.status = done
 			w.signal()

@@ -31,7 +31,9 @@ type onceStrategy struct {
 }
 
 var onceStrategies = []onceStrategy{
-	{"SortKey", func(t *testing.T, c *dynamodb.Client) string { return dbtest.SortKeyTable(t, c, types.ScalarAttributeTypeN) },
+	{"SortKey", func(t *testing.T, c *dynamodb.Client) string {
+		return dbtest.SortKeyTable(t, c, types.ScalarAttributeTypeN)
+	},
 		func(t *testing.T, client dynamoseq.Client, table string, opts ...func(*dynamoseq.Table)) (onceAppender, dynamoseq.Sequencer) {
 			s, err := dynamoseq.NewSortKey(client, table, func(o *dynamoseq.SortKeyOptions) {
 				o.ResolveTimeout = 5 * time.Second
@@ -43,7 +45,9 @@ var onceStrategies = []onceStrategy{
 			require.NoError(t, err)
 			return s.AppendOnce, s
 		}},
-	{"Latest", func(t *testing.T, c *dynamodb.Client) string { return dbtest.SortKeyTable(t, c, types.ScalarAttributeTypeN) },
+	{"Latest", func(t *testing.T, c *dynamodb.Client) string {
+		return dbtest.SortKeyTable(t, c, types.ScalarAttributeTypeN)
+	},
 		func(t *testing.T, client dynamoseq.Client, table string, opts ...func(*dynamoseq.Table)) (onceAppender, dynamoseq.Sequencer) {
 			l, err := dynamoseq.NewLatest(client, table, func(o *dynamoseq.LatestOptions) {
 				o.ResolveTimeout = 5 * time.Second

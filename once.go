@@ -25,7 +25,7 @@ import (
 // ErrKeyReused; an empty key, or one too long for a partition key with the
 // name, ErrInvalidArgument, as does a SortKey with NoTransactions.
 //
-// Cost: the item and a key item of about 150 bytes in one
+// Cost: the item and a key item of about 200 bytes in one
 // TransactWriteItems (2 write units per KB of each, one round trip when
 // warm); a replay costs the same round trip and stores nothing. Errors
 // are Append's; a returned ErrUnknownOutcome is settled by calling again
@@ -123,7 +123,7 @@ func (k *idemKey) outcome(ctx context.Context, op, table, name string, n int64, 
 // NoTransactions (and GlobalTableMRSC) refuse it with ErrInvalidArgument:
 // the version and the key item must be stored together.
 //
-// Cost: Append's transaction with one more item of about 150 bytes (2
+// Cost: Append's transaction with one more item of about 200 bytes (2
 // write units), one round trip when warm; a replay costs the same round
 // trip and stores nothing. docs/idempotency.md has the design.
 func (l *Latest) AppendOnce(ctx context.Context, name, key string, item any) (n int64, replayed bool, err error) {
@@ -176,7 +176,7 @@ func (l *Latest) keyItemKey(pk string) map[string]types.AttributeValue {
 // one Region only).
 //
 // Cost: Next's UpdateItem, then a conditional PutItem of a key item of
-// about 150 bytes: two round trips and two write units. A replay costs the
+// about 200 bytes: two round trips and two write units. A replay costs the
 // same and leaves the number its UpdateItem took as a gap, which a Counter
 // allows. A returned ErrUnknownOutcome is settled by calling again with
 // the same key.

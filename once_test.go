@@ -124,6 +124,11 @@ func TestAppendOnce(t *testing.T) {
 			assert.Equal(t, int64(2), n, "a second key's number")
 			assert.False(t, replayed)
 
+			n, replayed, err = appendOnce(ctx, "inv", "k1", first)
+			require.NoError(t, err)
+			assert.Equal(t, int64(1), n, "a replay after another call")
+			assert.True(t, replayed, "a replay after another call")
+
 			n, replayed, err = appendOnce(ctx, "other", "k1", body("c"))
 			require.NoError(t, err)
 			assert.Equal(t, int64(1), n, "the same key on another sequence is another call")
@@ -285,6 +290,36 @@ func TestAppendOnceConcurrent(t *testing.T) {
 	}
 }
 
+// TestAppendOnceBigBatch: 150 callers with keys of their own at once, and
+// 150 calls without: batches of keyed calls fit a transaction (at most 50
+// calls with a key item each), and every caller gets its own number.
+func TestAppendOnceBigBatch(t *testing.T) {
+	t.Parallel()
+	for _, st := range onceStrategies[:2] {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			client := dbtest.Client(t)
+			appendOnce, seq := st.make(t, client, st.table(t, client))
+			keys := keysOf(150)
+			got := fanOut(t, 300, 1, func(g, _ int) (int64, error) {
+				if g%2 == 1 {
+					return seq.Next(context.Background(), "inv")
+				}
+				n, replayed, err := appendOnce(context.Background(), "inv", keys[g/2], body(keys[g/2]))
+				if err == nil && replayed {
+					err = fmt.Errorf("key %s replayed on its first call", keys[g/2])
+				}
+				return n, err
+			})
+			var all []int64
+			for _, ns := range got {
+				all = append(all, ns...)
+			}
+			requireExactly(t, all, 1, 300)
+		})
+	}
+}
+
 // TestAppendOnceLostAnswers: a third of the answers are lost below the
 // SDK (which sends again), and the library resends what the SDK gave up
 // on; callers left with ErrUnknownOutcome call again with their key. Each
@@ -340,7 +375,8 @@ func TestAppendOnceOnServiceModel(t *testing.T) {
 	})
 	told := checkAnswers(t, got, 16, true)
 	dynamoseqtest.CheckSequence(t, seq, "inv", "body", told)
-	t.Logf("model: %+v", srv.ModelStats())
+	m := srv.ModelStats()
+	t.Logf("model: %d requests, %.0f write units, %d throttled, %d conflicts", m.Requests, m.WriteUnits, m.Throttled, m.Conflicts)
 }
 
 // TestAppendOnceNoTransactions: without transactions the item and its key

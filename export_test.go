@@ -42,3 +42,6 @@ func BlockClock(now func() time.Time) func(*BlockOptions) {
 
 // SetKeyClock sets the clock of the idempotency keys' window.
 func SetKeyClock(t *Table, now func() time.Time) { t.clock = &keyClock{now: now} }
+
+// ContentHash is the hash a key item keeps of a call's content.
+var ContentHash = contentHash

@@ -187,7 +187,7 @@ func (e *keyHeldError) Error() string { return "dynamoseq: the idempotency key i
 
 // heldKeys sets a keyHeldError as the outcome of the calls of a write whose
 // key items came back with err, a KeyTaken refusal, and returns the others,
-// to write again.
+// to write again (none, the calls failed, when no call's key came back).
 func heldKeys(calls []*engine.Call[appendReq, int64], pkAttr string, err error) []*engine.Call[appendReq, int64] {
 	held := map[string]map[string]types.AttributeValue{}
 	for _, item := range engine.KeyItems(err) {
@@ -202,6 +202,12 @@ func heldKeys(calls []*engine.Call[appendReq, int64], pkAttr string, err error) 
 			continue
 		}
 		kept = append(kept, c)
+	}
+	if len(kept) == len(calls) {
+		// A key item that no call of the write holds: writing again would
+		// meet it again.
+		engine.Fail(calls, fmt.Errorf("%w: a key item came back that no call of the write holds: %w", ErrTableMismatch, err))
+		return nil
 	}
 	return kept
 }

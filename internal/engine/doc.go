@@ -19,10 +19,11 @@
 //     library's own handling of throttles (OwnBackpressure), and the brief
 //     form of the SDK's errors (BriefSDK).
 //   - verdict.go: the one decision on a write's answer (Decide: stored,
-//     unknown, throttled, conflict, lost race, refused item, other), read
-//     by the SDK's typed errors, error codes and cancellation reasons, never
-//     by message text; faults.go names the items a cancelled transaction
-//     refused.
+//     unknown, throttled, conflict, lost race, refused item, key taken,
+//     other), read by the SDK's typed errors, error codes and cancellation
+//     reasons, never by message text; faults.go names the items a cancelled
+//     transaction refused, keys.go the key items (KeyItems) that came back
+//     with a failed condition on an idempotency key.
 //
 // docs/architecture.md follows one call through these files.
 package engine

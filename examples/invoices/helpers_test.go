@@ -61,24 +61,36 @@ type fixture struct {
 	svc      *Service
 	http     *httptest.Server
 	audit    *syncBuffer
-	invoices string // the invoices' table
+	errors   *syncBuffer // the handlers' log of failed requests
+	invoices string      // the invoices' table
+
+	// faulty says that the client loses answers, so that Close may fail to
+	// hand back the audit numbers: they are lost then, as after a crash.
+	faulty bool
 }
 
 // newFixture serves a Service on client's tables of srv, with the clock
 // now, and closes both when the test ends.
 func newFixture(t *testing.T, srv *dynamoseqtest.Server, client dynamoseq.Client, now func() time.Time) *fixture {
 	t.Helper()
-	f := &fixture{audit: &syncBuffer{}, invoices: srv.NewTable(t, dynamoseq.SortKeyTable("invoices"))}
+	f := &fixture{audit: &syncBuffer{}, errors: &syncBuffer{}, invoices: srv.NewTable(t, dynamoseq.SortKeyTable("invoices"))}
 	svc, err := NewService(Config{
 		Client: client, Invoices: f.invoices, Counters: srv.NewTable(t, dynamoseq.CounterTable("counters")),
 		Since: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Audit: f.audit, Now: now,
 	})
 	require.NoError(t, err)
 	f.svc = svc
-	f.http = httptest.NewServer(svc.Handler(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	f.http = httptest.NewServer(svc.Handler(slog.New(slog.NewTextHandler(f.errors, nil))))
 	t.Cleanup(func() {
 		f.http.Close()
-		require.NoError(t, svc.Close(), "Service.Close")
+		if t.Failed() {
+			t.Logf("the handlers' log:\n%s", f.errors)
+		}
+		if err := svc.Close(); f.faulty {
+			t.Logf("Service.Close: %v", err)
+		} else {
+			require.NoError(t, err, "Service.Close")
+		}
 	})
 	return f
 }

@@ -126,8 +126,9 @@
 // sequence (the document, for Latest). Match the cause with errors.Is:
 // ErrNotFound, ErrContention, ErrThrottled, ErrExhausted,
 // ErrInvalidArgument (with an *OptionError for an option),
-// ErrTableNotFound, ErrTableMismatch, ErrClosed, ErrUnknownOutcome (a write
-// whose outcome is unknown: its *Error's Number may hold the item),
+// ErrTableNotFound, ErrTableMismatch, ErrClosed, ErrKeyReused (an
+// idempotency key sent again with other content), ErrUnknownOutcome (a
+// write whose outcome is unknown: its *Error's Number may hold the item),
 // context.Canceled, context.DeadlineExceeded; the SDK's typed errors are
 // reachable with errors.As.
 //
@@ -139,6 +140,18 @@
 // ErrTableNotFound and ErrTableMismatch that the request, or the setup, is
 // wrong (400, 404, 409, 500). RetryAfter's doc lists the errors of each
 // case.
+//
+// # Exactly once per request key
+//
+// SortKey.AppendOnce, Latest.AppendOnce, SortKeyIDMinter.AppendOnce,
+// Counter.NextOnce and IDMinter.NextOnce take a caller's key, such as an
+// HTTP request's Idempotency-Key: the same key on the same sequence within
+// Table.KeyWindow (default 24 hours) returns the first call's number with
+// replayed true and stores nothing, across retries, processes and
+// restarts; the same key with other content returns ErrKeyReused. A key
+// item in the same table holds the key, in the same transaction as the
+// item (after a Counter's update); calls without a key pay nothing new.
+// See docs/idempotency.md for the design and its costs.
 //
 // # Concurrency
 //

@@ -60,6 +60,12 @@ var (
 	// ErrClosed: the value was used after its Close method was called.
 	ErrClosed = errors.New("dynamoseq: closed")
 
+	// ErrKeyReused: an AppendOnce or NextOnce call passed an idempotency
+	// key that an earlier call on the same sequence used, within
+	// Table.KeyWindow, with other content (another item). Nothing was
+	// written; the key still names the first call's number.
+	ErrKeyReused = errors.New("dynamoseq: idempotency key reused with other content")
+
 	// ErrUnknownOutcome: a write was sent and its outcome could not be
 	// found out before the caller's context ended (also matched then), or,
 	// with the ResolveTimeout option, before that passed; or DynamoDB

@@ -39,3 +39,6 @@ func (f Format) ParseParts(id string, loc *time.Location) (IDParts, error) {
 func BlockClock(now func() time.Time) func(*BlockOptions) {
 	return func(o *BlockOptions) { o.now = now }
 }
+
+// SetKeyClock sets the clock of the idempotency keys' window.
+func SetKeyClock(t *Table, now func() time.Time) { t.clock = &keyClock{now: now} }

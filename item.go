@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -172,6 +173,8 @@ func partitionValue(prefix, name string) (string, error) {
 		return "", invalidf("empty name")
 	case !utf8.ValidString(name):
 		return "", invalidf("name is not valid UTF-8")
+	case strings.Contains(name, keySeparator):
+		return "", invalidf("name holds the byte 0x1f, which the library reserves for idempotency keys")
 	case len(prefix)+len(name) > maxKeyBytes:
 		return "", invalidf("key prefix and name are %d bytes, DynamoDB's limit for a partition key is %d", len(prefix)+len(name), maxKeyBytes)
 	}
@@ -184,6 +187,7 @@ type appendReq struct {
 	attrs map[string]types.AttributeValue // the item without its keys; the run adds them
 	size  int                             // the item's size in bytes, keys included
 	races int                             // races lost so far (see engine.RaceLost)
+	key   *idemKey                        // the caller's idempotency key (AppendOnce); nil for none
 	// waitingSince is when DynamoDB first refused the call's write for
 	// want of capacity or for a conflict (see waitForCapacity); zero if
 	// it never did.

@@ -192,7 +192,7 @@ func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch [
 		l.appendEach(ctx, base, hint, batch)
 		return
 	}
-	engine.RunBatches(batch, latestMaxBatch, true, l.stats.batch, func(calls []*engine.Call[appendReq, int64]) { l.write(ctx, base, hint, calls) })
+	keyedBatches(batch, latestMaxBatch, true, l.stats.batch, func(calls []*engine.Call[appendReq, int64]) { l.write(ctx, base, hint, calls) })
 }
 
 // write appends the versions of calls in one transaction and sets the
@@ -233,6 +233,12 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 	case engine.LostRace:
 		hint.known = false
 		l.lostRace(ctx, hint, calls, start, err)
+	case engine.KeyTaken:
+		// Nothing was written: the hint still holds. The calls whose key
+		// another call holds leave; the others are written again.
+		if rest := heldKeys(calls, l.opts.PartitionKey, err); len(rest) > 0 {
+			l.write(ctx, base, hint, rest)
+		}
 	case engine.RefusedItem:
 		hint.known = false
 		if len(calls) > 1 {
@@ -334,8 +340,14 @@ func (l *Latest) transaction(base string, prev int64, calls []*engine.Call[appen
 		latest.ExpressionAttributeValues = map[string]types.AttributeValue{":prev": number(prev)}
 	}
 	// 'latest' goes first, so that its cancellation reason (and the item
-	// returned with it) is the first one write looks at.
+	// returned with it) is the first one write looks at; the key items of
+	// the calls with an idempotency key go last.
 	items[0] = types.TransactWriteItem{Put: latest}
+	for i, c := range calls {
+		if k := c.Req.key; k != nil {
+			items = append(items, types.TransactWriteItem{Put: k.put(l.table, o.PartitionKey, l.keyItemKey(k.pk), prev+1+int64(i), token)})
+		}
+	}
 	return &dynamodb.TransactWriteItemsInput{
 		TransactItems:      items,
 		ClientRequestToken: aws.String(token),

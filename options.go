@@ -2,6 +2,7 @@ package dynamoseq
 
 import (
 	"math"
+	"strings"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -49,6 +50,9 @@ const (
 	defaultLatestKeyFormat  = "%s#latest" // LayoutPartitionKey.LatestKeyFormat
 
 	defaultRetention = 7 * 24 * time.Hour // IDMinterOptions.TTLRetention
+
+	defaultKeyWindow       = 24 * time.Hour // Table.KeyWindow
+	defaultKeyTTLAttribute = "expires"      // Table.KeyTTLAttribute
 )
 
 // Table describes a strategy's table: where its items are in it, and what
@@ -71,10 +75,34 @@ type Table struct {
 	// gap-free numbering needs one writer per sequence
 	// (docs/global-tables.md).
 	GlobalTable GlobalTableMode
+
+	// KeyWindow is how long an idempotency key (AppendOnce, NextOnce)
+	// names its first call's number: a call with the key within the
+	// window replays it, one after it is a new call. Default 24 hours.
+	KeyWindow time.Duration
+
+	// KeyTTLAttribute is the Number attribute in which a key item holds
+	// the end of its window (Unix epoch seconds). Make it the table's TTL
+	// attribute, and DynamoDB deletes the key items whose window ended;
+	// the window holds without TTL too (docs/idempotency.md). Default
+	// "expires".
+	KeyTTLAttribute string
+
+	clock *keyClock // the key items' clock: nil for time.Now, or a test's (a pointer keeps Table comparable)
 }
 
 func (k *Table) resolve() error {
 	setDefault(&k.PartitionKey, defaultPartitionKey)
+	setDefault(&k.KeyWindow, defaultKeyWindow)
+	setDefault(&k.KeyTTLAttribute, defaultKeyTTLAttribute)
+	switch {
+	case k.KeyWindow < 0:
+		return optionErrorf("KeyWindow", k.KeyWindow, "want a positive duration (0 means the default)")
+	case k.KeyTTLAttribute == k.PartitionKey:
+		return optionErrorf("KeyTTLAttribute", k.KeyTTLAttribute, "the partition key's name too").with("PartitionKey", k.PartitionKey)
+	case strings.HasPrefix(k.KeyTTLAttribute, keyAttrPrefix):
+		return optionErrorf("KeyTTLAttribute", k.KeyTTLAttribute, "an attribute the key items hold already (those starting %q)", keyAttrPrefix)
+	}
 	if len(k.KeyPrefix) > maxKeyBytes-1 {
 		return optionErrorf("KeyPrefix", k.KeyPrefix, "%d bytes long, want at most %d (DynamoDB's limit for a partition key, less a byte of name)", len(k.KeyPrefix), maxKeyBytes-1)
 	}

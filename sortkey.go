@@ -200,7 +200,7 @@ func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyC
 		s.writeEach(ctx, pk, h, batch)
 		return
 	}
-	engine.RunBatches(batch, engine.MaxTransactItems, false, s.stats.batch, func(calls []*sortKeyCall) { s.write(ctx, pk, h, calls) })
+	keyedBatches(batch, engine.MaxTransactItems, false, s.stats.batch, func(calls []*sortKeyCall) { s.write(ctx, pk, h, calls) })
 }
 
 // write stores the items of calls at the numbers that follow the last one
@@ -248,6 +248,10 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			h.known = false
 			s.lostRace(ctx, h, calls, start, warm, races, err)
 			return
+		case engine.KeyTaken:
+			// Nothing was written: the hint still holds. The calls whose
+			// key another call holds leave; the others are written again.
+			calls = heldKeys(calls, s.opts.PartitionKey, err)
 		default: // engine.RefusedItem, engine.Other
 			h.known = false
 			calls = s.settleRefused(ctx, pk, h, calls, first, err)
@@ -323,14 +327,18 @@ func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls [
 	// naming the item DynamoDB gave.
 	refused := make(map[int]bool, len(faults))
 	for _, f := range faults {
-		what := fmt.Sprintf("item %d of %d in the transaction (number %d)", f.Index+1, len(calls), first+int64(f.Index))
+		i := keyedIndex(calls, f.Index)
+		what := fmt.Sprintf("item %d of %d in the transaction (number %d)", f.Index+1, len(calls), first+int64(i))
+		if i != f.Index {
+			what = fmt.Sprintf("item %d in the transaction (the key item of number %d)", f.Index+1, first+int64(i))
+		}
 		if !f.Invalid {
 			engine.Fail(calls, fmt.Errorf("transaction cancelled because of %s: %s: %s: %w", what, f.Code, f.Message, err))
 			return nil
 		}
-		if f.Index < len(calls) {
-			refused[f.Index] = true
-			calls[f.Index].Err = fmt.Errorf("%w: DynamoDB refused %s: %s: %s: %w", ErrInvalidArgument, what, f.Code, f.Message, err)
+		if i >= 0 && i < len(calls) {
+			refused[i] = true
+			calls[i].Err = fmt.Errorf("%w: DynamoDB refused %s: %s: %s: %w", ErrInvalidArgument, what, f.Code, f.Message, err)
 		}
 	}
 	var kept []*sortKeyCall
@@ -344,7 +352,8 @@ func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls [
 
 // put writes the items of calls at first, first+1...: one PutItem for a
 // single call (one write unit per KB), one TransactWriteItems for several
-// (two per KB). Every item carries a new write token, and every Put is
+// (two per KB), or for one with an idempotency key, whose key item follows
+// the numbered items. Every item carries a new write token, and every Put is
 // conditioned on its number being free or holding that token, so that an
 // attempt of this request that was applied already makes the others
 // succeed, and one that lands late changes nothing. The token also names
@@ -362,7 +371,7 @@ func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sort
 		attrs[s.opts.TokenAttribute] = tok
 		return attrs
 	}
-	if len(calls) == 1 {
+	if len(calls) == 1 && calls[0].Req.key == nil {
 		in := &dynamodb.PutItemInput{
 			TableName:                 aws.String(s.table),
 			Item:                      item(0),
@@ -387,6 +396,12 @@ func (s *SortKey) put(ctx context.Context, pk string, first int64, calls []*sort
 			ExpressionAttributeValues:           values,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}})
+	}
+	for i, c := range calls { // the key items follow the numbered items (see keyedIndex)
+		if k := c.Req.key; k != nil {
+			key := map[string]types.AttributeValue{s.opts.PartitionKey: &types.AttributeValueMemberS{Value: k.pk}, s.opts.SortKey: s.codec.key(0)}
+			actions = append(actions, types.TransactWriteItem{Put: k.put(s.table, s.opts.PartitionKey, key, first+int64(i), tok.Value)})
+		}
 	}
 	in := &dynamodb.TransactWriteItemsInput{TransactItems: actions, ClientRequestToken: aws.String(token)}
 	return s.resolver.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {

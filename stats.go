@@ -19,7 +19,7 @@ import (
 type Stats struct {
 	Calls      int64         // calls that mint: Next, NextN, Current, AdvanceTo (Counter, with the reservations of Blocks and IDMinters), Next (Block), Next and Append (SortKey, Latest)
 	Numbers    int64         // numbers handed out: 1 per Next or Append, n per NextN
-	Errors     ErrorStats    // failed calls, by kind
+	Errors     int64         // calls that returned an error (the caller sees each error itself)
 	RoundTrips int64         // requests sent to DynamoDB (a Block's: its leases and the hand-backs of Close); the SDK's own retries of one request count once
 	Resends    int64         // requests sent again to settle an unknown outcome (a lost answer, a timeout, a server error)
 	LostRaces  int64         // SortKey, Latest: writes refused because another writer had written the number first
@@ -41,7 +41,7 @@ type counterFigures struct {
 
 // stats is the Stats of f.
 func (f counterFigures) stats() Stats {
-	st := Stats{Calls: f.Calls, Numbers: f.Numbers, Errors: f.Errors.stats(), RoundTrips: f.RoundTrips, Resends: f.Resends}
+	st := Stats{Calls: f.Calls, Numbers: f.Numbers, Errors: f.Errors.Total(), RoundTrips: f.RoundTrips, Resends: f.Resends}
 	f.capacityFigures.into(&st)
 	return st
 }
@@ -87,7 +87,7 @@ type blockFigures struct {
 
 // stats is the Stats of f.
 func (f blockFigures) stats() Stats {
-	return Stats{Calls: f.Calls, Numbers: f.Numbers, Errors: f.Errors.stats(), RoundTrips: f.RoundTrips, WaitTime: f.WaitTime}
+	return Stats{Calls: f.Calls, Numbers: f.Numbers, Errors: f.Errors.Total(), RoundTrips: f.RoundTrips, WaitTime: f.WaitTime}
 }
 
 // appendFigures are the figures in full that SortKey and Latest share:
@@ -121,22 +121,9 @@ type appendFigures struct {
 
 // stats is the Stats of f.
 func (f appendFigures) stats() Stats {
-	st := Stats{Calls: f.Calls, Numbers: f.Numbers, Errors: f.Errors.stats(), RoundTrips: f.RoundTrips, Resends: f.Resends, LostRaces: f.LostRaces}
+	st := Stats{Calls: f.Calls, Numbers: f.Numbers, Errors: f.Errors.Total(), RoundTrips: f.RoundTrips, Resends: f.Resends, LostRaces: f.LostRaces}
 	f.capacityFigures.into(&st)
 	return st
-}
-
-// ErrorStats counts failed calls by the kind of error they returned, as
-// errors.Is tells them apart.
-type ErrorStats struct {
-	Exhausted      int64 // ErrExhausted
-	UnknownOutcome int64 // ErrUnknownOutcome: the write may or may not have been applied
-	Throttled      int64 // ErrThrottled: still throttled when the caller's context ended, or after MaxWait
-	Contention     int64 // ErrContention
-	NotFound       int64 // ErrNotFound
-	Invalid        int64 // ErrInvalidArgument, ErrTableNotFound, ErrTableMismatch, ErrClosed: a code or deployment error; nothing was written
-	Canceled       int64 // the caller's context ended: context.Canceled or context.DeadlineExceeded
-	Other          int64 // anything else, such as the SDK's error after its retries (a network error)
 }
 
 // errorFigures are the failed calls by kind in full, for the tests.
@@ -151,16 +138,7 @@ func (e errorFigures) Total() int64 {
 		e.InvalidArgument + e.Closed + e.Canceled + e.Other
 }
 
-// stats is the ErrorStats of e.
-func (e errorFigures) stats() ErrorStats {
-	return ErrorStats{
-		Exhausted: e.Exhausted, UnknownOutcome: e.UnknownOutcome, Throttled: e.Throttled, Contention: e.Contention,
-		NotFound: e.NotFound, Invalid: e.InvalidArgument + e.TableNotFound + e.TableMismatch + e.Closed,
-		Canceled: e.Canceled, Other: e.Other,
-	}
-}
-
-// errorCounts is the live form of ErrorStats, updated with atomics; every
+// errorCounts is the live form of errorFigures, updated with atomics; every
 // strategy counts its failed calls with it.
 type errorCounts struct {
 	exhausted, unknownOutcome, throttled, contention, notFound, tableNotFound, tableMismatch,

@@ -141,7 +141,7 @@ func (r *benchResult) text() string {
 		}
 	}
 	if r.Stats != nil {
-		fmt.Fprintf(&b, "\nthe library's Stats() for the whole run, warm-up included (Errors.Canceled: calls cut off\nwhen a round ended):\n")
+		fmt.Fprintf(&b, "\nthe library's Stats() for the whole run, warm-up included (Errors includes the calls\ncut off when a round ended):\n")
 		for _, line := range statsLines("", reflect.ValueOf(r.Stats)) {
 			fmt.Fprintf(&b, "  %s\n", line)
 		}
@@ -153,7 +153,7 @@ func (r *benchResult) text() string {
 }
 
 // statsLines writes the non-zero fields of a Stats struct, one a line, the
-// fields of an inner struct (Errors) under its name: "Errors.Contention 3",
+// fields of an inner struct under its name ("Inner.Field 3"),
 // those of an embedded one as its own.
 func statsLines(prefix string, v reflect.Value) []string {
 	var lines []string

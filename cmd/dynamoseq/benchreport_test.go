@@ -10,16 +10,16 @@ import (
 	"github.com/dynamoseq/dynamoseq"
 )
 
-// TestStatsLines: the non-zero figures, an inner struct's under its name.
+// TestStatsLines: the non-zero figures, one a line.
 func TestStatsLines(t *testing.T) {
 	st := dynamoseq.Stats{
-		Calls: 3, Numbers: 2, Errors: dynamoseq.ErrorStats{Contention: 1}, LostRaces: 4,
+		Calls: 3, Numbers: 2, Errors: 1, LostRaces: 4,
 		Resends: 1,
 	}
 	assert.Equal(t, []string{
 		"Calls            3",
 		"Numbers          2",
-		"Errors.Contention 1",
+		"Errors           1",
 		"Resends          1",
 		"LostRaces        4",
 	}, statsLines("", reflect.ValueOf(st)))

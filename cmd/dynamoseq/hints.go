@@ -204,7 +204,7 @@ func (e *env) sampleNames(ctx context.Context, kind string) (names []string, mor
 	pkName := or(e.partitionKey, defaultPartitionKey)
 	for _, item := range out.Items {
 		pk, _ := item[pkName].(*types.AttributeValueMemberS)
-		if pk == nil || !strings.HasPrefix(pk.Value, e.keyPrefix) {
+		if pk == nil || !strings.HasPrefix(pk.Value, e.keyPrefix) || isKeyItem(pk.Value) {
 			continue
 		}
 		name, ok := e.nameOf(kind, strings.TrimPrefix(pk.Value, e.keyPrefix))

@@ -34,7 +34,7 @@ type surveyor struct {
 // add reads one item of the Scan.
 func (s *surveyor) add(item map[string]types.AttributeValue) {
 	pk, _ := item[s.pk].(*types.AttributeValueMemberS)
-	if pk == nil || !strings.HasPrefix(pk.Value, s.keyPrefix) {
+	if pk == nil || !strings.HasPrefix(pk.Value, s.keyPrefix) || isKeyItem(pk.Value) {
 		return
 	}
 	name := strings.TrimPrefix(pk.Value, s.keyPrefix)
@@ -98,6 +98,16 @@ func (s *surveyor) sequences() []listed {
 	})
 	return out
 }
+
+// keySeparator is the byte that the library puts between a sequence's
+// name and an idempotency key in the partition key of a key item
+// (AppendOnce, NextOnce; docs/idempotency.md), and that no sequence name
+// holds.
+const keySeparator = "\x1f"
+
+// isKeyItem reports whether a partition key value is a key item's, which
+// list and the hints leave out: it names no sequence.
+func isKeyItem(pk string) bool { return strings.Contains(pk, keySeparator) }
 
 // number reads a whole number from a Number attribute, or from a String
 // of digits (a String sort key, zero-padded).

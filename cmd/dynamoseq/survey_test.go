@@ -39,6 +39,15 @@ func TestSurveyor(t *testing.T) {
 			{"pk": s("SEQ#orders"), "sk": s("PROFILE")},
 			{"pk": s("USER#1"), "sk": s("0000000001")},
 		}, []listed{{"orders", kindCounter, 4}, {"orders", kindSortKey, 12}}},
+		{"idempotency key items are no sequences", surveyor{pk: "pk", sk: "sk"}, []item{
+			{"pk": s("inv"), "sk": n("1")},
+			{"pk": s("inv\x1freq-1"), "sk": n("0"), "dynamoseq_n": n("1"), "expires": n("1800000000")},
+			{"pk": s("inv\x1freq-2"), "sk": n("3"), "version": n("3"), "value": n("3")}, // even one that looks like a sequence's
+		}, []listed{{"inv", kindSortKey, 1}}},
+		{"a counter's key items", surveyor{pk: "pk"}, []item{
+			{"pk": s("orders"), "value": n("7")},
+			{"pk": s("orders\x1freq-1"), "value": n("7"), "version": n("1")},
+		}, []listed{{"orders", kindCounter, 7}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sv := tc.sv

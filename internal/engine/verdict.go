@@ -39,6 +39,12 @@ const (
 	// request would be refused again. In a transaction, the reasons name
 	// the items at fault when DynamoDB says (Refused).
 	RefusedItem
+	// KeyTaken: the condition on a caller's key item failed (an item that
+	// holds KeyAttribute, returned with the refusal): another call with
+	// the same idempotency key stored its number first, within its
+	// window. Nothing was written; the calls whose key is taken leave the
+	// write (KeyItems tells which), and the others may be written again.
+	KeyTaken
 	// Other: any other error (a missing table, a full item collection, a
 	// denied access, parameters the SDK refuses, a context that ended
 	// before the write was sent, DynamoDB unreachable before it was sent):
@@ -60,6 +66,8 @@ func (v Verdict) String() string {
 		return "lost race"
 	case RefusedItem:
 		return "refused item"
+	case KeyTaken:
+		return "key taken"
 	}
 	return "other"
 }
@@ -75,6 +83,8 @@ func (v Verdict) String() string {
 //	  (or ValidationException) reason, or a
 //	  ValidationException                          RefusedItem
 //	ReplicatedWriteConflictException               LostRace
+//	a failed condition returned a key item
+//	  (KeyItems)                                   KeyTaken
 //	Classify: ConditionFailed               LostRace
 //	Classify: Throttled                     Throttled
 //	Classify: Conflict                      Conflict
@@ -95,6 +105,8 @@ func Decide(err, unknown error) Verdict {
 		return RefusedItem
 	case ReplicatedConflict(err):
 		return LostRace
+	case len(KeyItems(err)) > 0:
+		return KeyTaken
 	}
 	switch Classify(err) {
 	case ConditionFailed:

@@ -24,12 +24,13 @@ var errUnknown = errors.New("outcome unknown")
 
 // tce is a cancelled transaction with one reason per code: "" for a reason
 // without a code, a code followed by "+item" for a failed condition that
-// returned its item.
+// returned its item, "+key+item" for one that returned a key item.
 func tce(codes ...string) error {
 	var reasons []types.CancellationReason
 	for _, c := range codes {
 		var r types.CancellationReason
 		code, withItem := strings.CutSuffix(c, "+item")
+		code, withKey := strings.CutSuffix(code, "+key")
 		if code != "" {
 			r.Code = aws.String(code)
 			r.Message = aws.String("reason " + code)
@@ -37,9 +38,17 @@ func tce(codes ...string) error {
 		if withItem {
 			r.Item = map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}}
 		}
+		if withKey {
+			r.Item = keyItem()
+		}
 		reasons = append(reasons, r)
 	}
 	return &types.TransactionCanceledException{Message: aws.String("cancelled"), CancellationReasons: reasons}
+}
+
+// keyItem is a key item as a failed condition returns it.
+func keyItem() map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a\x1fk"}, engine.KeyAttribute: &types.AttributeValueMemberS{Value: "h"}}
 }
 
 func api(code string, fault smithy.ErrorFault) error {
@@ -97,6 +106,12 @@ func TestDecideTyped(t *testing.T) {
 		{"cancelled: full item collection", tce("None", "ItemCollectionSizeLimitExceeded"), engine.Other},
 		{"cancelled: full item collection beside a validation", tce("ItemCollectionSizeLimitExceeded", "ValidationError"), engine.RefusedItem},
 		{"cancelled: unknown code", tce("SomethingNew", "ConditionalCheckFailed+item"), engine.Other},
+		{"condition failed with a key item", &types.ConditionalCheckFailedException{Item: keyItem()}, engine.KeyTaken},
+		{"cancelled: key taken", tce("None", "ConditionalCheckFailed+key+item"), engine.KeyTaken},
+		{"cancelled: key taken beside a lost race", tce("ConditionalCheckFailed+item", "ConditionalCheckFailed+key+item"), engine.KeyTaken},
+		{"cancelled: key taken beside a conflict", tce("TransactionConflict", "ConditionalCheckFailed+key+item"), engine.KeyTaken},
+		{"cancelled: key taken beside a validation", tce("ValidationError", "ConditionalCheckFailed+key+item"), engine.RefusedItem},
+		{"cancelled: key taken, unknown outcome", fmt.Errorf("%w: resent: %w", errUnknown, tce("ConditionalCheckFailed+key+item")), engine.Unknown},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -133,6 +148,8 @@ func TestDecideWrapped(t *testing.T) {
 		{&types.ReplicatedWriteConflictException{}, engine.LostRace},
 		{tce("None", "ValidationError"), engine.RefusedItem},
 		{tce("ConditionalCheckFailed+item", "TransactionConflict"), engine.LostRace},
+		{tce("None", "ConditionalCheckFailed+key+item"), engine.KeyTaken},
+		{&types.ConditionalCheckFailedException{Item: keyItem()}, engine.KeyTaken},
 		{api("ValidationException", smithy.FaultClient), engine.RefusedItem},
 		{errUnknown, engine.Unknown},
 		{fmt.Errorf("%w: resent 3 times: %w", errUnknown, &types.ThrottlingException{}), engine.Unknown},

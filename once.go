@@ -1,0 +1,314 @@
+package dynamoseq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamoseq/dynamoseq/internal/engine"
+)
+
+// The calls with an idempotency key: AppendOnce (SortKey, Latest,
+// SortKeyIDMinter) and NextOnce (Counter, IDMinter). keys.go holds the key
+// item; docs/idempotency.md the design and its costs.
+
+// AppendOnce is Append with an idempotency key, such as an HTTP request's
+// Idempotency-Key: the first call with key on the sequence name stores item
+// and returns its number; a call with the same key and the same content
+// (the item's attributes, in any order) within Table.KeyWindow stores
+// nothing and returns that number with replayed true, across retries,
+// processes and restarts. The same key with other content returns
+// ErrKeyReused; an empty key, or one too long for a partition key with the
+// name, ErrInvalidArgument, as does a SortKey with NoTransactions.
+//
+// Cost: the item and a key item of about 200 bytes in one
+// TransactWriteItems (2 write units per KB of each, one round trip when
+// warm); a replay costs the same round trip and stores nothing. Errors
+// are Append's; a returned ErrUnknownOutcome is settled by calling again
+// with the same key.
+func (s *SortKey) AppendOnce(ctx context.Context, name, key string, item any) (n int64, replayed bool, err error) {
+	rec, err := s.appendOnce(ctx, "SortKey.AppendOnce", name, onceArgs{key: key, scope: name}, item)
+	return rec.n, rec.replayed, err
+}
+
+// onceArgs is an idempotency key as a call passes it to the write path.
+type onceArgs struct {
+	key     string
+	scope   string // the name, or an IDMinter's name+idScope
+	at      int64  // an IDMinter's instant, Unix nanoseconds; 0 for none
+	content map[string]types.AttributeValue
+	hashed  bool // content is what is hashed (an IDMinter's item before its TTL); else the item's attributes
+}
+
+// minted is how many numbers a call that returned rec handed out: a replay
+// hands out none.
+func minted(rec keyRecord) int64 {
+	if rec.replayed {
+		return 0
+	}
+	return 1
+}
+
+// appendOnce is AppendOnce for the operation op, with the key a.
+func (s *SortKey) appendOnce(ctx context.Context, op, name string, a onceArgs, item any) (rec keyRecord, err error) {
+	defer func() { s.stats.record(minted(rec), err) }()
+	fail := func(err error) (keyRecord, error) {
+		return keyRecord{}, &Error{Op: op, Table: s.table, Sequence: name, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	if s.single {
+		return fail(invalidf("an idempotency key needs transactions (the item and its key item are stored together), and this SortKey writes without them (NoTransactions, or GlobalTableMRSC)"))
+	}
+	pk, err := partitionValue(s.opts.KeyPrefix, name)
+	if err != nil {
+		return fail(err)
+	}
+	keyBytes := len(s.opts.PartitionKey) + len(pk) + len(s.opts.SortKey) + attributeSize(s.hi) + len(s.opts.TokenAttribute) + engine.TokenBytes
+	attrs, size, err := marshalItem(item, keyBytes, s.owned()...)
+	if err != nil {
+		return fail(err)
+	}
+	k, err := a.idemKey(&s.opts.Table, name, attrs)
+	if err != nil {
+		return fail(err)
+	}
+	size += keyBytes + k.bytes(s.opts.PartitionKey) + len(s.opts.SortKey) + attributeSize(s.hi)
+	n, err := s.calls.Do(ctx, pk, appendReq{attrs: attrs, size: size, key: k}, s.run)
+	return k.outcome(ctx, op, s.table, name, n, err)
+}
+
+// idemKey is the key of a call on the sequence seq whose item's attributes
+// are attrs.
+func (a onceArgs) idemKey(t *Table, seq string, attrs map[string]types.AttributeValue) (*idemKey, error) {
+	content := attrs
+	if a.hashed {
+		content = a.content
+	}
+	k, err := newIdemKey(t, a.scope, seq, a.key, content)
+	if err != nil {
+		return nil, err
+	}
+	k.at = a.at
+	return k, nil
+}
+
+// outcome is the result of a keyed Append whose write returned n and err:
+// the number stored, the first call's when the key was held (a replay), or
+// the error.
+func (k *idemKey) outcome(ctx context.Context, op, table, name string, n int64, err error) (keyRecord, error) {
+	var held *keyHeldError
+	if errors.As(err, &held) {
+		rec, err := k.settle(held.item, "")
+		if err != nil {
+			return keyRecord{}, &Error{Op: op, Table: table, Sequence: name, Err: err}
+		}
+		return rec, nil
+	}
+	if err != nil {
+		return keyRecord{}, callError(ctx, op, table, name, n, err)
+	}
+	return keyRecord{n: n, seq: k.seq, at: k.at}, nil
+}
+
+// AppendOnce is Append with an idempotency key, as SortKey.AppendOnce:
+// the same key and content on the document name within Table.KeyWindow
+// returns the first call's version with replayed true, stores nothing new
+// and leaves 'latest' where it is; other content returns ErrKeyReused.
+// NoTransactions (and GlobalTableMRSC) refuse it with ErrInvalidArgument:
+// the version and the key item must be stored together.
+//
+// Cost: Append's transaction with one more item of about 200 bytes (2
+// write units), one round trip when warm; a replay costs the same round
+// trip and stores nothing. docs/idempotency.md has the design.
+func (l *Latest) AppendOnce(ctx context.Context, name, key string, item any) (n int64, replayed bool, err error) {
+	rec, err := l.appendOnce(ctx, "Latest.AppendOnce", name, onceArgs{key: key, scope: name}, item)
+	return rec.n, rec.replayed, err
+}
+
+func (l *Latest) appendOnce(ctx context.Context, op, name string, a onceArgs, item any) (rec keyRecord, err error) {
+	defer func() { l.stats.record(minted(rec), err) }()
+	fail := func(err error) (keyRecord, error) {
+		return keyRecord{}, &Error{Op: op, Table: l.table, Sequence: name, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	if l.single {
+		return fail(invalidf("an idempotency key needs transactions (the version and its key item are stored together), and this Latest writes without them (NoTransactions, or GlobalTableMRSC)"))
+	}
+	base, err := l.base(name)
+	if err != nil {
+		return fail(err)
+	}
+	attrs, size, err := marshalItem(item, l.overhead+l.layout.keyBytes(base), l.reserved...)
+	if err != nil {
+		return fail(err)
+	}
+	k, err := a.idemKey(&l.opts.Table, name, attrs)
+	if err != nil {
+		return fail(err)
+	}
+	size += l.overhead + l.layout.keyBytes(base) + k.bytes(l.opts.PartitionKey) + l.layout.extraKeyBytes()
+	v, err := l.group.Do(ctx, base, appendReq{attrs: attrs, size: size, key: k}, l.run)
+	return k.outcome(ctx, op, l.table, name, v, err)
+}
+
+// keyItemKey is the key of the key item whose partition key value is pk:
+// in the sort key layout at sort key 0, as a 'latest' item.
+func (l *Latest) keyItemKey(pk string) map[string]types.AttributeValue {
+	key := l.layout.latestKey(pk)
+	key[l.opts.PartitionKey] = &types.AttributeValueMemberS{Value: pk}
+	return key
+}
+
+// NextOnce is Next with an idempotency key, such as an HTTP request's
+// Idempotency-Key: the first call with key on the sequence name returns a
+// new number; a call with the same key within Table.KeyWindow returns that
+// number with replayed true, across retries, processes and restarts. An
+// empty key, or one too long for a partition key with the name, returns
+// ErrInvalidArgument, as does GlobalTableMREC (a key's condition holds in
+// one Region only).
+//
+// Cost: Next's UpdateItem, then a conditional PutItem of a key item of
+// about 200 bytes: two round trips and two write units. A replay costs the
+// same and leaves the number its UpdateItem took as a gap, which a Counter
+// allows. A returned ErrUnknownOutcome is settled by calling again with
+// the same key.
+func (c *Counter) NextOnce(ctx context.Context, name, key string) (n int64, replayed bool, err error) {
+	rec, err := c.nextOnce(ctx, "Counter.NextOnce", name, onceArgs{key: key, scope: name}, func(ctx context.Context) (int64, error) {
+		return c.reserve(ctx, "Counter.NextOnce", name, 1, nil)
+	})
+	return rec.n, rec.replayed, err
+}
+
+// nextOnce takes a number with next for the sequence name, then stores the
+// key a, or returns the number it holds.
+func (c *Counter) nextOnce(ctx context.Context, op, name string, a onceArgs, next func(context.Context) (int64, error)) (keyRecord, error) {
+	fail := func(err error) (keyRecord, error) {
+		return keyRecord{}, &Error{Op: op, Table: c.table, Sequence: name, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	if c.opts.GlobalTable == GlobalTableMREC {
+		return fail(invalidf("an idempotency key needs a condition that holds across Regions, which GlobalTableMREC does not give"))
+	}
+	if _, err := c.key(name); err != nil {
+		return fail(err)
+	}
+	k, err := a.idemKey(&c.opts.Table, name, nil)
+	if err != nil {
+		return fail(err)
+	}
+	n, err := next(ctx)
+	if err != nil {
+		return keyRecord{}, err // an *Error already
+	}
+	rec, err := c.putKey(ctx, k, n)
+	if err != nil {
+		e := &Error{Op: op, Table: c.table, Sequence: name, Err: err}
+		if errors.Is(err, ErrUnknownOutcome) {
+			e.Number = n
+		}
+		return keyRecord{}, e
+	}
+	return rec, nil
+}
+
+// putKey stores the key item of k naming n with a conditional PutItem, or
+// returns the number of the call that holds the key.
+func (c *Counter) putKey(ctx context.Context, k *idemKey, n int64) (keyRecord, error) {
+	token := engine.RequestToken()
+	p := k.put(c.table, c.opts.PartitionKey, c.itemKey(k.pk), n, token)
+	in := &dynamodb.PutItemInput{
+		TableName:                           p.TableName,
+		Item:                                p.Item,
+		ConditionExpression:                 p.ConditionExpression,
+		ExpressionAttributeNames:            p.ExpressionAttributeNames,
+		ExpressionAttributeValues:           p.ExpressionAttributeValues,
+		ReturnValuesOnConditionCheckFailure: p.ReturnValuesOnConditionCheckFailure,
+	}
+	err := c.resolver.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+		return c.patience.do(ctx, func() error {
+			_, err := c.client.PutItem(ctx, in, optFn)
+			return err
+		})
+	})
+	switch engine.Decide(err, ErrUnknownOutcome) {
+	case engine.Stored:
+		return keyRecord{n: n, seq: k.seq, at: k.at}, nil
+	case engine.KeyTaken:
+		return k.settle(engine.KeyItems(err)[0], token)
+	case engine.Unknown:
+		return keyRecord{}, fmt.Errorf("%w (number %d was taken; if the key item was stored, a call with the same key returns it)", err, n)
+	}
+	return keyRecord{}, classify(err)
+}
+
+// AppendOnce is Append with an idempotency key, as SortKey.AppendOnce: the
+// first call with key on the sequence name stores item under a new ID; a
+// call with the same key and item within the SortKey's Table.KeyWindow
+// returns that ID with replayed true, even from another period (a retry
+// after midnight names the first call's ID), and stores nothing. The item
+// is compared without the TTL attribute. Other content returns
+// ErrKeyReused. Cost: SortKey.AppendOnce's.
+func (m *SortKeyIDMinter) AppendOnce(ctx context.Context, name, key string, item any) (id string, replayed bool, err error) {
+	const op = "SortKeyIDMinter.AppendOnce"
+	t := m.now().In(m.loc)
+	seq, end, err := m.periodOf(ctx, name, t)
+	var content map[string]types.AttributeValue
+	if err == nil {
+		content, _, err = marshalItem(item, 0)
+	}
+	if err == nil {
+		item, err = m.withTTL(item, end)
+	}
+	if err != nil {
+		id, err := m.fail(op, seq, err)
+		return id, false, err
+	}
+	a := onceArgs{key: key, scope: name + idScope, at: t.UnixNano(), content: content, hashed: true}
+	rec, err := m.sortKey.appendOnce(ctx, op, seq, a, item)
+	if err != nil {
+		var e *Error
+		if errors.Is(err, ErrUnknownOutcome) && errors.As(err, &e) && e.Number > 0 {
+			return m.format.ID(t, e.Number), false, err
+		}
+		id, err := m.fail(op, seq, err)
+		return id, false, err
+	}
+	return m.format.ID(time.Unix(0, rec.at).In(m.loc), rec.n), rec.replayed, nil
+}
+
+// NextOnce is Next with an idempotency key, as Counter.NextOnce: the first
+// call with key on the sequence name mints a new ID; a call with the same
+// key within the Counter's Table.KeyWindow returns that ID with replayed
+// true, even from another period, across retries, processes and restarts.
+// Over a Block the number comes from its range and the key item is stored
+// in the Counter's table. Cost: Next's, then one conditional PutItem (one
+// round trip, one write unit); a replay leaves its number as a gap.
+func (m *IDMinter) NextOnce(ctx context.Context, name, key string) (id string, replayed bool, err error) {
+	const op = "IDMinter.NextOnce"
+	t, seq, end, err := m.current(ctx, name)
+	if err != nil {
+		id, err := m.fail(op, seq, err)
+		return id, false, err
+	}
+	var exp *expiry
+	if m.ttlAttr != "" {
+		exp = &expiry{attr: m.ttlAttr, unix: ceilUnix(end.Add(m.retention))}
+	}
+	a := onceArgs{key: key, scope: name + idScope, at: t.UnixNano()}
+	rec, err := m.counter.nextOnce(ctx, op, seq, a, func(ctx context.Context) (int64, error) { return m.next(ctx, seq, exp) })
+	if err != nil {
+		id, err := m.fail(op, seq, err)
+		return id, false, err
+	}
+	return m.format.ID(time.Unix(0, rec.at).In(m.loc), rec.n), rec.replayed, nil
+}

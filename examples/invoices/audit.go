@@ -39,19 +39,25 @@ func newAuditLog(client dynamoseq.Client, table string, w io.Writer) (*auditLog,
 	return &auditLog{numbers: numbers, log: slog.New(slog.NewJSONHandler(w, nil))}, nil
 }
 
-// created logs the creation of inv. An event that cannot be numbered is
-// logged with the error instead of a number: the invoice exists all the
-// same.
-func (a *auditLog) created(ctx context.Context, inv Invoice) {
+// created logs a request that created inv, or (replayed) that came again
+// with the key of the one that did: each request answered with an invoice
+// has its event, so that an invoice whose first request ended with an
+// unknown outcome has one too. An event that cannot be numbered is logged
+// with the error instead of a number: the invoice exists all the same.
+func (a *auditLog) created(ctx context.Context, inv Invoice, replayed bool) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), auditTimeout)
 	defer cancel()
+	msg := "invoice created"
+	if replayed {
+		msg = "invoice request replayed"
+	}
 	attrs := []any{"tenant", inv.Tenant, "invoice", inv.ID, "total_cents", inv.TotalCents, "currency", inv.Currency}
 	n, err := a.numbers.Next(ctx, auditSequence)
 	if err != nil {
-		a.log.Error("invoice created", append(attrs, "event", 0, "error", err.Error())...)
+		a.log.Error(msg, append(attrs, "event", 0, "error", err.Error())...)
 		return
 	}
-	a.log.Info("invoice created", append(attrs, "event", n)...)
+	a.log.Info(msg, append(attrs, "event", n)...)
 }
 
 // Close hands back the numbers leased and unused (Block.Close).

@@ -141,14 +141,15 @@ type auditEvent struct {
 	Error   string `json:"error"`
 }
 
-// auditEvents reads the audit log's events of invoices created.
+// auditEvents reads the audit log's events of invoices created or
+// replayed.
 func auditEvents(t *testing.T, log string) []auditEvent {
 	t.Helper()
 	var events []auditEvent
 	for _, line := range strings.Split(strings.TrimSpace(log), "\n") {
 		var e auditEvent
 		require.NoError(t, json.Unmarshal([]byte(line), &e), "audit line %q", line)
-		if e.Msg == "invoice created" {
+		if strings.HasPrefix(e.Msg, "invoice ") {
 			events = append(events, e)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"time"
 )
 
 // errBadInput marks a request the service refuses as it is: the handlers
@@ -16,7 +15,13 @@ var errBadInput = errors.New("bad input")
 // Invoice is an invoice as the API shows it and as it is stored: the
 // sequence's item under the invoice's number, so that the number exists
 // only if the invoice does. ID and Tenant are the item's key (the
-// SortKeyIDMinter writes them), not attributes of their own.
+// SortKeyIDMinter writes them), not attributes of their own; the ID's
+// year is the year the invoice was created in.
+//
+// It has no created_at: AppendOnce compares a retry's item with the first
+// call's, so the item holds only what the client sent (and its key), the
+// same in every retry. A creation time read by the handler differs in each
+// retry and would make every retry a 409.
 type Invoice struct {
 	ID         string    `json:"id" dynamodbav:"-"`
 	Tenant     string    `json:"tenant" dynamodbav:"-"`
@@ -24,7 +29,6 @@ type Invoice struct {
 	Currency   string    `json:"currency" dynamodbav:"currency"`
 	Lines      []Line    `json:"lines" dynamodbav:"lines"`
 	TotalCents int64     `json:"total_cents" dynamodbav:"total_cents"`
-	CreatedAt  time.Time `json:"created_at" dynamodbav:"created_at"`
 
 	// RequestKey is the Idempotency-Key of the request that created the
 	// invoice: whose invoice this is, when a client asks again.

@@ -47,7 +47,6 @@ type Service struct {
 	invoices *dynamoseq.SortKeyIDMinter
 	audit    *auditLog
 	since    time.Time
-	now      func() time.Time
 }
 
 // NewService checks cfg and builds a Service; it makes no call to
@@ -72,28 +71,35 @@ func NewService(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Service{invoices: invoices, audit: audit, since: cfg.Since, now: cfg.Now}, nil
+	return &Service{invoices: invoices, audit: audit, since: cfg.Since}, nil
 }
 
 // Close hands back the audit numbers leased and unused. Call it once no
 // handler runs (after http.Server.Shutdown).
 func (s *Service) Close() error { return s.audit.Close() }
 
-// Create stores inv as the tenant's next invoice of the year and returns
-// it with its ID and creation time. replayed is true when the request
-// with this key was already served: inv is then the invoice created then.
+// Create stores inv as the tenant's next invoice of the year, with the
+// request's Idempotency-Key, and returns it with its ID. The first request
+// with key stores it (replayed false); a request with the same key and the
+// same invoice, such as a client's retry after a lost answer or a 503,
+// stores nothing and returns the invoice of the first (replayed true),
+// across processes and restarts, for dynamoseq's KeyWindow (24 hours).
+// The same key with another invoice returns dynamoseq.ErrKeyReused.
+//
+// The item compared is what the client sent and its key: an attribute
+// that changes from call to call, such as the time of the request, would
+// make every retry ErrKeyReused. Cost: one TransactWriteItems (the invoice
+// and its key item) when warm, a replay the same.
 func (s *Service) Create(ctx context.Context, tenant, key string, inv Invoice) (_ Invoice, replayed bool, err error) {
-	// One reading of the clock dates both the ID and created_at, so that
-	// they name the same year even on New Year's Eve.
-	inv.CreatedAt = s.now().UTC()
 	inv.RequestKey = key
-	id, err := s.invoices.AppendAt(ctx, tenant, inv.CreatedAt, inv)
+	id, replayed, err := s.invoices.AppendOnce(ctx, tenant, key, inv)
 	if err != nil {
 		return Invoice{}, false, fmt.Errorf("creating an invoice of tenant %q: %w", tenant, err)
 	}
+	// On a replay the invoice stored is inv: the library compared them.
 	inv.ID, inv.Tenant = id, tenant
-	s.audit.created(ctx, inv)
-	return inv, false, nil
+	s.audit.created(ctx, inv, replayed)
+	return inv, replayed, nil
 }
 
 // Get reads the tenant's invoice by its ID: dynamoseq.ErrNotFound when

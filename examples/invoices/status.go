@@ -10,16 +10,14 @@ import (
 	"github.com/dynamoseq/dynamoseq"
 )
 
-// errKeyReused stands for dynamoseq.ErrKeyReused until the library has it.
-var errKeyReused = errors.New("idempotency key reused with other content")
-
 // statusOf is the one place where an error becomes an HTTP status. It sets
 // Retry-After on w when the client should send the same request again
 // later (with the same Idempotency-Key, which makes that safe):
 //   - 400: the request is wrong (errBadInput, dynamoseq.ErrInvalidArgument:
 //     a malformed ID or cursor);
 //   - 404: no such invoice (dynamoseq.ErrNotFound);
-//   - 409: the Idempotency-Key was used before for another invoice;
+//   - 409: the Idempotency-Key came first with another invoice
+//     (dynamoseq.ErrKeyReused);
 //   - 503 with Retry-After: nothing was stored and the same request may
 //     succeed later (dynamoseq.RetryAfter: throttled, contention,
 //     DynamoDB unreachable), or the outcome is unknown
@@ -39,7 +37,7 @@ func statusOf(w http.ResponseWriter, err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, dynamoseq.ErrNotFound):
 		return http.StatusNotFound
-	case errors.Is(err, errKeyReused):
+	case errors.Is(err, dynamoseq.ErrKeyReused):
 		return http.StatusConflict
 	case errors.Is(err, dynamoseq.ErrUnknownOutcome):
 		return retry(time.Second)

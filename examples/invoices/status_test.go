@@ -29,7 +29,7 @@ func TestStatusOf(t *testing.T) {
 		{"bad input", fmt.Errorf("%w: no lines", errBadInput), http.StatusBadRequest, ""},
 		{"invalid argument", wrap(dynamoseq.ErrInvalidArgument), http.StatusBadRequest, ""},
 		{"not found", wrap(dynamoseq.ErrNotFound), http.StatusNotFound, ""},
-		{"key reused", wrap(errKeyReused), http.StatusConflict, ""},
+		{"key reused", wrap(dynamoseq.ErrKeyReused), http.StatusConflict, ""},
 		{"throttled", wrap(fmt.Errorf("%w (waiting to write again after: %w)", context.DeadlineExceeded, dynamoseq.ErrThrottled)), http.StatusServiceUnavailable, "1"},
 		{"contention", wrap(dynamoseq.ErrContention), http.StatusServiceUnavailable, "1"},
 		{"canceled before sending", wrap(context.Canceled), http.StatusServiceUnavailable, "1"},

@@ -23,12 +23,12 @@ var errBadInput = errors.New("bad input")
 // same in every retry. A creation time read by the handler differs in each
 // retry and would make every retry a 409.
 type Invoice struct {
-	ID         string    `json:"id" dynamodbav:"-"`
-	Tenant     string    `json:"tenant" dynamodbav:"-"`
-	Customer   string    `json:"customer" dynamodbav:"customer"`
-	Currency   string    `json:"currency" dynamodbav:"currency"`
-	Lines      []Line    `json:"lines" dynamodbav:"lines"`
-	TotalCents int64     `json:"total_cents" dynamodbav:"total_cents"`
+	ID         string `json:"id" dynamodbav:"-"`
+	Tenant     string `json:"tenant" dynamodbav:"-"`
+	Customer   string `json:"customer" dynamodbav:"customer"`
+	Currency   string `json:"currency" dynamodbav:"currency"`
+	Lines      []Line `json:"lines" dynamodbav:"lines"`
+	TotalCents int64  `json:"total_cents" dynamodbav:"total_cents"`
 
 	// RequestKey is the Idempotency-Key of the request that created the
 	// invoice: whose invoice this is, when a client asks again.

@@ -135,6 +135,8 @@ func (h *handlers) fail(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case code == http.StatusNotFound:
 		msg = "no such invoice"
+	case code == http.StatusConflict:
+		msg = "this Idempotency-Key came before with another invoice: a new request takes a new key"
 	case code == http.StatusServiceUnavailable:
 		msg = "try again later with the same Idempotency-Key (Retry-After)"
 	case code >= 500:

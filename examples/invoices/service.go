@@ -39,7 +39,8 @@ type Config struct {
 // Service creates, reads and lists the invoices of many tenants. Each
 // tenant has a gap-free sequence of invoice numbers per year, stored in
 // DynamoDB with the invoices themselves (a dynamoseq.SortKey under a
-// yearly dynamoseq.SortKeyIDMinter). Each invoice created is logged as an
+// yearly dynamoseq.SortKeyIDMinter), created exactly once per request key
+// (AppendOnce). Each request answered with an invoice is logged as an
 // audit event numbered by a dynamoseq.Block (unique, gaps allowed, no
 // round trip for most events). It is safe for concurrent use; Close it
 // once its handlers have returned.

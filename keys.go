@@ -214,18 +214,18 @@ func heldKeys(calls []*engine.Call[appendReq, int64], pkAttr string, err error) 
 // first's key item, and replays it).
 func keyedBatches(batch []*engine.Call[appendReq, int64], maxItems int, copyLast bool, counted func(int), write func([]*engine.Call[appendReq, int64])) {
 	for len(batch) > 0 {
-		n, keyed, seen := 0, false, map[string]bool{}
+		n, limit := 0, maxItems
+		var seen map[string]bool // made at the first key: calls without one allocate nothing
 		for ; n < len(batch); n++ {
 			if k := batch[n].Req.key; k != nil {
+				if seen == nil {
+					seen, limit = map[string]bool{}, maxItems/2
+				}
 				if seen[k.pk] {
 					break
 				}
-				seen[k.pk], keyed = true, true
+				seen[k.pk] = true
 			}
-		}
-		limit := maxItems
-		if keyed {
-			limit = maxItems / 2
 		}
 		engine.RunBatches(batch[:n], limit, copyLast, counted, write)
 		if engine.PutBack(batch[:n], batch[n:]) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -123,6 +124,11 @@ func TestAppendOnce(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, int64(2), n, "a second key's number")
 			assert.False(t, replayed)
+
+			n, replayed, err = appendOnce(ctx, "inv", "k1", first)
+			require.NoError(t, err)
+			assert.Equal(t, int64(1), n, "a replay after another call")
+			assert.True(t, replayed, "a replay after another call")
 
 			n, replayed, err = appendOnce(ctx, "other", "k1", body("c"))
 			require.NoError(t, err)
@@ -285,6 +291,36 @@ func TestAppendOnceConcurrent(t *testing.T) {
 	}
 }
 
+// TestAppendOnceBigBatch: 150 callers with keys of their own at once, and
+// 150 calls without: batches of keyed calls fit a transaction (at most 50
+// calls with a key item each), and every caller gets its own number.
+func TestAppendOnceBigBatch(t *testing.T) {
+	t.Parallel()
+	for _, st := range onceStrategies[:2] {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			client := dbtest.Client(t)
+			appendOnce, seq := st.make(t, client, st.table(t, client))
+			keys := keysOf(150)
+			got := fanOut(t, 300, 1, func(g, _ int) (int64, error) {
+				if g%2 == 1 {
+					return seq.Next(context.Background(), "inv")
+				}
+				n, replayed, err := appendOnce(context.Background(), "inv", keys[g/2], body(keys[g/2]))
+				if err == nil && replayed {
+					err = fmt.Errorf("key %s replayed on its first call", keys[g/2])
+				}
+				return n, err
+			})
+			var all []int64
+			for _, ns := range got {
+				all = append(all, ns...)
+			}
+			requireExactly(t, all, 1, 300)
+		})
+	}
+}
+
 // TestAppendOnceLostAnswers: a third of the answers are lost below the
 // SDK (which sends again), and the library resends what the SDK gave up
 // on; callers left with ErrUnknownOutcome call again with their key. Each
@@ -340,7 +376,8 @@ func TestAppendOnceOnServiceModel(t *testing.T) {
 	})
 	told := checkAnswers(t, got, 16, true)
 	dynamoseqtest.CheckSequence(t, seq, "inv", "body", told)
-	t.Logf("model: %+v", srv.ModelStats())
+	m := srv.ModelStats()
+	t.Logf("model: %d requests, %.0f write units, %d throttled, %d conflicts", m.Requests, m.WriteUnits, m.Throttled, m.Conflicts)
 }
 
 // TestAppendOnceNoTransactions: without transactions the item and its key
@@ -434,5 +471,70 @@ func TestIDMinterOnceAcrossPeriods(t *testing.T) {
 		other, _, err := mint("k2")
 		require.NoError(t, err)
 		assert.NotEqual(t, first[:len(first)-6], other[:len(other)-6], "minter %d: a new key after midnight is in the new year (%s, %s)", i, first, other)
+	}
+}
+
+func init() {
+	helpers["once"] = func(t *testing.T) {
+		// 4 goroutines of this process send every key of KEYS, each in
+		// an order of its own, by STRATEGY's AppendOnce or NextOnce.
+		table, keys := os.Getenv("TABLE"), keysOf(16)
+		var call func(key string) (int64, bool, error)
+		switch os.Getenv("STRATEGY") {
+		case "SortKey":
+			s, err := dynamoseq.NewSortKey(dbtest.Client(t), table)
+			require.NoError(t, err)
+			call = func(key string) (int64, bool, error) {
+				return s.AppendOnce(context.Background(), "inv", key, body(key))
+			}
+		case "Counter":
+			c, err := dynamoseq.NewCounter(dbtest.Client(t), table)
+			require.NoError(t, err)
+			call = func(key string) (int64, bool, error) { return c.NextOnce(context.Background(), "inv", key) }
+		}
+		got := sendKeys(t, 4, keys, func(_ int, key string) (int64, bool, error) { return call(key) })
+		for key, answers := range got {
+			for _, a := range answers {
+				fmt.Printf("once %s %d %t\n", key, a.n, a.replayed)
+			}
+		}
+	}
+}
+
+// TestOnceProcesses: 4 OS processes of 4 goroutines each send the same 16
+// keys: every key names one number in all 16 answers, one of them told it
+// was first, and the SortKey sequence is gap-free with each body once.
+func TestOnceProcesses(t *testing.T) {
+	t.Parallel()
+	for _, strategy := range []string{"SortKey", "Counter"} {
+		t.Run(strategy, func(t *testing.T) {
+			t.Parallel()
+			client := dbtest.Client(t)
+			var table string
+			var seq dynamoseq.Sequencer
+			if strategy == "SortKey" {
+				table = dbtest.SortKeyTable(t, client, types.ScalarAttributeTypeN)
+				seq, _ = dynamoseq.NewSortKey(client, table)
+			} else {
+				table = dbtest.CounterTable(t, client)
+				seq, _ = dynamoseq.NewCounter(client, table)
+			}
+			outs := dbtest.RunProcesses(t, 4, "once", "TABLE="+table, "STRATEGY="+strategy)
+			got := map[string][]onceAnswer{}
+			for _, l := range outputLines(outs, "once ") {
+				var key string
+				var a onceAnswer
+				_, err := fmt.Sscan(l, &key, &a.n, &a.replayed)
+				require.NoError(t, err, "line %q", l)
+				got[key] = append(got[key], a)
+			}
+			require.Len(t, got, 16, "keys answered")
+			told := checkAnswers(t, got, 16, true)
+			if strategy == "SortKey" {
+				dynamoseqtest.CheckSequence(t, seq, "inv", "body", told)
+			} else {
+				dynamoseqtest.CheckSequence(t, seq, "inv", "", told)
+			}
+		})
 	}
 }

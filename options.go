@@ -311,6 +311,9 @@ func (o *CounterOptions) validateGlobal() error {
 
 func (o *CounterOptions) resolveSortKey() error {
 	setDefault(&o.SortKey, defaultSortKey)
+	if o.KeyTTLAttribute == o.SortKey {
+		return optionErrorf("KeyTTLAttribute", o.KeyTTLAttribute, "a key attribute's name too").with("SortKey", o.SortKey)
+	}
 	switch k := o.SortKeyValue; {
 	case o.SortKey == o.PartitionKey:
 		return optionErrorf("SortKey", o.SortKey, "the partition key's name too").with("PartitionKey", o.PartitionKey)
@@ -451,6 +454,8 @@ func (o *SortKeyOptions) resolve() error {
 		return optionErrorf("TokenAttribute", o.TokenAttribute, "a key attribute's name too").with("PartitionKey", o.PartitionKey)
 	case o.TokenAttribute == o.SortKey:
 		return optionErrorf("TokenAttribute", o.TokenAttribute, "a key attribute's name too").with("SortKey", o.SortKey)
+	case o.KeyTTLAttribute == o.SortKey:
+		return optionErrorf("KeyTTLAttribute", o.KeyTTLAttribute, "a key attribute's name too").with("SortKey", o.SortKey)
 	}
 	if err := checkDigits("SortKeyDigits", o.SortKeyDigits); err != nil {
 		return err
@@ -554,6 +559,9 @@ func (o *LatestOptions) resolve() (docLayout, error) {
 	}
 	if o.TokenAttribute == o.VersionAttribute {
 		return nil, optionErrorf("TokenAttribute", o.TokenAttribute, "the version attribute's name too").with("VersionAttribute", o.VersionAttribute)
+	}
+	if field, ok := layout.keyField(o.KeyTTLAttribute); ok {
+		return nil, optionErrorf("KeyTTLAttribute", o.KeyTTLAttribute, "a key attribute's name too").with(field, o.KeyTTLAttribute)
 	}
 	if err := o.Retry.resolve(); err != nil {
 		return nil, err

@@ -332,14 +332,12 @@ func (s *SortKey) settleRefused(ctx context.Context, pk string, h *hint, calls [
 		if i != f.Index {
 			what = fmt.Sprintf("item %d in the transaction (the key item of number %d)", f.Index+1, first+int64(i))
 		}
-		if !f.Invalid {
+		if !f.Invalid || i < 0 { // i < 0: an action the request did not hold; nothing to leave out
 			engine.Fail(calls, fmt.Errorf("transaction cancelled because of %s: %s: %s: %w", what, f.Code, f.Message, err))
 			return nil
 		}
-		if i >= 0 && i < len(calls) {
-			refused[i] = true
-			calls[i].Err = fmt.Errorf("%w: DynamoDB refused %s: %s: %s: %w", ErrInvalidArgument, what, f.Code, f.Message, err)
-		}
+		refused[i] = true
+		calls[i].Err = fmt.Errorf("%w: DynamoDB refused %s: %s: %s: %w", ErrInvalidArgument, what, f.Code, f.Message, err)
 	}
 	var kept []*sortKeyCall
 	for i, c := range calls {

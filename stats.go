@@ -17,8 +17,8 @@ import (
 // A figure a strategy does not have stays 0. docs/metrics.md says what
 // each one means and what to alert on.
 type Stats struct {
-	Calls      int64         // calls that mint: Next, NextN, Current, AdvanceTo (Counter, with the reservations of Blocks and IDMinters), Next (Block), Next and Append (SortKey, Latest)
-	Numbers    int64         // numbers handed out: 1 per Next or Append, n per NextN
+	Calls      int64         // calls that mint: Next, NextN, Current, AdvanceTo (Counter, with the reservations of Blocks and IDMinters), Next (Block), Next, Append and AppendOnce (SortKey, Latest)
+	Numbers    int64         // numbers handed out: 1 per Next or Append (0 for a replay of AppendOnce), n per NextN
 	Errors     int64         // calls that returned an error (the caller sees each error itself)
 	RoundTrips int64         // requests sent to DynamoDB (a Block's: its leases and the hand-backs of Close); the SDK's own retries of one request count once
 	Resends    int64         // requests sent again to settle an unknown outcome (a lost answer, a timeout, a server error)

@@ -85,7 +85,10 @@ func (m *model) admit(req *request) *admission {
 	}
 	m.take(req, a.read, a.est, a.credit)
 	m.hold(req, a)
-	if req.op == opTransactWrite && req.token != "" {
+	// A replay leaves its token as it was, settled: settleToken does not
+	// change it again, so that marking it in flight here would refuse
+	// every later resend with TransactionInProgressException.
+	if req.op == opTransactWrite && req.token != "" && !a.replay {
 		m.tokens[req.token] = &tokenState{inFlight: true}
 	}
 	a.latency = m.latencyOf(req)

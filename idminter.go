@@ -71,6 +71,9 @@ func NewIDMinter[S *Counter | *Block](seq S, format Format, period Period, optFn
 	if err := o.resolve(); err != nil {
 		return fail(err)
 	}
+	if o.TimeAttribute != "" {
+		return fail(optionErrorf("TimeAttribute", o.TimeAttribute, "for NewSortKeyIDMinter only: a Counter or a Block stores no item to write it in"))
+	}
 	m.retention = defaultRetention
 	if o.TTLAttribute != "" {
 		if err := m.checkTTL(o.TTLAttribute); err != nil {

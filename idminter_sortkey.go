@@ -31,6 +31,7 @@ type SortKeyIDMinter struct {
 	sortKey   *SortKey
 	ttlAttr   string        // "" when no TTL is written
 	retention time.Duration // TTLRetention
+	timeAttr  string        // TimeAttribute, "" when no instant is written
 }
 
 // NewSortKeyIDMinter returns a SortKeyIDMinter that writes IDs with format
@@ -63,6 +64,12 @@ func NewSortKeyIDMinter(s *SortKey, format Format, period Period, optFns ...func
 		}
 		m.ttlAttr, m.retention = o.TTLAttribute, o.TTLRetention
 	}
+	if o.TimeAttribute != "" {
+		if err := checkItemTime(&s.opts, o.TimeAttribute, o.TTLAttribute); err != nil {
+			return fail(err)
+		}
+		m.timeAttr = o.TimeAttribute
+	}
 	if err := m.setClock(o.Location, o.Now); err != nil {
 		return fail(err)
 	}
@@ -85,17 +92,39 @@ func checkItemTTL(so *SortKeyOptions, attr string) error {
 	return nil
 }
 
-// withTTL returns item's attributes with the TTL of the period ending at
-// end, or item itself without a TTL.
-func (m *SortKeyIDMinter) withTTL(item any, end time.Time) (any, error) {
-	if m.ttlAttr == "" {
+// checkItemTime refuses a TimeAttribute that the SortKey or the TTL
+// writes.
+func checkItemTime(so *SortKeyOptions, attr, ttl string) error {
+	switch attr {
+	case so.PartitionKey, so.SortKey, so.TokenAttribute, ttl:
+		return optionErrorf("TimeAttribute", attr, "an attribute the SortKey or the TTL writes")
+	}
+	return nil
+}
+
+// withStamps returns item's attributes with the TTL of the period ending
+// at end and the instant t that dated its ID, each when set, or item
+// itself when neither is.
+func (m *SortKeyIDMinter) withStamps(item any, t, end time.Time) (any, error) {
+	if m.ttlAttr == "" && m.timeAttr == "" {
 		return item, nil
 	}
-	attrs, _, err := marshalItem(item, 0, m.ttlAttr)
+	var reserved []string
+	for _, a := range []string{m.ttlAttr, m.timeAttr} {
+		if a != "" {
+			reserved = append(reserved, a)
+		}
+	}
+	attrs, _, err := marshalItem(item, 0, reserved...)
 	if err != nil {
 		return nil, err
 	}
-	attrs[m.ttlAttr] = &types.AttributeValueMemberN{Value: strconv.FormatInt(ceilUnix(end.Add(m.retention)), 10)}
+	if m.ttlAttr != "" {
+		attrs[m.ttlAttr] = &types.AttributeValueMemberN{Value: strconv.FormatInt(ceilUnix(end.Add(m.retention)), 10)}
+	}
+	if m.timeAttr != "" {
+		attrs[m.timeAttr] = &types.AttributeValueMemberS{Value: t.Format(time.RFC3339Nano)}
+	}
 	return attrs, nil
 }
 
@@ -126,7 +155,7 @@ func (m *SortKeyIDMinter) appendAt(ctx context.Context, op, name string, t time.
 	t = t.In(m.loc)
 	seq, end, err := m.periodOf(ctx, name, t)
 	if err == nil {
-		item, err = m.withTTL(item, end)
+		item, err = m.withStamps(item, t, end)
 	}
 	if err != nil {
 		return m.fail(op, seq, err)

@@ -256,7 +256,7 @@ func (c *Counter) putKey(ctx context.Context, k *idemKey, n int64) (keyRecord, e
 // call with the same key and item within the SortKey's Table.KeyWindow
 // returns that ID with replayed true, even from another period (a retry
 // after midnight names the first call's ID), and stores nothing. The item
-// is compared without the TTL attribute. Other content returns
+// is compared without the TTL and TimeAttribute. Other content returns
 // ErrKeyReused. Cost: SortKey.AppendOnce's.
 func (m *SortKeyIDMinter) AppendOnce(ctx context.Context, name, key string, item any) (id string, replayed bool, err error) {
 	const op = "SortKeyIDMinter.AppendOnce"
@@ -267,7 +267,7 @@ func (m *SortKeyIDMinter) AppendOnce(ctx context.Context, name, key string, item
 		content, _, err = marshalItem(item, 0)
 	}
 	if err == nil {
-		item, err = m.withTTL(item, end)
+		item, err = m.withStamps(item, t, end)
 	}
 	if err != nil {
 		id, err := m.fail(op, seq, err)

@@ -597,6 +597,14 @@ type IDMinterOptions struct {
 	// the numbering, repeating IDs. Default 7 days; set only with
 	// TTLAttribute.
 	TTLRetention time.Duration
+
+	// TimeAttribute, set, makes every item a SortKeyIDMinter stores carry
+	// the instant that dated its ID (a String, RFC 3339 with nanoseconds,
+	// in Location), to read back as the item's created_at. AppendOnce
+	// leaves it out of the comparison: a retry dated later is the same
+	// request. NewIDMinter refuses it (a Counter stores no item). Default
+	// "": no instant is written.
+	TimeAttribute string
 }
 
 func (o *IDMinterOptions) resolve() error {

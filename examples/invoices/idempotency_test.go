@@ -27,6 +27,7 @@ func TestIdempotencyKey(t *testing.T) {
 	assert.Empty(t, first.header.Get("Idempotent-Replayed"), "first call")
 	want := decode[Invoice](t, first)
 	assert.Equal(t, "INV-2026-000001", want.ID)
+	assert.Equal(t, "2026-12-31T23:59:59Z", want.CreatedAt, "created_at: the instant that dated the ID")
 
 	for _, when := range []string{"at once", "after midnight"} {
 		if when == "after midnight" {

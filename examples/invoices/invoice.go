@@ -18,10 +18,10 @@ var errBadInput = errors.New("bad input")
 // SortKeyIDMinter writes them), not attributes of their own; the ID's
 // year is the year the invoice was created in.
 //
-// It has no created_at: AppendOnce compares a retry's item with the first
-// call's, so the item holds only what the client sent (and its key), the
-// same in every retry. A creation time read by the handler differs in each
-// retry and would make every retry a 409.
+// CreatedAt is the instant that dated the ID, which the SortKeyIDMinter
+// writes itself (IDMinterOptions.TimeAttribute), so it always falls in the
+// ID's year, and a retry (which reads another time) is still the same
+// request to AppendOnce.
 type Invoice struct {
 	ID         string `json:"id" dynamodbav:"-"`
 	Tenant     string `json:"tenant" dynamodbav:"-"`
@@ -29,6 +29,7 @@ type Invoice struct {
 	Currency   string `json:"currency" dynamodbav:"currency"`
 	Lines      []Line `json:"lines" dynamodbav:"lines"`
 	TotalCents int64  `json:"total_cents" dynamodbav:"total_cents"`
+	CreatedAt  string `json:"created_at" dynamodbav:"created_at,omitempty"`
 
 	// RequestKey is the Idempotency-Key of the request that created the
 	// invoice: whose invoice this is, when a client asks again.

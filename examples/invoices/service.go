@@ -64,7 +64,7 @@ func NewService(cfg Config) (*Service, error) {
 		return nil, err
 	}
 	invoices, err := dynamoseq.NewSortKeyIDMinter(numbers, idFormat, dynamoseq.Yearly,
-		func(o *dynamoseq.IDMinterOptions) { o.Now = cfg.Now })
+		func(o *dynamoseq.IDMinterOptions) { o.Now, o.TimeAttribute = cfg.Now, "created_at" })
 	if err != nil {
 		return nil, err
 	}
@@ -87,20 +87,23 @@ func (s *Service) Close() error { return s.audit.Close() }
 // across processes and restarts, for dynamoseq's KeyWindow (24 hours).
 // The same key with another invoice returns dynamoseq.ErrKeyReused.
 //
-// The item compared is what the client sent and its key: an attribute
-// that changes from call to call, such as the time of the request, would
-// make every retry ErrKeyReused. Cost: one TransactWriteItems (the invoice
-// and its key item) when warm, a replay the same.
+// The item compared is what the client sent and its key; the instant that
+// dated its ID (created_at) is written by the library and left out of the
+// comparison. Cost: one TransactWriteItems (the invoice and its key item)
+// when warm, a replay the same, and one GetItem to read created_at back.
 func (s *Service) Create(ctx context.Context, tenant, key string, inv Invoice) (_ Invoice, replayed bool, err error) {
-	inv.RequestKey = key
+	inv.RequestKey, inv.CreatedAt = key, ""
 	id, replayed, err := s.invoices.AppendOnce(ctx, tenant, key, inv)
 	if err != nil {
 		return Invoice{}, false, fmt.Errorf("creating an invoice of tenant %q: %w", tenant, err)
 	}
-	// On a replay the invoice stored is inv: the library compared them.
-	inv.ID, inv.Tenant = id, tenant
-	s.audit.created(ctx, inv, replayed)
-	return inv, replayed, nil
+	// Stored: a failed read asks the client to retry, which replays.
+	stored, err := s.Get(ctx, tenant, id)
+	if err != nil {
+		return Invoice{}, false, fmt.Errorf("reading back invoice %s of tenant %q: %w", id, tenant, err)
+	}
+	s.audit.created(ctx, stored, replayed)
+	return stored, replayed, nil
 }
 
 // Get reads the tenant's invoice by its ID: dynamoseq.ErrNotFound when

@@ -60,7 +60,8 @@ import (
 // DYNAMOSEQ_BENCH_WINDOW the sweep's window (default 0.9s/scale, 3s at
 // 0.3; twice that with 16 writers and from processes);
 // DYNAMOSEQ_BENCH_LATENCY a factor on the model's published latencies
-// (default 1; 0.5 halves them); DYNAMOSEQ_BENCH_SEEDS the seeds of each
+// (default 1; 0.5 halves them); DYNAMOSEQ_BENCH_BURST the depth of a
+// partition's bucket, as time at its rate (Service.Burst, default 1s); DYNAMOSEQ_BENCH_SEEDS the seeds of each
 // row (default modelSeeds). The ramp is 0.4s/scale.
 
 // modelAttrs is what each append stores beside its key: a title of about
@@ -78,7 +79,8 @@ var modelWriters = []int{1, 2, 4, 8, 16}
 // modelBench holds what the benchmarks on the model share.
 type modelBench struct {
 	scale        float64
-	latency      float64 // factor on the published latencies
+	latency      float64       // factor on the published latencies
+	burst        time.Duration // Service.Burst; 0 for its default (a second)
 	ramp, window time.Duration
 	seeds        int // the models a row runs on
 }
@@ -114,6 +116,13 @@ func newModelBench(b *testing.B) modelBench {
 		}
 		mb.seeds = v
 	}
+	if s := os.Getenv("DYNAMOSEQ_BENCH_BURST"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			b.Fatalf("DYNAMOSEQ_BENCH_BURST=%q: want a positive duration", s)
+		}
+		mb.burst = d
+	}
 	mb.latency = 1
 	if s := os.Getenv("DYNAMOSEQ_BENCH_LATENCY"); s != "" {
 		v, err := strconv.ParseFloat(s, 64)
@@ -130,7 +139,7 @@ func newModelBench(b *testing.B) modelBench {
 // from seed.
 func (mb modelBench) start(b *testing.B, form dynamoseqtest.ThrottleForm, seed uint64) *dynamoseqtest.Server {
 	b.Helper()
-	svc := dynamoseqtest.Service{Scale: mb.scale, Throttle: form, Seed: seed}
+	svc := dynamoseqtest.Service{Scale: mb.scale, Throttle: form, Seed: seed, Burst: mb.burst}
 	if mb.latency != 1 { // the published figures (the Service's defaults) times the factor; each item of a transaction beyond 5 follows its P50
 		at := func(d time.Duration) time.Duration { return time.Duration(float64(d) * mb.latency) }
 		svc.WriteLatency = dynamoseqtest.Latency{P50: at(7500 * time.Microsecond), P99: at(16 * time.Millisecond)}
@@ -221,7 +230,7 @@ func (mb modelBench) runInProcess(b *testing.B, srv *dynamoseqtest.Server, table
 	call := benchAppender(b, client, table, kind, mode, writers)
 	warmUp(b, writers, "warm-", call)
 	const hot = "hot"
-	drainPartition(b, client, table, hot, kind == "sortkey" || kind == "latest")
+	mb.drain(b, client, table, hot, kind == "sortkey" || kind == "latest")
 	var before, after dynamoseqtest.ModelStats
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
@@ -379,6 +388,17 @@ func drainPartition(tb testing.TB, client *dynamodb.Client, table, name string, 
 	}
 	if _, err := client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: key}); err != nil {
 		tb.Fatalf("draining the bucket of %s: %v", name, err)
+	}
+}
+
+// drain is drainPartition for a bucket of the default depth or deeper; a
+// shallower bucket (DYNAMOSEQ_BENCH_BURST under a second) holds less than
+// what the drain writes, which would leave it in debt for seconds: it is
+// not drained, and its one-off burst is at most its depth.
+func (mb modelBench) drain(tb testing.TB, client *dynamodb.Client, table, name string, withSortKey bool) {
+	tb.Helper()
+	if mb.burst == 0 || mb.burst >= time.Second {
+		drainPartition(tb, client, table, name, withSortKey)
 	}
 }
 

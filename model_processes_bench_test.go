@@ -53,7 +53,7 @@ func (mb modelBench) runProcesses(b *testing.B, kind, mode string, form dynamose
 		dbtest.EndpointEnv+"="+srv.Endpoint(), // the model's, not DynamoDB Local's: the last value wins
 		"TABLE="+table, "NAME="+hot, "KIND="+kind, "MODE="+mode,
 		"GOROUTINES="+strconv.Itoa(benchGoroutines), "RAMP="+mb.ramp.String(), "WINDOW="+mb.window.String())
-	drainPartition(b, srv.Client(), table, hot, true)
+	mb.drain(b, srv.Client(), table, hot, true)
 	b.ResetTimer()
 	p.Go()
 	time.Sleep(mb.ramp)

@@ -859,7 +859,7 @@ func TestBlockHandBackNotResent(t *testing.T) {
 		otherFirst, err = other.NextN(ctx, "orders", 100) // the size of this Block's ranges
 		require.NoError(t, err)
 	}}
-	client := dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(rt), dynamoseqtest.FastRetries())
+	client := dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(rt), dbtest.FastRetries())
 	c, err := dynamoseq.NewCounter(client, table)
 	require.NoError(t, err)
 	b, err := dynamoseq.NewBlock(c, 100, func(o *dynamoseq.BlockOptions) { o.MaxSize = 100 })

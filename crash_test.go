@@ -18,6 +18,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq"
 	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
 )
 
 // emulatorWindow is how long before a SIGKILL DynamoDB Local may have
@@ -92,7 +93,7 @@ func TestCrashRestart(t *testing.T) {
 	srv := dynamoseqtest.Start(t, dynamoseqtest.WithDBPath(t.TempDir()))
 	items := srv.NewTable(t, keyTable(true))
 	counters := srv.NewTable(t, keyTable(false))
-	client := srv.Client(dynamoseqtest.FastRetries())
+	client := srv.Client(dbtest.FastRetries())
 	// ResolveTimeout outlasts a restart on a loaded machine.
 	retry := dynamoseq.Retry{ResolveTimeout: time.Minute, MaxDelay: 20 * time.Millisecond}
 	s, err := dynamoseq.NewSortKey(client, items, func(o *dynamoseq.SortKeyOptions) { o.Retry = retry })

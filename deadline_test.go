@@ -17,6 +17,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq"
 	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
 )
 
 // The tests of this file check that the caller's deadline bounds every
@@ -49,7 +50,7 @@ func TestModelDeadlineStalledAnswer(t *testing.T) {
 				hold := newHeldAnswers()
 				table := srv.NewTable(t, dynamoseq.SortKeyTable("stall"))
 				noTx := strings.HasSuffix(strategy, "/NoTransactions")
-				appendFn, _, _ := modelAppender(t, strings.TrimSuffix(strategy, "/NoTransactions"), srv.Client(dynamoseqtest.WithTransport(hold), dynamoseqtest.FastRetries()), table, noTx)
+				appendFn, _, _ := modelAppender(t, strings.TrimSuffix(strategy, "/NoTransactions"), srv.Client(dynamoseqtest.WithTransport(hold), dbtest.FastRetries()), table, noTx)
 				results, took := appendByDeadline(appendFn, "s", callers, hold.held)
 				var unknown int
 				for i, r := range results {
@@ -170,7 +171,7 @@ func TestModelDeadlineStalledCounter(t *testing.T) {
 	t.Parallel()
 	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{}))
 	hold := newHeldAnswers()
-	c, err := dynamoseq.NewCounter(srv.Client(dynamoseqtest.WithTransport(hold), dynamoseqtest.FastRetries()), srv.NewTable(t, dynamoseq.CounterTable("stall")))
+	c, err := dynamoseq.NewCounter(srv.Client(dynamoseqtest.WithTransport(hold), dbtest.FastRetries()), srv.NewTable(t, dynamoseq.CounterTable("stall")))
 	require.NoError(t, err)
 	ctx, pass := newDeadline()
 	done := make(chan error, 1)

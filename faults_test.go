@@ -37,7 +37,7 @@ const callDeadline = 1500 * time.Millisecond
 // lossyClient returns a client of the shared server whose writes go
 // through ft, with the SDK's standard retryer and short delays.
 func lossyClient(t *testing.T, ft *dynamoseqtest.FaultTransport) *dynamodb.Client {
-	return dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(ft), dynamoseqtest.FastRetries())
+	return dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(ft), dbtest.FastRetries())
 }
 
 // downAfterLoss is an http.RoundTripper over a FaultTransport that makes
@@ -56,7 +56,7 @@ func (d *downAfterLoss) RoundTrip(req *http.Request) (*http.Response, error) {
 		d.refused.Add(1)
 	}
 	resp, err := d.ft.RoundTrip(req)
-	if d.ft.LostAnswers()+d.ft.Stalled() > 0 {
+	if dbtest.LostAnswers(d.ft)+dbtest.Stalled(d.ft) > 0 {
 		d.ft.SetUnreachable(true)
 		d.down.Store(true)
 	}
@@ -199,7 +199,7 @@ func errorKind(err error) string {
 
 func logCounts(t *testing.T, ft *dynamoseqtest.FaultTransport) {
 	t.Helper()
-	t.Logf("transport: %d requests, %d answers lost, %d stalled", ft.Requests(), ft.LostAnswers(), ft.Stalled())
+	t.Logf("transport: %d requests, %d answers lost, %d stalled", ft.Requests(), dbtest.LostAnswers(ft), dbtest.Stalled(ft))
 }
 
 // newAppender returns the Append of a new SortKey or Latest over table,
@@ -247,7 +247,7 @@ func TestFaultsAppend(t *testing.T) {
 				appendFn := newAppender(t, strategy, lossyClient(t, ft), table, retry, false)
 				results := appendUnique(t, appendFn, "s", tt.goroutines, tt.each)
 				logCounts(t, ft)
-				require.Positive(t, ft.LostAnswers(), "no answer was lost: the test proves nothing")
+				require.Positive(t, dbtest.LostAnswers(ft), "no answer was lost: the test proves nothing")
 				checkAppends(t, dbtest.Client(t), table, "s", results, !tt.resolve)
 			})
 		}
@@ -272,7 +272,7 @@ func TestFaultsUnreachable(t *testing.T) {
 				t.Parallel()
 				ft := dynamoseqtest.NewFaultTransport(f)
 				down := &downAfterLoss{ft: ft}
-				client := dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(down), dynamoseqtest.FastRetries())
+				client := dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(down), dbtest.FastRetries())
 				table := dbtest.SortKeyTable(t, dbtest.Client(t), types.ScalarAttributeTypeN)
 				// Resolving outlasts the caller's deadline.
 				resolve := func(r *dynamoseq.Retry) {
@@ -349,11 +349,11 @@ func TestFaultsCounters(t *testing.T) {
 	})
 	logCounts(t, ft)
 	t.Logf("callers told: %v", kinds)
-	require.Positive(t, ft.LostAnswers(), "no answer was lost: the test proves nothing")
+	require.Positive(t, dbtest.LostAnswers(ft), "no answer was lost: the test proves nothing")
 
 	// Unreachable after a lost answer: the update may have been applied.
 	ft2 := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{LoseAnswers: 1})
-	c2, err := dynamoseq.NewCounter(dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(&downAfterLoss{ft: ft2}), dynamoseqtest.FastRetries()), table)
+	c2, err := dynamoseq.NewCounter(dynamoseqtest.Start(t).Client(dynamoseqtest.WithTransport(&downAfterLoss{ft: ft2}), dbtest.FastRetries()), table)
 	require.NoError(t, err)
 	_, err = c2.Next(context.Background(), "n")
 	require.ErrorIs(t, err, dynamoseq.ErrUnknownOutcome)

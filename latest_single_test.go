@@ -130,7 +130,7 @@ func TestFaultsAppendSingleItem(t *testing.T) {
 			appendFn := newAppender(t, strategy, lossyClient(t, ft), table, fastResolve, true)
 			results := appendUnique(t, appendFn, "s", 8, 8)
 			logCounts(t, ft)
-			require.Positive(t, ft.LostAnswers(), "no answer was lost: the test proves nothing")
+			require.Positive(t, dbtest.LostAnswers(ft), "no answer was lost: the test proves nothing")
 			checkAppends(t, dbtest.Client(t), table, "s", results, false)
 			if strategy == "Latest" {
 				l, err := dynamoseq.NewLatest(dbtest.Client(t), table, func(o *dynamoseq.LatestOptions) { o.NoTransactions = true })

@@ -333,7 +333,7 @@ func TestAppendStatsUnknownOutcome(t *testing.T) {
 				_, err := appendFn(context.Background(), "u", ticket{Title: "lost"})
 				errc <- err
 			}()
-			waitFor(t, func() bool { return ft.LostAnswers() > 0 })
+			waitFor(t, func() bool { return dbtest.LostAnswers(ft) > 0 })
 			ft.SetUnreachable(true)
 			require.ErrorIs(t, <-errc, dynamoseq.ErrUnknownOutcome)
 

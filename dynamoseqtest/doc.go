@@ -80,14 +80,46 @@
 //     p50 25ms, p99 95ms, 32ms at 25 items. Reads and refusals take a
 //     write's time: no figure is published, and a strongly consistent read
 //     is one round trip to the partition's leader, as a write is;
+//   - a capacity schedule (Capacity): every capacity multiplied by a
+//     function of the time since the model's first request, for steps and
+//     outages, as Amazon DynamoDB's capacity changes under a caller;
+//   - a table's own ceiling (TableWriteUnits, TableReadUnits), shared by
+//     its partition key values: a provisioned table's capacity, an
+//     on-demand table's maximum or its warm throughput ("New on-demand
+//     tables will be able to sustain up to 4,000 writes per second and
+//     12,000 reads per second",
+//     https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/pre-warming-on-demand-capacity-mode.html),
+//     throttled with the reasons of ThrottlingReason, "ResourceType +
+//     OperationType + LimitType" (TableWriteKeyRangeThroughputExceeded for
+//     a partition key value, TableWriteProvisionedThroughputExceeded or
+//     TableWriteMaxOnDemandThroughputExceeded for the table;
+//     https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ThrottlingReason.html);
+//   - burst capacity (BurstCredit): "DynamoDB currently retains up to
+//     five minutes (300 seconds) of unused read and write capacity", and
+//     split for heat (SplitAfter), adaptive capacity's splitting of a hot
+//     item collection
+//     (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/burst-adaptive-capacity.html);
+//   - reads and writes that share a partition's capacity (ShareCapacity),
+//     as "3,000 read units or 1,000 write units" of a partition once read;
+//     today's guide says they are "managed independently", the default;
+//   - narrow conflicts (Conflicts): a meeting on an item conflicts by
+//     chance, and a single write that gets to an item before a
+//     transaction in flight has prepared it cancels the transaction ("If
+//     any item is modified by another operation during the transaction,
+//     the entire transaction is canceled",
+//     https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/BestPractices_PessimisticLocking.html);
+//     where it gets there after, it is refused, as the transactions
+//     guide lists. Half the transaction's answer time is its prepare, a
+//     choice of the model;
 //   - ConsumedCapacity in the answers that ask for it, as the model charged;
 //   - figures of every request and of each partition key value
 //     (ModelStats).
 //
 // Every other operation (CreateTable, DescribeTable, Scan, BatchWriteItem,
 // ...) passes through unchanged. Scale slows all of it alike: at scale s
-// every capacity is multiplied by s and every duration (latency, Burst, the
-// token window) divided by s, so that the units one round trip carries, the
+// every capacity is multiplied by s and every duration (latency, Burst,
+// BurstCredit, SplitAfter, the token window) divided by s, the schedule
+// read at service time, so that the units one round trip carries, the
 // share of the ceiling a pattern reaches and the number of round trips a
 // bucket holds do not change. The repository's docs/real-dynamodb.md gives
 // each rule in full.

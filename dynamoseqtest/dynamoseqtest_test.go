@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
 )
 
 func TestMain(m *testing.M) { dynamoseqtest.Main(m) }
@@ -82,7 +83,7 @@ func TestFaultTransportLosesAnswers(t *testing.T) {
 	srv := dynamoseqtest.Start(t)
 	name := srv.NewTable(t, table())
 	ft := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{LoseAnswers: 1})
-	client := srv.Client(dynamoseqtest.WithTransport(ft), dynamoseqtest.FastRetries())
+	client := srv.Client(dynamoseqtest.WithTransport(ft), dbtest.FastRetries())
 
 	err := put(context.Background(), client, name, "lost")
 	var maxAttempts *retry.MaxAttemptsError
@@ -104,7 +105,7 @@ func TestFaultTransportShare(t *testing.T) {
 	srv := dynamoseqtest.Start(t)
 	name := srv.NewTable(t, table())
 	ft := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{LoseAnswers: 0.3, Seed: 7})
-	client := srv.Client(dynamoseqtest.WithTransport(ft), dynamoseqtest.FastRetries())
+	client := srv.Client(dynamoseqtest.WithTransport(ft), dbtest.FastRetries())
 	failed := 0
 	for i := range 100 {
 		if put(context.Background(), client, name, strconv.Itoa(i)) != nil {
@@ -122,7 +123,7 @@ func TestFaultTransportStalls(t *testing.T) {
 	srv := dynamoseqtest.Start(t)
 	name := srv.NewTable(t, table())
 	ft := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{StallAnswers: 1})
-	client := srv.Client(dynamoseqtest.WithTransport(ft), dynamoseqtest.FastRetries())
+	client := srv.Client(dynamoseqtest.WithTransport(ft), dbtest.FastRetries())
 	// A first write through a plain client, so that the timed one is not
 	// slowed by a cold table; and a deadline that a loaded machine meets.
 	require.NoError(t, put(context.Background(), srv.Client(), name, "warm"))
@@ -139,7 +140,7 @@ func TestFaultTransportUnreachable(t *testing.T) {
 	srv := dynamoseqtest.Start(t)
 	name := srv.NewTable(t, table())
 	ft := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{})
-	client := srv.Client(dynamoseqtest.WithTransport(ft), dynamoseqtest.FastRetries())
+	client := srv.Client(dynamoseqtest.WithTransport(ft), dbtest.FastRetries())
 	ft.SetUnreachable(true)
 	err := put(context.Background(), client, name, "never")
 	require.Error(t, err)
@@ -155,7 +156,7 @@ func TestKillRestart(t *testing.T) {
 	t.Parallel()
 	srv := dynamoseqtest.Start(t, dynamoseqtest.WithDBPath(t.TempDir()))
 	name := srv.NewTable(t, table())
-	client := srv.Client(dynamoseqtest.FastRetries())
+	client := srv.Client(dbtest.FastRetries())
 	require.NoError(t, put(context.Background(), client, name, "kept"))
 	endpoint := srv.Endpoint()
 	srv.Kill(t)

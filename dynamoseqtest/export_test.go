@@ -1,5 +1,7 @@
 package dynamoseqtest
 
+import "github.com/dynamoseq/dynamoseq/internal/replicator"
+
 // The figures the package's own tests check beyond the exported ones.
 
 // FaultCounts are every figure of a FaultTransport.
@@ -23,6 +25,7 @@ func (s ModelStats) Total() OperationStats {
 		t.ReadUnits += o.ReadUnits
 		t.Throttled += o.Throttled
 		t.ThrottledCancellations += o.ThrottledCancellations
+		t.TableThrottled += o.TableThrottled
 		t.Conflicts += o.Conflicts
 		t.ConflictCancellations += o.ConflictCancellations
 		t.Cancellations += o.Cancellations
@@ -35,5 +38,7 @@ func (s ModelStats) Total() OperationStats {
 // Regions are the table's Regions, in the order given.
 func (g *GlobalTable) Regions() []string { return g.regions }
 
-// Writes is how many writes the Regions' clients made.
-func (s ReplicationStats) Writes() int64 { return s.writes }
+// Stats returns the table's replication counts so far: writes made by
+// the Regions' clients (Local), applied in another Region (Replicated),
+// dropped in a Region that held a later write (Superseded).
+func (g *GlobalTable) Stats() replicator.Stats { return g.rep.Stats() }

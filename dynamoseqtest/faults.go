@@ -12,8 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
@@ -99,13 +97,6 @@ func (t *FaultTransport) SetUnreachable(on bool) { t.unreachable.Store(on) }
 // far, resends included.
 func (t *FaultTransport) Requests() int64 { return t.counts.requests.Load() }
 
-// LostAnswers is how many answers the transport has replaced by a
-// connection reset so far.
-func (t *FaultTransport) LostAnswers() int64 { return t.counts.lost.Load() }
-
-// Stalled is how many answers the transport has held back so far.
-func (t *FaultTransport) Stalled() int64 { return t.counts.stalled.Load() }
-
 // allCounts returns every figure of the transport so far.
 func (t *FaultTransport) allCounts() faultCounts {
 	c := &t.counts
@@ -174,22 +165,9 @@ func (t *FaultTransport) stall(ctx context.Context) (*http.Response, error) {
 // FaultTransport:
 //
 //	ft := dynamoseqtest.NewFaultTransport(dynamoseqtest.Faults{LoseAnswers: 0.2})
-//	client := srv.Client(dynamoseqtest.WithTransport(ft), dynamoseqtest.FastRetries())
+//	client := srv.Client(dynamoseqtest.WithTransport(ft))
 func WithTransport(rt http.RoundTripper) func(*dynamodb.Options) {
 	return func(o *dynamodb.Options) {
 		o.HTTPClient = &http.Client{Transport: rt}
-	}
-}
-
-// FastRetries gives a client the SDK's standard retryer with the delays of a
-// test: the same number of attempts (3), backoff of at most 20ms, and no
-// retry quota (the quota would stop the resends of a test that loses many
-// answers on purpose).
-func FastRetries() func(*dynamodb.Options) {
-	return func(o *dynamodb.Options) {
-		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
-			so.MaxBackoff = 20 * time.Millisecond
-			so.RateLimiter = ratelimit.None
-		})
 	}
 }

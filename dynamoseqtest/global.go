@@ -176,17 +176,3 @@ func (g *GlobalTable) Settle(tb testing.TB) {
 		tb.Fatalf("dynamoseqtest: waiting for %s to replicate: %v", g.name, err)
 	}
 }
-
-// ReplicationStats are cumulative counts of a GlobalTable's replication.
-type ReplicationStats struct {
-	Replicated int64 // writes applied in another Region
-	Superseded int64 // writes dropped in a Region that held a later write: last writer wins
-
-	writes int64 // writes made in the Regions by their clients; the package's tests read it
-}
-
-// Stats returns the counts so far.
-func (g *GlobalTable) Stats() ReplicationStats {
-	s := g.rep.Stats()
-	return ReplicationStats{writes: s.Local, Replicated: s.Replicated, Superseded: s.Superseded}
-}

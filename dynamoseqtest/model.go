@@ -39,14 +39,19 @@ type model struct {
 	tables   map[string]*tableInfo
 
 	mu     sync.Mutex // protects the fields below
-	rnd    *rand.Rand
+	rnd    *rand.Rand // latency draws
+	crnd   *rand.Rand // conflict draws (Service.Conflicts)
 	parts  map[partition]*partState
+	tabs   map[string]*tableState
 	holds  map[string]*hold
 	tokens map[string]*tokenState
 	ops    map[string]*opStats
 	// pruneAt is the number of tokens at which the expired ones are
 	// dropped next.
 	pruneAt int
+	// origin is when the model applied its rules to its first request,
+	// on its clock: the capacity schedule's zero.
+	origin time.Time
 	// now is the clock that capacity refills and tokens' windows follow:
 	// time.Now, or a test's (SetModelClock). Answers' latency follows the real
 	// clock.
@@ -57,12 +62,8 @@ type model struct {
 type partState struct {
 	write, read bucket
 	stats       partStats
+	heatState
 }
-
-// hold counts the requests in flight on an item: transactions (which make
-// other writes conflict) and single-item writes (which make only
-// TransactGetItems conflict).
-type hold struct{ transact, single int }
 
 // tokenState is what the model knows of a ClientRequestToken.
 type tokenState struct {
@@ -96,7 +97,9 @@ func newModel(upstream string, svc Service) (*model, error) {
 		tables:  map[string]*tableInfo{},
 		now:     time.Now,
 		rnd:     rand.New(rand.NewPCG(r.seed, 0x5e41ce)),
+		crnd:    rand.New(rand.NewPCG(r.seed, 0xc0f11c7)),
 		parts:   map[partition]*partState{},
+		tabs:    map[string]*tableState{},
 		holds:   map[string]*hold{},
 		tokens:  map[string]*tokenState{},
 		ops:     map[string]*opStats{},
@@ -165,6 +168,17 @@ func (m *model) serve(w http.ResponseWriter, r *http.Request, req *request, arri
 		m.wait(arrived.Add(a.latency))
 		writeAnswer(w, http.StatusBadRequest, jsonHeader(), a.refusal)
 		return
+	}
+	if a.prepare > 0 {
+		// The narrow conflict model: a transaction is carried out once
+		// prepared, unless a single write got to one of its items first.
+		m.wait(arrived.Add(a.prepare))
+		if body := m.doomedBody(req, a); body != nil {
+			m.wait(arrived.Add(a.latency))
+			m.release(req, a)
+			writeAnswer(w, http.StatusBadRequest, jsonHeader(), body)
+			return
+		}
 	}
 	resp, body, err := m.forward(r, req.forwardBody())
 	if err != nil {
@@ -283,6 +297,9 @@ func (m *model) forget(body []byte) {
 		m.tablesMu.Lock()
 		delete(m.tables, in.TableName)
 		m.tablesMu.Unlock()
+		m.mu.Lock()
+		delete(m.tabs, in.TableName)
+		m.mu.Unlock()
 	}
 }
 

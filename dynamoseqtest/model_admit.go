@@ -13,6 +13,16 @@ type admission struct {
 	replay  bool          // a TransactWriteItems replayed by its token
 	held    bool          // the targets' items are held until release
 	ok      bool          // DynamoDB Local carried the request out
+	// credit holds the partitions whose burst credit admitted the request.
+	credit map[*partState]bool
+	// In the narrow conflict model, a transaction's item keys (table and
+	// key), the end of its prepare (on the real clock; until then a single
+	// write cancels it), after how long it is carried out, and the
+	// indexes of its items that single writes got to first.
+	keys     []string
+	prepared time.Time
+	prepare  time.Duration
+	doomed   []int
 }
 
 // cost is a target's estimated units, known before the request runs:
@@ -44,6 +54,9 @@ func (m *model) admit(req *request) *admission {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
+	if m.origin.IsZero() {
+		m.origin = now
+	}
 	a := &admission{read: req.reads()}
 	if req.op == opTransactWrite && req.token != "" {
 		st := m.tokens[req.token]
@@ -60,8 +73,8 @@ func (m *model) admit(req *request) *admission {
 	for i := range req.targets {
 		a.est[i] = req.cost(&req.targets[i], a.replay)
 	}
-	if bad := m.throttled(req, a, now); bad != nil {
-		a.refusal, a.latency = m.throttleBody(req, a, bad), m.draw(m.rules.read, 0)
+	if bad, table := m.throttled(req, a, now); bad != nil {
+		a.refusal, a.latency = m.throttleBody(req, a, bad, table), m.draw(m.rules.read, 0)
 		return a
 	}
 	if !a.replay {
@@ -70,108 +83,15 @@ func (m *model) admit(req *request) *admission {
 			return a
 		}
 	}
-	for i := range req.targets {
-		p := m.part(&req.targets[i])
-		if a.read {
-			p.read.tokens -= a.est[i]
-		} else {
-			p.write.tokens -= a.est[i]
-		}
-	}
+	m.take(req, a.read, a.est, a.credit)
 	m.hold(req, a)
 	if req.op == opTransactWrite && req.token != "" {
 		m.tokens[req.token] = &tokenState{inFlight: true}
 	}
 	a.latency = m.latencyOf(req)
+	if req.op == opTransactWrite && m.rules.conflicts > 0 {
+		a.prepare = a.latency / 2
+		a.prepared = time.Now().Add(a.prepare)
+	}
 	return a
-}
-
-// throttled returns the indexes of the targets whose partition's bucket
-// does not admit the request's cost there, or nil.
-func (m *model) throttled(req *request, a *admission, now time.Time) []int {
-	cost := map[*partState]float64{}
-	for i := range req.targets {
-		cost[m.part(&req.targets[i])] += a.est[i]
-	}
-	for p := range cost {
-		p.stats.Requests++
-	}
-	var bad []int
-	for i := range req.targets {
-		p := m.part(&req.targets[i])
-		b, rate, depth := &p.write, m.rules.writeRate, m.rules.writeDepth
-		if a.read {
-			b, rate, depth = &p.read, m.rules.readRate, m.rules.readDepth
-		}
-		b.fill(now, rate, depth)
-		if !b.admits(cost[p], depth) {
-			bad = append(bad, i)
-		}
-	}
-	return bad
-}
-
-// conflicts returns the indexes of the targets whose items are held by a
-// request in flight that this one conflicts with, or nil. As AWS
-// documents: a write or a transactional write of an item that a
-// TransactWriteItems in flight includes, and a TransactGetItems of an
-// item that any write in flight includes; a GetItem or Query never
-// conflicts.
-func (m *model) conflicts(req *request) []int {
-	if req.op == opGet || req.op == opQuery {
-		return nil
-	}
-	var bad []int
-	for i := range req.targets {
-		h := m.holds[req.targets[i].table.name+"\x00"+req.targets[i].item]
-		if h != nil && (h.transact > 0 || (req.op == opTransactGet && h.single > 0)) {
-			bad = append(bad, i)
-		}
-	}
-	return bad
-}
-
-// hold marks the items of an admitted write as in flight. m.mu must be
-// held.
-func (m *model) hold(req *request, a *admission) {
-	if a.read {
-		return
-	}
-	for i := range req.targets {
-		k := req.targets[i].table.name + "\x00" + req.targets[i].item
-		h := m.holds[k]
-		if h == nil {
-			h = &hold{}
-			m.holds[k] = h
-		}
-		if req.op == opTransactWrite {
-			h.transact++
-		} else {
-			h.single++
-		}
-	}
-	a.held = true
-}
-
-// release ends the holds of an answered request, and its token's flight:
-// until its answer leaves, the request is in flight on the service.
-func (m *model) release(req *request, a *admission) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.settleToken(req, a, a.ok)
-	if !a.held {
-		return
-	}
-	for i := range req.targets {
-		k := req.targets[i].table.name + "\x00" + req.targets[i].item
-		h := m.holds[k]
-		if req.op == opTransactWrite {
-			h.transact--
-		} else {
-			h.single--
-		}
-		if h.transact == 0 && h.single == 0 {
-			delete(m.holds, k)
-		}
-	}
 }

@@ -36,14 +36,18 @@ func (m *model) onDemand(t *tableInfo) bool {
 
 // throttleBody counts a throttled request and returns its answer: the
 // exception of the table's form, or for a transaction its cancellation
-// with the form's reason at the throttled items. m.mu must be held.
-func (m *model) throttleBody(req *request, a *admission, bad []int) []byte {
+// with the form's reason at the throttled items. table says the table's
+// own ceiling refused it, not its partitions'. m.mu must be held.
+func (m *model) throttleBody(req *request, a *admission, bad []int, table bool) []byte {
 	t := req.targets[bad[0]].table
 	onDemand := m.onDemand(t)
 	for _, p := range m.partsAt(req, bad) {
 		p.stats.Throttled++
 	}
 	o := m.op(req.op)
+	if table {
+		o.TableThrottled++
+	}
 	if req.op == opTransactWrite || req.op == opTransactGet {
 		o.ThrottledCancellations++
 		o.Cancellations++
@@ -57,7 +61,7 @@ func (m *model) throttleBody(req *request, a *admission, bad []int) []byte {
 	if a.read {
 		kind = "Read"
 	}
-	reasons := []map[string]string{{"reason": "Table" + kind + "KeyRangeThroughputExceeded", "resource": t.arn}}
+	reasons := []map[string]string{{"reason": "Table" + kind + throttleLimit(table, onDemand), "resource": t.arn}}
 	if onDemand {
 		return mustJSON(map[string]any{
 			"__type": errPrefix + "ThrottlingException", "message": msgOnDemand, "throttlingReasons": reasons,
@@ -91,6 +95,19 @@ func (m *model) conflictBody(req *request, a *admission, bad []int) []byte {
 	}
 	o.Conflicts++
 	return mustJSON(map[string]string{"__type": errPrefix + "TransactionConflictException", "message": msgConflictException})
+}
+
+// throttleLimit is the LimitType of a throttle's reason, as AWS documents
+// them in ThrottlingReason: a partition key value's limit in either mode,
+// or the table's own ceiling, provisioned or on-demand maximum.
+func throttleLimit(table, onDemand bool) string {
+	switch {
+	case !table:
+		return "KeyRangeThroughputExceeded"
+	case onDemand:
+		return "MaxOnDemandThroughputExceeded"
+	}
+	return "ProvisionedThroughputExceeded"
 }
 
 func inProgressBody() []byte {
@@ -137,22 +154,22 @@ func (m *model) partsAt(req *request, idx []int) []*partState {
 // the figures. m.mu must be held.
 func (m *model) account(req *request, a *admission, actual []float64, taken bool) {
 	o := m.op(req.op)
+	d := make([]float64, len(req.targets))
 	for i := range req.targets {
 		p := m.part(&req.targets[i])
-		d := actual[i]
+		d[i] = actual[i]
 		if taken {
-			d -= a.est[i]
+			d[i] -= a.est[i]
 		}
 		if a.read {
-			p.read.tokens -= d
 			p.stats.ReadUnits += actual[i]
 			o.ReadUnits += actual[i]
 		} else {
-			p.write.tokens -= d
 			p.stats.WriteUnits += actual[i]
 			o.WriteUnits += actual[i]
 		}
 	}
+	m.take(req, a.read, d, nil)
 }
 
 // forwardBody is the request as the model sends it to DynamoDB Local: it

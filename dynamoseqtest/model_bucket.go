@@ -14,16 +14,8 @@ import (
 type bucket struct {
 	tokens float64
 	last   time.Time // when tokens was last brought up to date; zero: full
-}
-
-// fill brings the bucket up to now at rate units a second, up to depth.
-func (b *bucket) fill(now time.Time, rate, depth float64) {
-	if b.last.IsZero() {
-		b.tokens = depth
-	} else if d := now.Sub(b.last).Seconds(); d > 0 {
-		b.tokens = math.Min(depth, b.tokens+rate*d)
-	}
-	b.last = now
+	credit float64   // burst credit: unused units saved (Service.BurstCredit)
+	spend  float64   // what may be spent of credit now, at most its rate's Burst
 }
 
 // admits says whether the bucket admits a request of cost units.

@@ -36,6 +36,10 @@ type opStats struct {
 	// reason ThrottlingError or ProvisionedThroughputExceeded.
 	ThrottledCancellations int64
 
+	// TableThrottled counts the requests of Throttled and
+	// ThrottledCancellations that the table's own ceiling refused.
+	TableThrottled int64
+
 	// Conflicts counts the PutItem, UpdateItem and DeleteItem requests
 	// answered with TransactionConflictException.
 	Conflicts int64

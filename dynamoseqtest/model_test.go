@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
 )
 
 // noRetries makes a client answer the first refusal, as a test of the
@@ -214,7 +215,7 @@ func TestModelThrottleAnswers(t *testing.T) {
 
 			// The SDK's retryer: a throttle is sent again, a cancelled
 			// transaction is not.
-			retrying := srv.Client(dynamoseqtest.FastRetries())
+			retrying := srv.Client(dbtest.FastRetries())
 			before := srv.ModelStats().Total().Requests
 			err = putSized(context.Background(), retrying, table, "hot", 100)
 			require.True(t, throttled(err), "the retried put on the drained key: got %v, want a throttle", err)
@@ -581,6 +582,10 @@ func BenchmarkModelPutItem(b *testing.B) {
 func TestModelThrottleFormByBillingMode(t *testing.T) {
 	t.Parallel()
 	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{WriteUnits: 2, NoLatency: true}))
+	// The model's clock stands still: a drained bucket stays drained
+	// however slowly the machine runs the test.
+	clock := &modelClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	dynamoseqtest.SetModelClock(srv, clock.Now)
 	onDemand := srv.NewTable(t, table())
 	def := table()
 	def.BillingMode = types.BillingModeProvisioned
@@ -611,4 +616,35 @@ func TestModelLatencyHeld(t *testing.T) {
 		require.GreaterOrEqual(t, took, 80*time.Millisecond, "40ms at scale 0.5")
 		require.Less(t, took, 500*time.Millisecond)
 	}
+}
+
+// In the narrow conflict model (Conflicts) a PutItem that arrives while a
+// transaction on its item is still preparing is carried out, and cancels
+// the transaction with TransactionConflict at that item: none of the
+// transaction is stored.
+func TestModelWriteCancelsTransaction(t *testing.T) {
+	t.Parallel()
+	slow := dynamoseqtest.Latency{P50: 4 * time.Second, P99: 4 * time.Second} // prepared after 2s
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(dynamoseqtest.Service{TransactLatency: slow, Conflicts: 1}))
+	tab := srv.NewTable(t, table())
+	c := srv.Client(noRetries)
+	ctx := context.Background()
+	require.NoError(t, putSized(ctx, c, tab, "warm", 100)) // the model has described the table
+	first := make(chan error, 1)
+	go func() {
+		_, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+			{Put: &types.Put{TableName: aws.String(tab), Item: sItem("x", 100)}},
+			{Put: &types.Put{TableName: aws.String(tab), Item: sItem("y", 100)}},
+		}})
+		first <- err
+	}()
+	arrived(t, srv, "TransactWriteItems", 1)
+	require.NoError(t, putSized(ctx, c, tab, "x", 300), "a put while the transaction on its item prepares")
+	var cancelled *types.TransactionCanceledException
+	require.ErrorAs(t, <-first, &cancelled)
+	require.Equal(t, []string{"TransactionConflict", "None"}, codes(cancelled))
+	require.False(t, exists(t, c, tab, "y"), "an item of the cancelled transaction was stored")
+	s := srv.ModelStats().Operation("TransactWriteItems")
+	require.Equal(t, int64(1), s.ConflictCancellations)
+	require.Equal(t, 2.0, s.WriteUnits, "the cancelled transaction charged half its 4 units")
 }

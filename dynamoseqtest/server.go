@@ -138,7 +138,7 @@ func (s *Server) Endpoint() string { return s.endpoint }
 // Client returns a client for the server, with static credentials (DynamoDB
 // Local accepts any), Region us-east-1, and response checksum validation
 // off (DynamoDB Local sends no CRC32 on error responses; aws-sdk-go-v2#3545).
-// optFns change its options, for example WithTransport and FastRetries.
+// optFns change its options, for example WithTransport.
 func (s *Server) Client(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	o := dynamodb.Options{
 		BaseEndpoint:                    aws.String(s.endpoint),

@@ -17,8 +17,56 @@ type Service struct {
 	WriteUnits, ReadUnits float64
 
 	// Burst is how much capacity a partition key value's buckets hold, as
-	// time at their rate. Default one second.
+	// time at their rate: 20ms to 5s are modelled alike, and a request
+	// costing more than a bucket holds passes when it is full. Default one
+	// second, a choice of the model: AWS publishes no depth.
 	Burst time.Duration
+
+	// Capacity is the capacity schedule: at elapsed service time since the
+	// model applied its rules to its first request, every partition's and
+	// the table's units are multiplied by Capacity(elapsed), so that steps
+	// (1, 3, 6) and outages (0: every modelled request throttled) can be
+	// played. Default nil: 1 at all times.
+	Capacity func(elapsed time.Duration) float64
+
+	// SplitAfter is split for heat: a partition key value throttled for
+	// SplitAfter of service time without its bucket filling up, with
+	// requests on two items or more (an item collection: one item cannot
+	// split), has its capacity doubled, up to 3 times (8x). Default 0:
+	// never. AWS documents the mechanism, not its timing.
+	SplitAfter time.Duration
+
+	// BurstCredit is burst capacity: what a partition key value's bucket
+	// cannot hold of its refill is saved, up to BurstCredit of its rate
+	// (AWS: "up to five minutes (300 seconds) of unused read and write
+	// capacity"), and admits requests the bucket refuses, at up to the
+	// documented 1,000 write or 3,000 read units a second of a partition.
+	// Default 0: none.
+	BurstCredit time.Duration
+
+	// ShareCapacity makes a partition key value's reads and writes draw
+	// on one capacity, a read unit taking a third of a write unit, as
+	// "3,000 read units or 1,000 write units, or a linear combination".
+	// Default false: each its own, as AWS documents today.
+	ShareCapacity bool
+
+	// Conflicts selects the narrow conflict model: a request meeting an
+	// item held by a write in flight conflicts with chance Conflicts, and
+	// a PutItem, UpdateItem or DeleteItem that conflicts in the first half
+	// of a transaction's flight is carried out and cancels it with
+	// TransactionConflict, the transaction carried out only once
+	// prepared. Default 0: every meeting conflicts, a single write is
+	// refused with TransactionConflictException.
+	Conflicts float64
+
+	// TableWriteUnits and TableReadUnits are a table's own ceiling a
+	// second, shared by all its partition key values, as a provisioned
+	// table's capacity or an on-demand table's maximum or warm throughput
+	// (4,000 and 12,000 for a new on-demand table). A request over it is
+	// throttled with reason TableWriteProvisionedThroughputExceeded, or in
+	// the on-demand form TableWriteMaxOnDemandThroughputExceeded (Read for
+	// reads). Default 0: no table ceiling.
+	TableWriteUnits, TableReadUnits float64
 
 	// Throttle is the form a throttle takes. Default "": the form of the
 	// table's billing mode, as on the service.
@@ -92,6 +140,14 @@ const tokenWindow = 10 * time.Minute
 type rules struct {
 	writeRate, readRate   float64 // units a second
 	writeDepth, readDepth float64 // units a bucket holds
+	burst                 float64 // seconds of its rate a bucket holds
+	tableWrite, tableRead float64 // a table's units a second; 0: no ceiling
+	capacity              func(time.Duration) float64
+	splitAfter            time.Duration // 0: never
+	credit                float64       // seconds of its rate a partition saves; 0: none
+	maxWrite, maxRead     float64       // a partition's documented maximum, scaled
+	shared                bool
+	conflicts             float64 // the narrow model's chance; 0: the wide model
 	throttle              ThrottleForm
 	cancelledShare        float64
 	write, read, transact Latency
@@ -113,8 +169,11 @@ func (s Service) rules() (rules, error) {
 	if scale < 0 || math.IsNaN(scale) || math.IsInf(scale, 0) {
 		return rules{}, fmt.Errorf("dynamoseqtest: Service.Scale %v: want a positive number", s.Scale)
 	}
-	if s.WriteUnits < 0 || s.ReadUnits < 0 || s.Burst < 0 {
+	if s.WriteUnits < 0 || s.ReadUnits < 0 || s.Burst < 0 || s.TableWriteUnits < 0 || s.TableReadUnits < 0 {
 		return rules{}, fmt.Errorf("dynamoseqtest: Service capacities must not be negative")
+	}
+	if s.SplitAfter < 0 || s.BurstCredit < 0 || s.Conflicts < 0 || s.Conflicts > 1 || math.IsNaN(s.Conflicts) {
+		return rules{}, fmt.Errorf("dynamoseqtest: Service.SplitAfter and BurstCredit must not be negative, Conflicts must be in [0, 1]")
 	}
 	if s.Throttle != "" && s.Throttle != ThrottleOnDemand && s.Throttle != ThrottleProvisioned {
 		return rules{}, fmt.Errorf("dynamoseqtest: Service.Throttle %q: unknown form", s.Throttle)
@@ -126,6 +185,15 @@ func (s Service) rules() (rules, error) {
 	r := rules{
 		writeRate:      def(s.WriteUnits, defaultWriteUnits) * scale,
 		readRate:       def(s.ReadUnits, defaultReadUnits) * scale,
+		tableWrite:     s.TableWriteUnits * scale,
+		tableRead:      s.TableReadUnits * scale,
+		capacity:       s.Capacity,
+		splitAfter:     scaled(s.SplitAfter, scale),
+		credit:         scaled(s.BurstCredit, scale).Seconds(),
+		maxWrite:       defaultWriteUnits * scale,
+		maxRead:        defaultReadUnits * scale,
+		shared:         s.ShareCapacity,
+		conflicts:      s.Conflicts,
 		throttle:       s.Throttle,
 		cancelledShare: defaultCancelledShare,
 		latencyOff:     s.NoLatency,
@@ -135,8 +203,9 @@ func (s Service) rules() (rules, error) {
 	}
 	// A bucket holds Burst of time at its rate; both scale alike, so the
 	// units it holds do not change with the scale.
-	r.writeDepth = r.writeRate * scaled(burst, scale).Seconds()
-	r.readDepth = r.readRate * scaled(burst, scale).Seconds()
+	r.burst = scaled(burst, scale).Seconds()
+	r.writeDepth = r.writeRate * r.burst
+	r.readDepth = r.readRate * r.burst
 	r.write = s.WriteLatency.orDefault(defaultWriteLatency).scaled(scale)
 	r.read = r.write
 	r.transact = s.TransactLatency.orDefault(defaultTransactLatency).scaled(scale)

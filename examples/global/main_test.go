@@ -14,6 +14,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq"
 	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
 )
 
 func TestMain(m *testing.M) { dynamoseqtest.Main(m) }
@@ -33,7 +34,7 @@ func TestGlobal(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, run(context.Background(), args, &out), out.String())
 	g.Settle(t)
-	t.Logf("\n%s\nreplication: %+v", out.String(), g.Stats())
+	t.Logf("\n%s\nreplication: %+v", out.String(), dbtest.Replication(g))
 	assert.Contains(t, out.String(), "us-east-1  ORD-000001 ORD-000003 ORD-000005")
 	assert.Contains(t, out.String(), "eu-west-1  ORD-000002 ORD-000004 ORD-000006")
 	counts := regexp.MustCompile(`handed out twice: (\d+)`).FindAllStringSubmatch(out.String(), -1)
@@ -41,5 +42,5 @@ func TestGlobal(t *testing.T) {
 	assert.Equal(t, "0", counts[0][1], "the Region-sliced Counter repeated numbers")
 	plain, _ := strconv.Atoi(counts[1][1])
 	assert.Positive(t, plain, "the plain Counter repeated no number")
-	assert.Positive(t, g.Stats().Replicated, "nothing was replicated")
+	assert.Positive(t, dbtest.Replication(g).Replicated, "nothing was replicated")
 }

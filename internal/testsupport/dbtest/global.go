@@ -8,6 +8,8 @@ import (
 
 	"github.com/dynamoseq/dynamoseq"
 	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
+	"github.com/dynamoseq/dynamoseq/internal/replicator"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/peek"
 )
 
 // MRECRegions are the names of the two Regions of MRECTable, in the order
@@ -38,3 +40,10 @@ func MRECTable(tb testing.TB, delay time.Duration) *MREC {
 	}
 	return g
 }
+
+// Stats returns the table's replication counts so far.
+func (g *MREC) Stats() replicator.Stats { return Replication(g.GlobalTable) }
+
+// Replication returns the replication counts so far of a global table of
+// dynamoseqtest.
+func Replication(g *dynamoseqtest.GlobalTable) replicator.Stats { return peek.Replication(g) }

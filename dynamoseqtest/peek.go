@@ -1,0 +1,17 @@
+package dynamoseqtest
+
+import (
+	"github.com/dynamoseq/dynamoseq/internal/replicator"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/peek"
+)
+
+// init hands the repository's own tests figures the package does not
+// export (through internal/testsupport/peek): a global table's
+// replication counts, a FaultTransport's lost and stalled answers.
+func init() {
+	peek.Replication = func(g any) replicator.Stats { return g.(*GlobalTable).rep.Stats() }
+	peek.Faults = func(t any) (lost, stalled int64) {
+		c := t.(*FaultTransport).allCounts()
+		return c.LostAnswers, c.Stalled
+	}
+}

@@ -80,11 +80,16 @@ func (p pacing) refused(w *engine.NameWriter, calls []*engine.Call[appendReq, in
 	waitForCapacity(calls, &w.Capacity, sent, w.RoundTrip(), p.maxWait, engine.BatchUnits(calls, p.copyLast), &p.stats.waits, err)
 }
 
+// errPaced is why the callers queued behind a paced write wait (see won).
+var errPaced = errors.New("the name's writes are paced at the rate DynamoDB admitted them after a throttle")
+
 // won records a write of calls that DynamoDB stored, started at start in
 // turn tn (see engine.Pace.Won), and paces the name's next run: it starts
 // no earlier than Capacity.Won says.
 func (p pacing) won(w *engine.NameWriter, calls []*engine.Call[appendReq, int64], start time.Time, tn engine.Turn) {
 	if next := p.Won(w, start, tn, engine.BatchUnits(calls, p.copyLast)); !next.IsZero() {
-		calls[0].NotBefore = next
+		// The callers queued meanwhile wait for capacity: one whose
+		// context ends first gets ErrThrottled, as behind a throttle.
+		calls[0].NotBefore, calls[0].Cause = next, &capacityError{kind: ErrThrottled, wait: time.Until(next), err: errPaced}
 	}
 }

@@ -132,9 +132,10 @@ func (c *Capacity) sample(start time.Time) {
 	case r < c.rate/2 && c.capped:
 		// Refused until the waits reached their cap: an outage or a
 		// stall, which says little of the rate once it is over, or
-		// capacity that fell far. The estimate halves, and the pace
-		// finds the rate from there.
-		c.rate /= 2
+		// capacity that fell far. The estimate drops by a quarter, so
+		// that one that fell far is found in a few writes, and the
+		// rate from before an outage is found again in one.
+		c.rate *= 3.0 / 4
 	case r < c.rate/2:
 		c.rate = r // an estimate far too high: the first one
 	default:

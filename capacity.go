@@ -90,7 +90,7 @@ func waitForCapacity[Req any, R refusable[Req]](calls []*engine.Call[Req, int64]
 
 // refusalWait counts a refusal with err (a throttle or a conflict) of a
 // request of units write units (the write's that waits, for a read
-// before it), sent at sent, on c, and returns the wait before it is sent again: after a
+// before it; 0 for a request that is not paced), sent at sent, on c, and returns the wait before it is sent again: after a
 // throttle about the time the units take to refill at the rate DynamoDB
 // admitted the name's writes, after a conflict about a round trip, rtt
 // (see engine.Capacity).
@@ -138,7 +138,7 @@ func (p patience) do(ctx context.Context, send func() error) error {
 		if first.IsZero() {
 			first = start
 		}
-		wait := refusalWait(&c, err, start, p.rtt.Load(), 1)
+		wait := refusalWait(&c, err, start, p.rtt.Load(), 0) // not paced: from the round trip
 		cause := capacityCause(err, wait)
 		if waited := time.Since(first); waited+wait > p.maxWait {
 			return waitedTooLong(cause, waited, p.maxWait)

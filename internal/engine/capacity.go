@@ -145,9 +145,14 @@ func (c *Capacity) sample(start time.Time) {
 
 // Throttled counts one more refusal for want of capacity of a write of
 // units write units, sent at start, whose round trip is rtt as measured
-// (0 when none was), and returns the wait before it is sent again.
+// (0 when none was), and returns the wait before it is sent again. With
+// units 0 (a request whose writes are not paced: the Counter's updates,
+// the read methods' reads) the wait is a conflict's, from the round trip.
 func (c *Capacity) Throttled(start time.Time, rtt time.Duration, units float64) time.Duration {
 	c.streak++
+	if units <= 0 {
+		return c.jittered(rtt) // a request outside the pace: see Throttled's doc
+	}
 	c.paced = pacedWrites
 	c.refusedAt = start
 	if c.rate <= 0 && rtt > 0 {

@@ -119,15 +119,15 @@ func stepped(every time.Duration, rates ...float64) func(time.Duration) float64 
 }
 
 // Capacity that steps up, 100 to 300 to 600 units a second every 5 s (as
-// split for heat and burst credit do), is found within 2 s of each step:
-// at least 0.8 of it admitted over the 3 s after.
+// split for heat and burst credit do), and then down to 100, is found
+// within 2 s of each step: at least 0.8 of it admitted over the 3 s after.
 func TestCapacitySimSteps(t *testing.T) {
 	const every = 5 * time.Second
 	for _, depth := range []time.Duration{20 * time.Millisecond, 100 * time.Millisecond, time.Second} {
 		for seed := range uint64(3) {
-			p := &simPartition{rate: stepped(every, 100, 300, 600), depth: 100 * depth.Seconds()}
-			sends := simulate(p, 32, 25*time.Millisecond, 3*every, seed)
-			for step := 1; step < 3; step++ {
+			p := &simPartition{rate: stepped(every, 100, 300, 600, 100), depth: 100 * depth.Seconds()}
+			sends := simulate(p, 32, 25*time.Millisecond, 4*every, seed)
+			for step := 1; step < 4; step++ {
 				from := time.Duration(step)*every + 2*time.Second
 				if share := admittedShare(p, sends, 32, from, from+3*time.Second); share < 0.8 {
 					t.Errorf("bucket %v, seed %d, step %d: %.3f of the rate admitted from 2 s after the step, want at least 0.8", depth, seed, step, share)

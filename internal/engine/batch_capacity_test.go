@@ -30,35 +30,52 @@ func TestCapacityConflict(t *testing.T) {
 	}
 }
 
+// bracketed returns a Capacity whose estimate is rate units a second,
+// bracketed by a write of units admitted, one refused and one admitted
+// (see Capacity.Won), with waits at their ceilings.
+func bracketed(rate, units float64) *Capacity {
+	c := &Capacity{Rand: top}
+	refill := seconds(units / rate)
+	c.Won(epoch, units)
+	c.Throttled(epoch.Add(refill*15/16), seconds(4*units/rate), units) // the first estimate: rate
+	c.Won(epoch.Add(refill*17/16), units)
+	return c
+}
+
 func TestCapacityThrottled(t *testing.T) {
-	// The first throttle estimates the rate as overestimate writes a
-	// round trip (32 units in 640ms: 200 a second); the waits start at
-	// firstShare of the refill of the write's units at that rate (160ms),
-	// doubling, at most RefusedGap, from the upper half of the ceiling.
-	c := Capacity{Rand: top}
-	rtt := 640 * time.Millisecond
+	// Before a refill was bracketed the waits are a conflict's, from the
+	// round trip.
+	fresh := Capacity{Rand: top}
+	if got := fresh.Throttled(epoch, 30*time.Millisecond, 32); got != 30*time.Millisecond {
+		t.Errorf("the first refusal of a fresh writer: Throttled(30ms, 32) = %v, want 30ms (the round trip)", got)
+	}
+	// Then they start at firstShare of the refill of the write's units at
+	// the estimate (32 units at 200 a second: 160ms), doubling, at most
+	// RefusedGap, from the upper half of the ceiling.
+	c := bracketed(200, 32)
+	if got := c.Rate(); got != 200 {
+		t.Fatalf("Rate() = %v, want 200", got)
+	}
 	for i, want := range []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond, 160 * time.Millisecond, 320 * time.Millisecond, RefusedGap, RefusedGap} {
-		if got := c.Throttled(epoch, rtt, 32); got != want {
-			t.Errorf("refusal %d: Throttled(%v, 32) = %v, want %v", i+1, rtt, got, want)
+		if got := c.Throttled(epoch, 0, 32); got != want {
+			t.Errorf("refusal %d: Throttled(32) = %v, want %v", i+1, got, want)
 		}
 	}
-	if got := c.Rate(); got != 200 {
-		t.Errorf("Rate() = %v, want 200 (4 x 32 units a round trip of 640ms)", got)
-	}
-	low := Capacity{Rand: func(int64) int64 { return 0 }}
+	low := bracketed(200, 32)
+	low.Rand = func(int64) int64 { return 0 }
 	for i := range 10 {
-		if got, ceiling := low.Throttled(epoch, rtt, 32), min(RefusedGap, 10*time.Millisecond<<i); got < ceiling/2 {
+		if got, ceiling := low.Throttled(epoch, 0, 32), min(RefusedGap, 10*time.Millisecond<<i); got < ceiling/2 {
 			t.Errorf("refusal %d: Throttled = %v, want at least half its ceiling %v", i+1, got, ceiling)
 		}
 	}
 	// A partition that refills slower than RefusedGap is waited for as
 	// long as its refill takes, no longer.
-	slow := Capacity{Rand: top}
+	slow := bracketed(2, 2)
 	for range 8 {
-		slow.Throttled(epoch, 4*time.Second, 2) // 2 units a second
+		slow.Throttled(epoch, 0, 2)
 	}
-	if got := slow.Throttled(epoch, 4*time.Second, 2); got != time.Second {
-		t.Errorf("refusal 9 at 2 units a second: Throttled(4s, 2) = %v, want 1s (the refill)", got)
+	if got := slow.Throttled(epoch, 0, 2); got != time.Second {
+		t.Errorf("refusal 9 at 2 units a second: Throttled(2) = %v, want 1s (the refill)", got)
 	}
 }
 

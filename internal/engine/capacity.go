@@ -81,6 +81,7 @@ type Capacity struct {
 	wonAt, refusedAt time.Time
 	wonUnits         float64
 	capped           bool // a wait since reached its cap (RefusedGap, or the refill)
+	sampled          bool // a refill was bracketed (see sample)
 	// Rand is backoff.Policy.Rand; nil means rand.Int64N.
 	Rand func(n int64) int64
 }
@@ -128,6 +129,7 @@ func (c *Capacity) sample(start time.Time) {
 	}
 	lo := max(0, c.refusedAt.Sub(c.wonAt).Seconds())
 	r := c.wonUnits / ((lo + hi) / 2)
+	c.sampled = true
 	switch {
 	case r < c.rate/2 && c.capped:
 		// Refused until the waits reached their cap: an outage or a
@@ -162,7 +164,9 @@ func (c *Capacity) Throttled(start time.Time, rtt time.Duration, units float64) 
 		// high comes down by halves, one too low climbs by the probe.
 		c.rate = overestimate * units / rtt.Seconds()
 	}
-	if c.rate <= 0 {
+	if !c.sampled {
+		// The estimate is a guess until an admitted write after a
+		// refusal has bracketed the refill: wait from the round trip.
 		return c.jittered(rtt)
 	}
 	refill := seconds(units / c.rate)

@@ -19,8 +19,10 @@ import (
 // transaction holds at that moment (a conflict), having written nothing.
 // The SDK does not retry these for the library (engine.OwnBackpressure,
 // installed by countingClient): the strategies wait them out themselves,
-// with the waits of engine.Capacity (from about one round trip, doubling,
-// at most a second), while the caller's context lasts and for at most
+// with the waits of engine.Capacity (after a throttle, about the time the
+// write's units take to refill at the rate DynamoDB admitted the name's
+// writes, doubling per refusal in a row; after a conflict, from about one
+// round trip), while the caller's context lasts and for at most
 // Retry.MaxWait, and then return ErrThrottled (ErrContention for a
 // conflict) with the context's error: nothing stored. Throttles and
 // conflicts do not count as lost races (Retry.MaxAttempts).
@@ -63,12 +65,13 @@ func waitedTooLong(cause *capacityError, waited, maxWait time.Duration) error {
 // waitForCapacity puts calls back in their name's queue after DynamoDB
 // refused their write (or a read before it) with err, a throttle or a
 // conflict: the name's next run starts after the wait c draws from the
-// round trip rtt, with the calls that arrived meanwhile, and a caller whose
+// refused request's send time, the round trip rtt and the write's units
+// (see refusalWait), with the calls that arrived meanwhile, and a caller whose
 // context ends first gets an error matching ErrThrottled (or ErrContention)
 // as well. A call that has waited maxWait since its first refusal fails
 // with that error instead.
-func waitForCapacity[Req any, R refusable[Req]](calls []*engine.Call[Req, int64], c *engine.Capacity, rtt, maxWait time.Duration, waits *capacityWaits, err error) {
-	wait := c.Next(rtt)
+func waitForCapacity[Req any, R refusable[Req]](calls []*engine.Call[Req, int64], c *engine.Capacity, sent time.Time, rtt, maxWait time.Duration, units float64, waits *capacityWaits, err error) {
+	wait := refusalWait(c, err, sent, rtt, units)
 	waits.add(wait)
 	now := time.Now()
 	cause := capacityCause(err, wait)
@@ -83,6 +86,19 @@ func waitForCapacity[Req any, R refusable[Req]](calls []*engine.Call[Req, int64]
 		}
 		call.Again, call.Cause, call.NotBefore = true, cause, now.Add(wait)
 	}
+}
+
+// refusalWait counts a refusal with err (a throttle or a conflict) of a
+// request of units write units (the write's that waits, for a read
+// before it; 0 for a request that is not paced), sent at sent, on c, and returns the wait before it is sent again: after a
+// throttle about the time the units take to refill at the rate DynamoDB
+// admitted the name's writes, after a conflict about a round trip, rtt
+// (see engine.Capacity).
+func refusalWait(c *engine.Capacity, err error, sent time.Time, rtt time.Duration, units float64) time.Duration {
+	if engine.Decide(err, ErrUnknownOutcome) == engine.Conflict {
+		return c.Conflict(rtt)
+	}
+	return c.Throttled(sent, rtt, units)
 }
 
 // refusable is a write call's request that remembers when DynamoDB first
@@ -122,7 +138,7 @@ func (p patience) do(ctx context.Context, send func() error) error {
 		if first.IsZero() {
 			first = start
 		}
-		wait := c.Next(p.rtt.Load())
+		wait := refusalWait(&c, err, start, p.rtt.Load(), 0) // not paced: from the round trip
 		cause := capacityCause(err, wait)
 		if waited := time.Since(first); waited+wait > p.maxWait {
 			return waitedTooLong(cause, waited, p.maxWait)

@@ -123,7 +123,7 @@ func (c *Counter) write(ctx context.Context, key counterKey, lane *counterLane, 
 	case engine.Unknown:
 		engine.Fail(calls, fmt.Errorf("%w (an update that was applied leaves a gap; retrying is safe)", err))
 	case engine.Throttled, engine.Conflict:
-		waitForCapacity(calls, &lane.capacity, c.rtt.Load(), c.opts.MaxWait, &c.stats.waits, err)
+		waitForCapacity(calls, &lane.capacity, start, c.rtt.Load(), c.opts.MaxWait, 0, &c.stats.waits, err) // not paced: from the round trip
 	case engine.LostRace:
 		// A failed condition is MaxValue's (a replicated write conflict
 		// comes back from resendConflicts as ErrContention).

@@ -111,7 +111,8 @@
 // 1,000 write units a second; over that DynamoDB throttles, and a write to
 // an item another transaction holds is refused as a conflict. Every
 // strategy waits these out itself (the SDK is told not to retry them),
-// with jittered waits from about one round trip up to a second, while the
+// with waits that follow the refill DynamoDB has shown (and, after a
+// throttle, the name's next writes paced at the rate it admitted), while the
 // caller's context has time (or Retry.MaxWait, for a context without a
 // deadline), and a SortKey's or a Latest's waiting calls join the next
 // write. A caller sees ErrThrottled only once its context has ended, with

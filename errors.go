@@ -10,7 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/dynamoseq/dynamoseq/internal/backoff"
+	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
 // Errors that callers branch on with errors.Is. Every error returned by this
@@ -205,9 +205,10 @@ func classify(err error) error {
 }
 
 // defaultRetryAfter is what RetryAfter suggests when nothing says better:
-// the longest wait for capacity (backoff.MaxCapacityWait), after which a
-// partition's budget of a second has come back whole.
-const defaultRetryAfter = backoff.MaxCapacityWait
+// the longest wait between two sends of a write that DynamoDB keeps
+// refusing, when the partition has shown no slower refill
+// (engine.RefusedGap).
+const defaultRetryAfter = engine.RefusedGap
 
 // RetryAfter reports whether the call that returned err stored nothing and
 // the same call may succeed if made again later, and suggests how long to

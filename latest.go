@@ -113,7 +113,7 @@ func NewLatest(client Client, table string, optFns ...func(*LatestOptions)) (*La
 	l.client = countingClient{Client: client, n: &l.stats.requests}
 	l.reads = patientClient{Client: l.client, p: patience{maxWait: o.MaxWait, rtt: &l.rtt, waits: &l.stats.waits}}
 	l.resolver = o.resender(&l.stats.resends)
-	l.pace = pacing{Pace: engine.Pace{RTT: &l.rtt, Turns: &l.stats.turns}, maxWait: o.MaxWait, stats: &l.stats}
+	l.pace = pacing{Pace: engine.Pace{RTT: &l.rtt, Turns: &l.stats.turns}, maxWait: o.MaxWait, stats: &l.stats, copyLast: true}
 	return l, nil
 }
 
@@ -217,7 +217,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 	err = l.commit(ctx, in)
 	switch engine.Decide(err, ErrUnknownOutcome) {
 	case engine.Stored:
-		l.pace.Won(&hint.NameWriter, start, tn)
+		l.pace.won(&hint.NameWriter, calls, start, tn)
 		for i, c := range calls {
 			c.Res = prev + 1 + int64(i)
 		}
@@ -229,7 +229,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 		}
 	case engine.Throttled, engine.Conflict:
 		// Nothing was written: the hint still holds.
-		l.pace.waitForCapacity(&hint.NameWriter, calls, err)
+		l.pace.refused(&hint.NameWriter, calls, start, err)
 	case engine.LostRace:
 		hint.known = false
 		l.lostRace(ctx, hint, calls, start, err)

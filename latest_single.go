@@ -87,7 +87,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 				}
 				return
 			}
-			l.pace.Won(&hint.NameWriter, start, tn) // both writes: the turn's round trip
+			l.pace.Won(&hint.NameWriter, start, tn, 2) // both writes, a unit each at least: the turn's round trip; not paced
 		case engine.Unknown:
 			hint.known = false
 			calls[0].Res, calls[0].Err = v, err // the version that may hold the item

@@ -228,7 +228,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		err = s.put(ctx, pk, first, calls, tn)
 		switch engine.Decide(err, ErrUnknownOutcome) {
 		case engine.Stored:
-			s.pace.Won(&h.NameWriter, start, tn)
+			s.pace.won(&h.NameWriter, calls, start, tn)
 			for i, c := range calls {
 				c.Res = first + int64(i)
 			}
@@ -242,7 +242,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			return
 		case engine.Throttled, engine.Conflict:
 			// Nothing was written: the hint still holds.
-			s.pace.waitForCapacity(&h.NameWriter, calls, err)
+			s.pace.refused(&h.NameWriter, calls, start, err)
 			return
 		case engine.LostRace:
 			h.known = false

@@ -54,7 +54,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 		err = s.put(ctx, pk, n, calls[:1], tn)
 		switch engine.Decide(err, ErrUnknownOutcome) {
 		case engine.Stored:
-			s.pace.Won(&h.NameWriter, start, tn)
+			s.pace.Won(&h.NameWriter, start, tn, engine.BatchUnits(calls[:1], false)) // one item a write: not paced
 			calls[0].Res, h.last = n, n
 			calls, races = calls[1:], 0
 		case engine.Unknown:

@@ -52,8 +52,9 @@ func graceOf(r Retry, rtt *engine.RoundTrip) func(*engine.GroupOptions) {
 // Retry.MaxWait and the strategy's figures.
 type pacing struct {
 	engine.Pace
-	maxWait time.Duration
-	stats   *appendStats
+	maxWait  time.Duration
+	stats    *appendStats
+	copyLast bool // a write carries the last item twice (Latest's 'latest')
 }
 
 // headFailed handles calls whose write could not be placed: the read of
@@ -71,5 +72,24 @@ func (p pacing) headFailed(w *engine.NameWriter, calls []*engine.Call[appendReq,
 // their write (or a read before it) with err, a throttle or a conflict
 // (see waitForCapacity).
 func (p pacing) waitForCapacity(w *engine.NameWriter, calls []*engine.Call[appendReq, int64], err error) {
-	waitForCapacity(calls, &w.Capacity, w.RoundTrip(), p.maxWait, &p.stats.waits, err)
+	p.refused(w, calls, time.Now(), err)
+}
+
+// refused is waitForCapacity for the write of calls sent at sent.
+func (p pacing) refused(w *engine.NameWriter, calls []*engine.Call[appendReq, int64], sent time.Time, err error) {
+	waitForCapacity(calls, &w.Capacity, sent, w.RoundTrip(), p.maxWait, engine.BatchUnits(calls, p.copyLast), &p.stats.waits, err)
+}
+
+// errPaced is why the callers queued behind a paced write wait (see won).
+var errPaced = errors.New("the name's writes are paced at the rate DynamoDB admitted them after a throttle")
+
+// won records a write of calls that DynamoDB stored, started at start in
+// turn tn (see engine.Pace.Won), and paces the name's next run: it starts
+// no earlier than Capacity.Won says.
+func (p pacing) won(w *engine.NameWriter, calls []*engine.Call[appendReq, int64], start time.Time, tn engine.Turn) {
+	if next := p.Won(w, start, tn, engine.BatchUnits(calls, p.copyLast)); !next.IsZero() {
+		// The callers queued meanwhile wait for capacity: one whose
+		// context ends first gets ErrThrottled, as behind a throttle.
+		calls[0].NotBefore, calls[0].Cause = next, &capacityError{kind: ErrThrottled, wait: time.Until(next), err: errPaced}
+	}
 }

@@ -1,6 +1,6 @@
 // Package backoff computes the waits between attempts of a write that lost a
-// race to another writer (Policy), and of one that DynamoDB throttled or
-// found in conflict with a transaction (Capacity).
+// race to another writer (Policy); engine.Capacity uses it for the waits
+// after a conflict with a transaction.
 package backoff
 
 import (
@@ -56,8 +56,3 @@ func Sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	}
 }
-
-// MaxCapacityWait caps the waits for capacity (engine.Capacity). After a second, a partition's
-// per-second budget of units (what DynamoDB throttles by) has come back
-// whole: a longer wait would only leave it idle.
-const MaxCapacityWait = time.Second

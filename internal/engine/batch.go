@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
-
-	"github.com/dynamoseq/dynamoseq/internal/backoff"
 )
 
 // Limits of one TransactWriteItems call.
@@ -85,7 +83,7 @@ func Linger[Req any](batch []*Call[Req, int64], rtt time.Duration) {
 		return
 	}
 	for _, c := range batch {
-		if c.Again {
+		if c.Again || !c.NotBefore.IsZero() { // put back, or paced (Capacity.Won)
 			return
 		}
 	}
@@ -200,14 +198,30 @@ type Pace struct {
 	Turns *atomic.Int64
 }
 
-// Won records a write of w's name that started at start, in turn tn, and
-// succeeded (both writes, without transactions).
-func (p Pace) Won(w *NameWriter, start time.Time, tn Turn) {
-	p.RTT.Add(time.Since(start))
-	w.Capacity.Reset()
+// Won records a write of w's name of units write units that started at
+// start, in turn tn, and succeeded (both writes, without transactions),
+// and returns when the name's next write may start (see Capacity.Won).
+func (p Pace) Won(w *NameWriter, start time.Time, tn Turn, units float64) time.Time {
+	now := time.Now()
+	p.RTT.Add(now.Sub(start))
+	next := w.Capacity.Won(start, units)
 	if w.Won(start, tn) {
 		p.Turns.Add(1)
 	}
+	return next
+}
+
+// BatchUnits is the write units of the items of calls (see Units), with
+// copyLast the last one's once more (as for BatchLen).
+func BatchUnits[Req any, R Batched[Req]](calls []*Call[Req, int64], copyLast bool) float64 {
+	var u float64
+	for _, c := range calls {
+		u += Units(R(&c.Req).Bytes())
+	}
+	if copyLast && len(calls) > 0 {
+		u += Units(R(&calls[len(calls)-1].Req).Bytes())
+	}
+	return u
 }
 
 // RoundTrip is a moving average of a strategy's round trips, across its
@@ -238,33 +252,3 @@ const minGrace = 10 * time.Millisecond
 // of its write in flight (GroupOptions.Grace): one round trip, at least
 // minGrace.
 func (r *RoundTrip) Grace() time.Duration { return max(r.Load(), minGrace) }
-
-// minCapacityBase is the first wait's ceiling before any round trip was
-// measured.
-const minCapacityBase = time.Millisecond
-
-// Capacity is the wait of one name's writes for capacity, after DynamoDB
-// throttled them or another transaction held their items: exponential with
-// full jitter per refusal in a row, the first drawn from [0, one round trip
-// of the write], at most backoff.MaxCapacityWait; a success starts the count again.
-// The zero Capacity has seen no refusal. It is not safe for concurrent
-// use: it belongs to the one writer of a name at a time.
-type Capacity struct {
-	streak int // refusals in a row
-	// Rand is backoff.Policy.Rand; nil means rand.Int64N.
-	Rand func(n int64) int64
-}
-
-// Next counts one more refusal and returns the wait before the next send;
-// rtt is the write's round trip as measured (0 when none was).
-func (c *Capacity) Next(rtt time.Duration) time.Duration {
-	c.streak++
-	p := backoff.Policy{Base: max(rtt, minCapacityBase), Max: backoff.MaxCapacityWait, Rand: c.Rand}
-	return p.Delay(c.streak)
-}
-
-// Reset records a success: the next refusal waits as the first did.
-func (c *Capacity) Reset() { c.streak = 0 }
-
-// Streak is how many refusals in a row were counted.
-func (c *Capacity) Streak() int { return c.streak }

@@ -3,25 +3,100 @@ package engine
 import (
 	"testing"
 	"time"
-
-	"github.com/dynamoseq/dynamoseq/internal/backoff"
 )
 
-func TestCapacity(t *testing.T) {
-	// With a Rand that returns its largest value, Next is the ceiling:
-	// one round trip, doubling per refusal in a row, at most a second.
-	c := Capacity{Rand: func(n int64) int64 { return n - 1 }}
+// top is a Rand that returns its largest value: each wait is its ceiling.
+func top(n int64) int64 { return n - 1 }
+
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func TestCapacityConflict(t *testing.T) {
+	// Full jitter from a round trip, doubling per refusal in a row, at
+	// most RefusedGap; before a round trip was measured, from
+	// minCapacityBase.
+	c := Capacity{Rand: top}
 	rtt := 30 * time.Millisecond
-	for i, want := range []time.Duration{30 * time.Millisecond, 60 * time.Millisecond, 120 * time.Millisecond, 240 * time.Millisecond, 480 * time.Millisecond, 960 * time.Millisecond, backoff.MaxCapacityWait, backoff.MaxCapacityWait} {
-		if got := c.Next(rtt); got != want {
-			t.Errorf("refusal %d: Next(%v) = %v, want %v", i+1, rtt, got, want)
+	for i, want := range []time.Duration{30 * time.Millisecond, 60 * time.Millisecond, 120 * time.Millisecond, 240 * time.Millisecond, RefusedGap, RefusedGap} {
+		if got := c.Conflict(rtt); got != want {
+			t.Errorf("refusal %d: Conflict(%v) = %v, want %v", i+1, rtt, got, want)
 		}
 	}
-	if c.Streak() != 8 {
-		t.Errorf("Streak() = %d, want 8", c.Streak())
+	if c.Streak() != 6 {
+		t.Errorf("Streak() = %d, want 6", c.Streak())
 	}
 	c.Reset()
-	if got := c.Next(0); got != minCapacityBase {
-		t.Errorf("after Reset, Next(0) = %v, want %v (no round trip measured yet)", got, minCapacityBase)
+	if got := c.Conflict(0); got != minCapacityBase {
+		t.Errorf("after Reset, Conflict(0) = %v, want %v (no round trip measured yet)", got, minCapacityBase)
+	}
+}
+
+// bracketed returns a Capacity whose estimate is rate units a second,
+// bracketed by a write of units admitted, one refused and one admitted
+// (see Capacity.Won), with waits at their ceilings.
+func bracketed(rate, units float64) *Capacity {
+	c := &Capacity{Rand: top}
+	refill := seconds(units / rate)
+	c.Won(epoch, units)
+	c.Throttled(epoch.Add(refill*15/16), seconds(4*units/rate), units) // the first estimate: rate
+	c.Won(epoch.Add(refill*17/16), units)
+	return c
+}
+
+func TestCapacityThrottled(t *testing.T) {
+	// Before a refill was bracketed the waits are a conflict's, from the
+	// round trip.
+	fresh := Capacity{Rand: top}
+	if got := fresh.Throttled(epoch, 30*time.Millisecond, 32); got != 30*time.Millisecond {
+		t.Errorf("the first refusal of a fresh writer: Throttled(30ms, 32) = %v, want 30ms (the round trip)", got)
+	}
+	// Then they start at firstShare of the refill of the write's units at
+	// the estimate (32 units at 200 a second: 160ms), doubling, at most
+	// RefusedGap, from the upper half of the ceiling.
+	c := bracketed(200, 32)
+	if got := c.Rate(); got != 200 {
+		t.Fatalf("Rate() = %v, want 200", got)
+	}
+	for i, want := range []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond, 160 * time.Millisecond, 320 * time.Millisecond, RefusedGap, RefusedGap} {
+		if got := c.Throttled(epoch, 0, 32); got != want {
+			t.Errorf("refusal %d: Throttled(32) = %v, want %v", i+1, got, want)
+		}
+	}
+	low := bracketed(200, 32)
+	low.Rand = func(int64) int64 { return 0 }
+	for i := range 10 {
+		if got, ceiling := low.Throttled(epoch, 0, 32), min(RefusedGap, 10*time.Millisecond<<i); got < ceiling/2 {
+			t.Errorf("refusal %d: Throttled = %v, want at least half its ceiling %v", i+1, got, ceiling)
+		}
+	}
+	// A partition that refills slower than RefusedGap is waited for as
+	// long as its refill takes, no longer.
+	slow := bracketed(2, 2)
+	for range 8 {
+		slow.Throttled(epoch, 0, 2)
+	}
+	if got := slow.Throttled(epoch, 0, 2); got != time.Second {
+		t.Errorf("refusal 9 at 2 units a second: Throttled(2) = %v, want 1s (the refill)", got)
+	}
+}
+
+func TestCapacityPace(t *testing.T) {
+	// Before a throttle nothing is paced; after one, the next write starts
+	// the refill of the units written (at the rate, probed) after the
+	// start of the last; pacedWrites admitted writes in a row end that.
+	var c Capacity
+	if got := c.Won(epoch, 32); !got.IsZero() {
+		t.Fatalf("Won before any throttle = %v, want the zero time", got)
+	}
+	c.Throttled(epoch.Add(40*time.Millisecond), 160*time.Millisecond, 32) // 800 units a second
+	now := epoch.Add(100 * time.Millisecond)
+	for i := range pacedWrites {
+		next := c.Won(now, 32)
+		if gap, refill := next.Sub(now), seconds(32/c.Rate()); next.IsZero() || gap > refill || gap < refill/2 {
+			t.Fatalf("write %d after the throttle: the next %v after it, want at most the refill at the estimate, %v, and at least half of it", i+1, gap, refill)
+		}
+		now = next
+	}
+	if got := c.Won(now, 32); !got.IsZero() {
+		t.Errorf("Won after %d writes not refused = %v, want the zero time", pacedWrites, got)
 	}
 }

@@ -29,7 +29,10 @@
 // Cause. A run that puts a call back can say why (Call.Cause; for example
 // the strategy's ErrThrottled): a caller whose context ends before its call
 // is written again (queued, or leading the wait) gets an error matching
-// both the context's error and the cause. Without a cause, ctx.Err().
+// both the context's error and the cause; so does a caller queued behind
+// it meanwhile (the key's last run put calls back with that cause, or
+// delayed the next run with it: Call.NotBefore and Cause on a call done).
+// Without a cause, ctx.Err().
 //
 // Grace. By default a caller whose call is in a running batch waits for its
 // outcome even after its context ends, so that it learns what was written.
@@ -96,7 +99,10 @@ type queue[S, Req, Res any] struct {
 	// a leader waits for that, ends its wait.
 	fill   int
 	filled context.CancelFunc
-	state  S // read and written only by the lead's run
+	// cause is the Call.Cause of the last run's put back, if it put
+	// calls back; the callers queued behind them leave with it too.
+	cause error
+	state S // read and written only by the lead's run
 }
 
 type status int
@@ -241,11 +247,11 @@ func (g *Group[K, S, Req, Res]) await(key K, q *queue[S, Req, Res], w *waiter[Re
 			if st == promoted {
 				g.handOff(q)
 			}
-			err := w.leave(ctx.Err())
+			err := w.leave(ctx.Err(), q.cause)
 			g.mu.Unlock()
 			return zero, err
 		case st == inBatch && ended && g.grace != nil && (!w.call.published || graceOver):
-			res, err := w.abandon(ctx.Err())
+			res, err := w.abandon(ctx.Err(), q.cause)
 			g.mu.Unlock()
 			return res, err
 		}
@@ -318,12 +324,18 @@ func (g *Group[K, S, Req, Res]) enqueue(key K, w *waiter[Req, Res]) *queue[S, Re
 
 // leave is the error of w's caller when it leaves with err, its context's
 // error, before its call was written: err, joined with the cause of the
-// call's last put back if run gave one. The caller holds g.mu.
-func (w *waiter[Req, Res]) leave(err error) error {
-	if w.cause == nil {
+// call's last put back if run gave one, or else with queued, the cause of
+// the put back of the calls ahead of it (queue.cause; nil for none). The
+// caller holds g.mu.
+func (w *waiter[Req, Res]) leave(err, queued error) error {
+	cause := w.cause
+	if cause == nil {
+		cause = queued
+	}
+	if cause == nil {
 		return err
 	}
-	return fmt.Errorf("%w (waiting to write again after: %w)", err, w.cause)
+	return fmt.Errorf("%w (waiting to write again after: %w)", err, cause)
 }
 
 // abandon is what Do returns when w's caller gives up (err, its context's
@@ -331,11 +343,11 @@ func (w *waiter[Req, Res]) leave(err error) error {
 // that Publish reports false from now on: the result run published, with
 // ErrUnknownOutcome; or, if run published nothing, and so will send
 // nothing, err as leave has it. The caller holds g.mu.
-func (w *waiter[Req, Res]) abandon(err error) (Res, error) {
+func (w *waiter[Req, Res]) abandon(err, queued error) (Res, error) {
 	w.call.gone = true
 	if !w.call.published {
 		var zero Res
-		return zero, w.leave(err)
+		return zero, w.leave(err, queued)
 	}
 	return w.call.pending, fmt.Errorf("%w: %w", ErrUnknownOutcome, err)
 }
@@ -434,7 +446,7 @@ func (g *Group[K, S, Req, Res]) delay(q *queue[S, Req, Res], w *waiter[Req, Res]
 func (g *Group[K, S, Req, Res]) resign(q *queue[S, Req, Res], w *waiter[Req, Res], err error) error {
 	q.remove(w)
 	g.handOff(q)
-	return w.leave(err)
+	return w.leave(err, q.cause)
 }
 
 // runHere runs batch on the calling goroutine, which holds the lead, and
@@ -511,7 +523,7 @@ func (g *Group[K, S, Req, Res]) take(q *queue[S, Req, Res], leader *waiter[Req, 
 		// it ended since, so that the batch is never empty (the run's
 		// context tells it the end; see mergedContext).
 		if err := w.ctx.Err(); err != nil && w != leader {
-			w.call.Err = w.leave(err)
+			w.call.Err = w.leave(err, q.cause)
 			w.status = done
 			w.signal()
 			continue
@@ -534,7 +546,7 @@ func (g *Group[K, S, Req, Res]) take(q *queue[S, Req, Res], leader *waiter[Req, 
 func (g *Group[K, S, Req, Res]) finish(q *queue[S, Req, Res], batch []*waiter[Req, Res], failed error, p any) (passed bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	q.notBefore, q.fill = time.Time{}, 0
+	q.notBefore, q.fill, q.cause = time.Time{}, 0, nil
 	if failed != nil {
 		var zero S
 		q.state = zero
@@ -549,11 +561,17 @@ func (g *Group[K, S, Req, Res]) finish(q *queue[S, Req, Res], batch []*waiter[Re
 				q.notBefore = c.NotBefore
 			}
 			q.fill = max(q.fill, c.Fill)
+			if q.cause == nil && !c.NotBefore.IsZero() {
+				q.cause = c.Cause
+			}
 		}
 		if c.Again && !c.gone {
 			// Back in the queue as it came, but for Req (run may have
 			// changed it) and the cause its caller may need.
 			w.cause = c.Cause
+			if q.cause == nil {
+				q.cause = c.Cause
+			}
 			c.reset()
 			w.status = queued
 			w.signal() // its caller watches its context again
@@ -563,7 +581,7 @@ func (g *Group[K, S, Req, Res]) finish(q *queue[S, Req, Res], batch []*waiter[Re
 		if p != nil && !passed && !c.gone {
 			w.panic, passed = p, true
 		}
-		g.settleUnsent(w, failed)
+		g.settleUnsent(w, failed, q.cause)
 		w.status = done
 		w.signal()
 	}
@@ -581,14 +599,14 @@ func (g *Group[K, S, Req, Res]) finish(q *queue[S, Req, Res], batch []*waiter[Re
 // depend on whether its goroutine woke before run's ended (run's context
 // ends only once its callers' have). failed is finish's. The caller holds
 // g.mu.
-func (g *Group[K, S, Req, Res]) settleUnsent(w *waiter[Req, Res], failed error) {
+func (g *Group[K, S, Req, Res]) settleUnsent(w *waiter[Req, Res], failed, queued error) {
 	c := &w.call
 	if g.grace == nil || failed != nil || c.published || c.gone || c.Err == nil {
 		return
 	}
 	if err := w.ctx.Err(); err != nil {
 		var zero Res
-		c.Res, c.Err = zero, w.leave(err)
+		c.Res, c.Err = zero, w.leave(err, queued)
 	}
 }
 
@@ -677,7 +695,9 @@ type Call[Req, Res any] struct {
 	// Cause, set by run with Again, says why the call was put back (for
 	// example a throttled write): if the caller's context ends before the
 	// call is written again, Do's error matches Cause as well as the
-	// context's error (errors.Is).
+	// context's error (errors.Is). Set with NotBefore on a call that is
+	// done, it says why the key's next run waits (for example a pace
+	// after throttles), for the callers queued meanwhile.
 	Cause error
 
 	// The publication (see Publish), shared by run and the call's caller:

@@ -129,10 +129,29 @@ func StartConfig(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	args = append(args, "-sharedDb", "-port", strconv.Itoa(port))
 	s := &Server{Endpoint: "http://127.0.0.1:" + strconv.Itoa(port), args: args, dir: dir}
-	if err := s.launch(ctx); err != nil {
+	err = s.launch(ctx)
+	for tries := 1; errors.Is(err, errPortTaken) && cfg.Port == 0 && tries < 5; tries++ {
+		if port, err = freePort(); err != nil {
+			return nil, fmt.Errorf("ddblocal: finding a free port: %w", err)
+		}
+		s.args[len(s.args)-1] = strconv.Itoa(port)
+		s.Endpoint = "http://127.0.0.1:" + strconv.Itoa(port)
+		err = s.launch(ctx)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// errPortTaken: another process answered on the server's port while the
+// server failed to bind it.
+var errPortTaken = errors.New("taken by another process")
+
+// port is the server's loopback port.
+func (s *Server) port() int {
+	p, _ := strconv.Atoi(s.args[len(s.args)-1])
+	return p
 }
 
 // launch starts the java process and waits until it answers.
@@ -170,16 +189,25 @@ func (s *Server) waitReady(ctx context.Context) error {
 		defer cancel()
 	}
 	s.mu.Lock()
-	exited, output := s.exited, s.output
+	exited, output, pid := s.exited, s.output, s.cmd.Process.Pid
 	s.mu.Unlock()
 	client := NewClient(s.Endpoint)
+	port := s.port()
 	for {
 		_, err := client.ListTables(ctx, &dynamodb.ListTablesInput{})
 		if err == nil {
-			return nil
+			// Another test binary's server may hold the port, picked by
+			// both at once: then this one answers, and ours fails to bind.
+			if mine, known := listens(pid, port); mine || !known {
+				return nil
+			}
+			err = errPortTaken
 		}
 		select {
 		case <-exited:
+			if errors.Is(err, errPortTaken) {
+				return fmt.Errorf("ddblocal: port %d: %w", port, errPortTaken)
+			}
 			return fmt.Errorf("ddblocal: DynamoDB Local exited during start-up:\n%s", output.String())
 		case <-ctx.Done():
 			return fmt.Errorf("ddblocal: DynamoDB Local did not answer within %v (%w); its output:\n%s", time.Since(start).Round(time.Second), err, output.String())

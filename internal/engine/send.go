@@ -392,7 +392,9 @@ func sdkSummary(err error) string {
 	var op *net.OpError
 	switch {
 	case errors.As(err, &api):
-		if msg := api.ErrorMessage(); msg != "" {
+		// A throttle's code says it all: its message is AWS's advice on
+		// capacity, which the library's own text replaces.
+		if msg := api.ErrorMessage(); msg != "" && Classify(err) != ThrottleRefusal {
 			return api.ErrorCode() + ": " + clip(msg)
 		}
 		return api.ErrorCode()

@@ -31,14 +31,15 @@ import (
 // are Append's; a returned ErrUnknownOutcome is settled by calling again
 // with the same key.
 func (s *SortKey) AppendOnce(ctx context.Context, name, key string, item any) (n int64, replayed bool, err error) {
-	rec, err := s.appendOnce(ctx, "SortKey.AppendOnce", name, onceArgs{key: key, scope: name}, item)
+	rec, err := s.appendOnce(ctx, "SortKey.AppendOnce", name, onceArgs{key: key, kind: keyKindSortKey}, item)
 	return rec.n, rec.replayed, err
 }
 
 // onceArgs is an idempotency key as a call passes it to the write path.
 type onceArgs struct {
 	key     string
-	scope   string // the name, or an IDMinter's name+idScope
+	name    string // the name the caller passed ("" for the sequence's own)
+	kind    string // the kind of caller (keyKind*)
 	at      int64  // an IDMinter's instant, Unix nanoseconds; 0 for none
 	content map[string]types.AttributeValue
 	hashed  bool // content is what is hashed (an IDMinter's item before its TTL); else the item's attributes
@@ -90,7 +91,11 @@ func (a onceArgs) idemKey(t *Table, seq string, attrs map[string]types.Attribute
 	if a.hashed {
 		content = a.content
 	}
-	k, err := newIdemKey(t, a.scope, seq, a.key, content)
+	name := a.name
+	if name == "" {
+		name = seq
+	}
+	k, err := newIdemKey(t, name, a.kind, seq, a.key, content)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +132,7 @@ func (k *idemKey) outcome(ctx context.Context, op, table, name string, n int64, 
 // write units), one round trip when warm; a replay costs the same round
 // trip and stores nothing. docs/idempotency.md has the design.
 func (l *Latest) AppendOnce(ctx context.Context, name, key string, item any) (n int64, replayed bool, err error) {
-	rec, err := l.appendOnce(ctx, "Latest.AppendOnce", name, onceArgs{key: key, scope: name}, item)
+	rec, err := l.appendOnce(ctx, "Latest.AppendOnce", name, onceArgs{key: key, kind: keyKindLatest}, item)
 	return rec.n, rec.replayed, err
 }
 
@@ -181,7 +186,7 @@ func (l *Latest) keyItemKey(pk string) map[string]types.AttributeValue {
 // allows. A returned ErrUnknownOutcome is settled by calling again with
 // the same key.
 func (c *Counter) NextOnce(ctx context.Context, name, key string) (n int64, replayed bool, err error) {
-	rec, err := c.nextOnce(ctx, "Counter.NextOnce", name, onceArgs{key: key, scope: name}, func(ctx context.Context) (int64, error) {
+	rec, err := c.nextOnce(ctx, "Counter.NextOnce", name, onceArgs{key: key, name: name, kind: keyKindCounter}, func(ctx context.Context) (int64, error) {
 		return c.reserve(ctx, "Counter.NextOnce", name, 1, nil)
 	})
 	return rec.n, rec.replayed, err
@@ -273,7 +278,7 @@ func (m *SortKeyIDMinter) AppendOnce(ctx context.Context, name, key string, item
 		id, err := m.fail(op, seq, err)
 		return id, false, err
 	}
-	a := onceArgs{key: key, scope: name + idScope, at: t.UnixNano(), content: content, hashed: true}
+	a := onceArgs{key: key, name: name, kind: keyKindID, at: t.UnixNano(), content: content, hashed: true}
 	rec, err := m.sortKey.appendOnce(ctx, op, seq, a, item)
 	if err != nil {
 		var e *Error
@@ -304,7 +309,7 @@ func (m *IDMinter) NextOnce(ctx context.Context, name, key string) (id string, r
 	if m.ttlAttr != "" {
 		exp = &expiry{attr: m.ttlAttr, unix: ceilUnix(end.Add(m.retention))}
 	}
-	a := onceArgs{key: key, scope: name + idScope, at: t.UnixNano()}
+	a := onceArgs{key: key, name: name, kind: keyKindID, at: t.UnixNano()}
 	rec, err := m.counter.nextOnce(ctx, op, seq, a, func(ctx context.Context) (int64, error) { return m.next(ctx, seq, exp) })
 	if err != nil {
 		id, err := m.fail(op, seq, err)

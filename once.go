@@ -81,7 +81,9 @@ func (s *SortKey) appendOnce(ctx context.Context, op, name string, a onceArgs, i
 	}
 	size += keyBytes + k.bytes(s.opts.PartitionKey) + len(s.opts.SortKey) + attributeSize(s.hi)
 	n, err := s.calls.Do(ctx, pk, appendReq{attrs: attrs, size: size, key: k}, s.run)
-	return k.outcome(ctx, op, s.table, name, n, err)
+	at := keyItemAt{client: s.reads, table: s.table, key: map[string]types.AttributeValue{
+		s.opts.PartitionKey: &types.AttributeValueMemberS{Value: k.pk}, s.opts.SortKey: s.codec.key(0)}}
+	return k.outcome(ctx, op, s.table, name, n, err, at)
 }
 
 // idemKey is the key of a call on the sequence seq whose item's attributes
@@ -104,14 +106,21 @@ func (a onceArgs) idemKey(t *Table, seq string, attrs map[string]types.Attribute
 }
 
 // outcome is the result of a keyed Append whose write returned n and err:
-// the number stored, the first call's when the key was held (a replay), or
-// the error.
-func (k *idemKey) outcome(ctx context.Context, op, table, name string, n int64, err error) (keyRecord, error) {
+// the number stored, the first call's when the key was held (a replay, read
+// from the refusal, or from the key item at at when the call failed
+// before its key was consulted: see recall), or the error.
+func (k *idemKey) outcome(ctx context.Context, op, table, name string, n int64, err error, at keyItemAt) (keyRecord, error) {
 	var held *keyHeldError
 	if errors.As(err, &held) {
 		rec, err := k.settle(held.item, "")
 		if err != nil {
 			return keyRecord{}, &Error{Op: op, Table: table, Sequence: name, Err: err}
+		}
+		return rec, nil
+	}
+	if rec, ok, rerr := k.recall(ctx, at, err); ok {
+		if rerr != nil {
+			return keyRecord{}, &Error{Op: op, Table: table, Sequence: name, Err: rerr}
 		}
 		return rec, nil
 	}
@@ -161,7 +170,7 @@ func (l *Latest) appendOnce(ctx context.Context, op, name string, a onceArgs, it
 	}
 	size += l.overhead + l.layout.keyBytes(base) + k.bytes(l.opts.PartitionKey) + l.layout.extraKeyBytes()
 	v, err := l.group.Do(ctx, base, appendReq{attrs: attrs, size: size, key: k}, l.run)
-	return k.outcome(ctx, op, l.table, name, v, err)
+	return k.outcome(ctx, op, l.table, name, v, err, keyItemAt{client: l.reads, table: l.table, key: l.keyItemKey(k.pk)})
 }
 
 // keyItemKey is the key of the key item whose partition key value is pk:
@@ -211,11 +220,25 @@ func (c *Counter) nextOnce(ctx context.Context, op, name string, a onceArgs, nex
 	if err != nil {
 		return fail(err)
 	}
+	at := keyItemAt{client: c.reads, table: c.table, key: c.itemKey(k.pk)}
 	n, err := next(ctx)
 	if err != nil {
+		// The number was not taken: the key may still name a number.
+		if rec, ok, rerr := k.recall(ctx, at, err); ok {
+			if rerr != nil {
+				return fail(rerr)
+			}
+			return rec, nil
+		}
 		return keyRecord{}, err // an *Error already
 	}
 	rec, err := c.putKey(ctx, k, n)
+	if rec, ok, rerr := k.recall(ctx, at, err); ok {
+		if rerr != nil {
+			return fail(rerr)
+		}
+		return rec, nil
+	}
 	if err != nil {
 		e := &Error{Op: op, Table: c.table, Sequence: name, Err: err}
 		if errors.Is(err, ErrUnknownOutcome) {

@@ -200,6 +200,33 @@ type keyHeldError struct {
 
 func (e *keyHeldError) Error() string { return "dynamoseq: the idempotency key is held" }
 
+// decide is engine.Decide for a write of calls, whose key items have the
+// partition key attribute pkAttr: a failed condition that returned an item
+// holding engine.KeyAttribute is KeyTaken only when the item is the key
+// item of one of the calls (its partition key is the call's key's). Any
+// other such item is a sequence's (an item of the caller's that set the
+// attribute before the library reserved its prefix): the item in the way
+// of a lost race, as engine.Classify reads it. A write without keys
+// allocates nothing more.
+func decide(err error, calls []*engine.Call[appendReq, int64], pkAttr string) engine.Verdict {
+	v := engine.Decide(err, ErrUnknownOutcome)
+	if v != engine.KeyTaken {
+		return v
+	}
+	for _, item := range engine.KeyItems(err) {
+		pk, ok := item[pkAttr].(*types.AttributeValueMemberS)
+		if !ok || !strings.Contains(pk.Value, keySeparator) {
+			continue
+		}
+		for _, c := range calls {
+			if k := c.Req.key; k != nil && k.pk == pk.Value {
+				return engine.KeyTaken
+			}
+		}
+	}
+	return engine.LostRace
+}
+
 // heldKeys sets a keyHeldError as the outcome of the calls of a write whose
 // key items came back with err, a KeyTaken refusal, and returns the others,
 // to write again (none, the calls failed, when no call's key came back).

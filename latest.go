@@ -215,7 +215,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 	in := l.transaction(base, prev, calls, tn)
 	start := time.Now()
 	err = l.commit(ctx, in)
-	switch engine.Decide(err, ErrUnknownOutcome) {
+	switch decide(err, calls, l.opts.PartitionKey) {
 	case engine.Stored:
 		l.pace.Won(&hint.NameWriter, start, tn)
 		for i, c := range calls {

@@ -262,10 +262,15 @@ func (c *Counter) putKey(ctx context.Context, k *idemKey, n int64) (keyRecord, e
 		ExpressionAttributeValues:           p.ExpressionAttributeValues,
 		ReturnValuesOnConditionCheckFailure: p.ReturnValuesOnConditionCheckFailure,
 	}
-	err := c.resolver.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
-		return c.patience.do(ctx, func() error {
-			_, err := c.client.PutItem(ctx, in, optFn)
-			return err
+	// On an MRSC table a write of the key item from another Region at the
+	// same moment is refused with nothing written: resent, as the
+	// counter's UpdateItem is (see resendConflicts).
+	err := c.resendConflicts(ctx, func() error {
+		return c.resolver.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+			return c.patience.do(ctx, func() error {
+				_, err := c.client.PutItem(ctx, in, optFn)
+				return err
+			})
 		})
 	})
 	switch engine.Decide(err, ErrUnknownOutcome) {
@@ -273,6 +278,13 @@ func (c *Counter) putKey(ctx context.Context, k *idemKey, n int64) (keyRecord, e
 		return keyRecord{n: n, seq: k.seq, at: k.at}, nil
 	case engine.KeyTaken:
 		return k.settle(engine.KeyItems(err)[0], token)
+	case engine.LostRace:
+		// Conflicts past MaxAttempts (resendConflicts wraps them in
+		// ErrContention), or a failed condition without its item.
+		if !errors.Is(err, ErrContention) {
+			err = fmt.Errorf("%w: the key item's write kept failing: %w", ErrContention, err)
+		}
+		return keyRecord{}, fmt.Errorf("%w (number %d was taken and is a gap)", err, n)
 	case engine.Unknown:
 		return keyRecord{}, fmt.Errorf("%w (number %d was taken; if the key item was stored, a call with the same key returns it)", err, n)
 	}

@@ -164,13 +164,13 @@ func (k *idemKey) settle(item map[string]types.AttributeValue, token string) (ke
 	seq, _ := item[keySeqAttr].(*types.AttributeValueMemberS)
 	kind, _ := item[keyKindAttr].(*types.AttributeValueMemberS)
 	if h == nil || seq == nil || kind == nil || nerr != nil || n < 1 {
-		return keyRecord{}, fmt.Errorf("%w: the key item of idempotency key %q is not one the library wrote", ErrTableMismatch, k.key)
+		return keyRecord{}, fmt.Errorf("%w: the key item of idempotency key %.40q is not one the library wrote", ErrTableMismatch, k.key)
 	}
 	if kind.Value != k.kind {
-		return keyRecord{}, fmt.Errorf("%w: the key item of idempotency key %q was stored by another kind of caller (%q, not %q) sharing the table", ErrTableMismatch, k.key, kind.Value, k.kind)
+		return keyRecord{}, fmt.Errorf("%w: the key item of idempotency key %.40q was stored by another kind of caller (%q, not %q) sharing the table", ErrTableMismatch, k.key, kind.Value, k.kind)
 	}
 	if h.Value != k.hash {
-		return keyRecord{}, fmt.Errorf("%w: idempotency key %q names number %d, stored with other content", ErrKeyReused, k.key, n)
+		return keyRecord{}, fmt.Errorf("%w: idempotency key %.40q names number %d", ErrKeyReused, k.key, n)
 	}
 	rec := keyRecord{n: n, seq: seq.Value, replayed: true}
 	if at, ok := item[keyAtAttr]; ok {

@@ -332,7 +332,10 @@ func (m *SortKeyIDMinter) AppendOnce(ctx context.Context, name, key string, item
 // true, even from another period, across retries, processes and restarts.
 // Over a Block the number comes from its range and the key item is stored
 // in the Counter's table. Cost: Next's, then one conditional PutItem (one
-// round trip, one write unit); a replay leaves its number as a gap.
+// round trip, one write unit); a replay leaves its number as a gap. An
+// ErrUnknownOutcome comes with the ID that its number took (the key item
+// may name it), as SortKeyIDMinter.AppendOnce returns; calling again with
+// the same key settles it.
 func (m *IDMinter) NextOnce(ctx context.Context, name, key string) (id string, replayed bool, err error) {
 	const op = "IDMinter.NextOnce"
 	t, seq, end, err := m.current(ctx, name)
@@ -347,6 +350,11 @@ func (m *IDMinter) NextOnce(ctx context.Context, name, key string) (id string, r
 	a := onceArgs{key: key, name: name, kind: keyKindID, at: t.UnixNano()}
 	rec, err := m.counter.nextOnce(ctx, op, seq, a, func(ctx context.Context) (int64, error) { return m.next(ctx, seq, exp) })
 	if err != nil {
+		var e *Error
+		if errors.Is(err, ErrUnknownOutcome) && errors.As(err, &e) && e.Number > 0 {
+			// The ID the number took, as SortKeyIDMinter.AppendOnce returns.
+			return m.format.ID(t, e.Number), false, err
+		}
 		id, err := m.fail(op, seq, err)
 		return id, false, err
 	}

@@ -2,13 +2,17 @@ package dynamoseq_test
 
 import (
 	"context"
+	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dynamoseq/dynamoseq"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/answer"
 	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
 )
 
@@ -49,4 +53,28 @@ func TestOnceMRSCConflict(t *testing.T) {
 	_, _, err = c.NextOnce(ctx, "orders", "k2")
 	require.ErrorIs(t, err, dynamoseq.ErrContention, "every key write refused")
 	assert.Equal(t, int64(3), always.conflicts.Load(), "the key item's write sent MaxAttempts times")
+}
+
+// TestIDMinterOnceUnknownOutcome: when the key item's write of an
+// IDMinter.NextOnce has an unknown outcome, the call returns the ID its
+// number took with ErrUnknownOutcome, as SortKeyIDMinter.AppendOnce does
+// (it returned "").
+func TestIDMinterOnceUnknownOutcome(t *testing.T) {
+	t.Parallel()
+	client := answering(func(r *http.Request) (*http.Response, error) {
+		if strings.HasSuffix(r.Header.Get("X-Amz-Target"), ".UpdateItem") {
+			return answer.JSON(200, `{"Attributes":{"value":{"N":"12"}}}`)(r)
+		}
+		return answer.Reset(r) // the key item's PutItem: its answer is lost
+	})
+	c, err := dynamoseq.NewCounter(client, "table", func(o *dynamoseq.CounterOptions) { quick(&o.Retry) })
+	require.NoError(t, err)
+	day := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	m, err := dynamoseq.NewIDMinter(c, dynamoseq.Format{Prefix: "ORD", Separator: "-", DateLayout: "060102", Width: 6}, dynamoseq.Daily,
+		func(o *dynamoseq.IDMinterOptions) { o.Now = func() time.Time { return day } })
+	require.NoError(t, err)
+	id, replayed, err := m.NextOnce(context.Background(), "orders", "k")
+	require.ErrorIs(t, err, dynamoseq.ErrUnknownOutcome)
+	assert.Equal(t, "ORD-261127-000012", id, "the ID that comes with ErrUnknownOutcome")
+	assert.False(t, replayed)
 }

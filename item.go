@@ -61,6 +61,11 @@ func marshalItem(item any, overhead int, reserved ...string) (map[string]types.A
 			return nil, 0, invalidf("item sets attribute %q, which the library writes itself (a key or the version number)", name)
 		}
 	}
+	for name := range attrs {
+		if strings.HasPrefix(name, keyAttrPrefix) {
+			return nil, 0, invalidf("item sets attribute %.64q: the prefix %q is reserved for the library's key items", name, keyAttrPrefix)
+		}
+	}
 	size := 0
 	for name, av := range attrs {
 		if name == "" {

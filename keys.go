@@ -45,12 +45,21 @@ const (
 	keySeqAttr    = "dynamoseq_seq"     // the sequence the number is in (a period's, for an IDMinter)
 	keyAtAttr     = "dynamoseq_at"      // an IDMinter's instant that dates the ID, Unix nanoseconds
 	keyTokenAttr  = "dynamoseq_tok"     // the token of the request that stored the key item
+	keyKindAttr   = "dynamoseq_kind"    // the kind of caller that stored it (keyKind*)
 )
 
-// idScope is added to a name to form the scope of an IDMinter's keys,
-// which span the periods of its sequence: a key used on New Year's Eve
-// and again after midnight names the first ID.
-const idScope = keySeparator + "id"
+// The kinds of callers whose keys are kept apart: a key item's partition
+// key is KeyPrefix+name+keySeparator+kind+keySeparator+key, and the item
+// stores its kind, so that a Counter and a Latest sharing a table (and a
+// name) never read each other's key items. An IDMinter's keys (over a
+// Counter, a Block or a SortKey) span the periods of its sequence: a key
+// used on New Year's Eve and again after midnight names the first ID.
+const (
+	keyKindCounter = "c"
+	keyKindSortKey = "s"
+	keyKindLatest  = "l"
+	keyKindID      = "id"
+)
 
 // keyClock is the clock of the keys' window, set by the tests.
 type keyClock struct{ now func() time.Time }
@@ -66,6 +75,7 @@ func (c *keyClock) read() func() time.Time {
 // idemKey is the idempotency key of one call, as its write carries it.
 type idemKey struct {
 	key    string // as the caller passed it, for messages
+	kind   string // the kind of caller (keyKind*)
 	pk     string // the key item's partition key value
 	hash   string // the hash of the call's content (contentHash)
 	seq    string // the sequence the number goes to
@@ -77,9 +87,9 @@ type idemKey struct {
 
 // newIdemKey checks key and returns the idempotency key of a call with
 // content (its attributes, nil for none) on the sequence seq, whose keys
-// are kept under scope (the name itself, or an IDMinter's name+idScope).
-func newIdemKey(t *Table, scope, seq, key string, content map[string]types.AttributeValue) (*idemKey, error) {
-	pk := t.KeyPrefix + scope + keySeparator + key
+// are kept under the name and the kind of caller (keyKind*).
+func newIdemKey(t *Table, name, kind, seq, key string, content map[string]types.AttributeValue) (*idemKey, error) {
+	pk := t.KeyPrefix + name + keySeparator + kind + keySeparator + key
 	switch {
 	case key == "":
 		return nil, invalidf("empty idempotency key")
@@ -90,14 +100,14 @@ func newIdemKey(t *Table, scope, seq, key string, content map[string]types.Attri
 	case len(pk) > maxKeyBytes:
 		return nil, invalidf("key prefix, name and idempotency key are %d bytes with a separator, DynamoDB's limit for a partition key is %d", len(pk), maxKeyBytes)
 	}
-	return &idemKey{key: key, pk: pk, hash: contentHash(content), seq: seq, window: t.KeyWindow, ttl: t.KeyTTLAttribute, now: t.clock.read()}, nil
+	return &idemKey{key: key, kind: kind, pk: pk, hash: contentHash(content), seq: seq, window: t.KeyWindow, ttl: t.KeyTTLAttribute, now: t.clock.read()}, nil
 }
 
 // bytes is the key item's size at most, but for its sort key.
 func (k *idemKey) bytes(pkAttr string) int {
 	return len(pkAttr) + len(k.pk) + len(keyHashAttr) + len(k.hash) + len(keyNumberAttr) + maxNumberBytes +
 		len(keySeqAttr) + len(k.seq) + len(keyAtAttr) + maxNumberBytes + len(keyTokenAttr) + engine.TokenBytes +
-		len(k.ttl) + maxNumberBytes
+		len(keyKindAttr) + len(k.kind) + len(k.ttl) + maxNumberBytes
 }
 
 // put is the conditional Put of the key item, at key (its partition key,
@@ -109,7 +119,7 @@ func (k *idemKey) bytes(pkAttr string) int {
 // the way (engine.KeyItems).
 func (k *idemKey) put(table, pkAttr string, key map[string]types.AttributeValue, n int64, token string) *types.Put {
 	now := k.now()
-	item := make(map[string]types.AttributeValue, len(key)+6)
+	item := make(map[string]types.AttributeValue, len(key)+7)
 	for a, v := range key {
 		item[a] = v
 	}
@@ -120,6 +130,7 @@ func (k *idemKey) put(table, pkAttr string, key map[string]types.AttributeValue,
 		item[keyAtAttr] = number(k.at)
 	}
 	item[keyTokenAttr] = &types.AttributeValueMemberS{Value: token}
+	item[keyKindAttr] = &types.AttributeValueMemberS{Value: k.kind}
 	item[k.ttl] = number(now.Add(k.window).Unix())
 	return &types.Put{
 		TableName:           aws.String(table),
@@ -151,11 +162,15 @@ func (k *idemKey) settle(item map[string]types.AttributeValue, token string) (ke
 	h, _ := item[keyHashAttr].(*types.AttributeValueMemberS)
 	n, nerr := parseNumber(item[keyNumberAttr])
 	seq, _ := item[keySeqAttr].(*types.AttributeValueMemberS)
-	if h == nil || seq == nil || nerr != nil || n < 1 {
-		return keyRecord{}, fmt.Errorf("%w: the key item of idempotency key %q is not one the library wrote", ErrTableMismatch, k.key)
+	kind, _ := item[keyKindAttr].(*types.AttributeValueMemberS)
+	if h == nil || seq == nil || kind == nil || nerr != nil || n < 1 {
+		return keyRecord{}, fmt.Errorf("%w: the key item of idempotency key %.40q is not one the library wrote", ErrTableMismatch, k.key)
+	}
+	if kind.Value != k.kind {
+		return keyRecord{}, fmt.Errorf("%w: the key item of idempotency key %.40q was stored by another kind of caller (%q, not %q) sharing the table", ErrTableMismatch, k.key, kind.Value, k.kind)
 	}
 	if h.Value != k.hash {
-		return keyRecord{}, fmt.Errorf("%w: idempotency key %q names number %d, stored with other content", ErrKeyReused, k.key, n)
+		return keyRecord{}, fmt.Errorf("%w: idempotency key %.40q names number %d", ErrKeyReused, k.key, n)
 	}
 	rec := keyRecord{n: n, seq: seq.Value, replayed: true}
 	if at, ok := item[keyAtAttr]; ok {
@@ -184,6 +199,33 @@ type keyHeldError struct {
 }
 
 func (e *keyHeldError) Error() string { return "dynamoseq: the idempotency key is held" }
+
+// decide is engine.Decide for a write of calls, whose key items have the
+// partition key attribute pkAttr: a failed condition that returned an item
+// holding engine.KeyAttribute is KeyTaken only when the item is the key
+// item of one of the calls (its partition key is the call's key's). Any
+// other such item is a sequence's (an item of the caller's that set the
+// attribute before the library reserved its prefix): the item in the way
+// of a lost race, as engine.Classify reads it. A write without keys
+// allocates nothing more.
+func decide(err error, calls []*engine.Call[appendReq, int64], pkAttr string) engine.Verdict {
+	v := engine.Decide(err, ErrUnknownOutcome)
+	if v != engine.KeyTaken {
+		return v
+	}
+	for _, item := range engine.KeyItems(err) {
+		pk, ok := item[pkAttr].(*types.AttributeValueMemberS)
+		if !ok || !strings.Contains(pk.Value, keySeparator) {
+			continue
+		}
+		for _, c := range calls {
+			if k := c.Req.key; k != nil && k.pk == pk.Value {
+				return engine.KeyTaken
+			}
+		}
+	}
+	return engine.LostRace
+}
 
 // heldKeys sets a keyHeldError as the outcome of the calls of a write whose
 // key items came back with err, a KeyTaken refusal, and returns the others,

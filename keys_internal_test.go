@@ -1,7 +1,9 @@
 package dynamoseq
 
 import (
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -37,5 +39,29 @@ func TestContentHash(t *testing.T) {
 	}
 	if contentHash(nil) != contentHash(item{}) {
 		t.Errorf("contentHash(nil) != contentHash of an empty item")
+	}
+}
+
+// TestOnceKindMismatch: a key item stored by another kind of caller is
+// refused with ErrTableMismatch, never read as a replay.
+func TestOnceKindMismatch(t *testing.T) {
+	tbl := &Table{KeyWindow: time.Hour, KeyTTLAttribute: "ttl"}
+	latest, err := newIdemKey(tbl, "orders", keyKindLatest, "orders", "K", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counter, err := newIdemKey(tbl, "orders", keyKindCounter, "orders", "K", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if latest.pk == counter.pk {
+		t.Fatalf("a Latest's and a Counter's key items share the partition key %q", latest.pk)
+	}
+	item := latest.put("t", "pk", map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: latest.pk}}, 1, "tok").Item
+	if _, err := latest.settle(item, ""); err != nil {
+		t.Errorf("the Latest's own key item: want a replay, got %v", err)
+	}
+	if rec, err := counter.settle(item, ""); !errors.Is(err, ErrTableMismatch) {
+		t.Errorf("a Counter reading a Latest's key item: want ErrTableMismatch, got %+v, %v", rec, err)
 	}
 }

@@ -215,7 +215,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 	in := l.transaction(base, prev, calls, tn)
 	start := time.Now()
 	err = l.commit(ctx, in)
-	switch engine.Decide(err, ErrUnknownOutcome) {
+	switch decide(err, calls, l.opts.PartitionKey) {
 	case engine.Stored:
 		l.pace.won(&hint.NameWriter, calls, start, tn)
 		for i, c := range calls {
@@ -250,7 +250,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 		calls[0].Err = fmt.Errorf("%w: DynamoDB refused the item: %w", ErrInvalidArgument, err)
 	default:
 		hint.known = false
-		engine.Fail(calls, l.writeError(err))
+		engine.Fail(calls, l.writeError(err, len(calls)))
 	}
 }
 
@@ -367,15 +367,20 @@ func (l *Latest) item(key map[string]types.AttributeValue, attrs map[string]type
 	return m
 }
 
-// writeError explains a transaction that failed for a reason other than a
-// lost race, a want of capacity or an item DynamoDB refused.
-func (l *Latest) writeError(err error) error {
+// writeError explains a transaction of versions versions that failed for a
+// reason other than a lost race, a want of capacity or an item DynamoDB
+// refused, naming the item of each reason: 'latest', a version item, or a
+// key item (those follow the versions).
+func (l *Latest) writeError(err error, versions int) error {
 	if reasons, ok := engine.Reasons(err); ok {
 		var codes []string
 		for i, r := range reasons {
 			if c := engine.Code(r); c != engine.ReasonNone {
 				what := "'latest'"
-				if i > 0 {
+				switch {
+				case i > versions: // the key items follow the versions (see transaction)
+					what = fmt.Sprintf("key item %d of the transaction", i-versions)
+				case i > 0:
 					what = fmt.Sprintf("version item %d of the transaction", i)
 				}
 				codes = append(codes, c+" on "+what)

@@ -72,7 +72,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 		start := time.Now()
 		tok := &types.AttributeValueMemberS{Value: engine.Token(engine.RequestToken(), v, tn)}
 		err = l.putVersion(ctx, base, v, calls[0].Req.attrs, tok)
-		switch engine.Decide(err, ErrUnknownOutcome) {
+		switch decide(err, calls[:1], l.opts.PartitionKey) {
 		case engine.Stored:
 			// The item is stored under v: the call has its version
 			// whatever happens to 'latest', which the next write moves

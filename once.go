@@ -31,14 +31,15 @@ import (
 // are Append's; a returned ErrUnknownOutcome is settled by calling again
 // with the same key.
 func (s *SortKey) AppendOnce(ctx context.Context, name, key string, item any) (n int64, replayed bool, err error) {
-	rec, err := s.appendOnce(ctx, "SortKey.AppendOnce", name, onceArgs{key: key, scope: name}, item)
+	rec, err := s.appendOnce(ctx, "SortKey.AppendOnce", name, onceArgs{key: key, kind: keyKindSortKey}, item)
 	return rec.n, rec.replayed, err
 }
 
 // onceArgs is an idempotency key as a call passes it to the write path.
 type onceArgs struct {
 	key     string
-	scope   string // the name, or an IDMinter's name+idScope
+	name    string // the name the caller passed ("" for the sequence's own)
+	kind    string // the kind of caller (keyKind*)
 	at      int64  // an IDMinter's instant, Unix nanoseconds; 0 for none
 	content map[string]types.AttributeValue
 	hashed  bool // content is what is hashed (an IDMinter's item before its TTL); else the item's attributes
@@ -80,7 +81,9 @@ func (s *SortKey) appendOnce(ctx context.Context, op, name string, a onceArgs, i
 	}
 	size += keyBytes + k.bytes(s.opts.PartitionKey) + len(s.opts.SortKey) + attributeSize(s.hi)
 	n, err := s.calls.Do(ctx, pk, appendReq{attrs: attrs, size: size, key: k}, s.run)
-	return k.outcome(ctx, op, s.table, name, n, err)
+	at := keyItemAt{client: s.reads, table: s.table, key: map[string]types.AttributeValue{
+		s.opts.PartitionKey: &types.AttributeValueMemberS{Value: k.pk}, s.opts.SortKey: s.codec.key(0)}}
+	return k.outcome(ctx, op, s.table, name, n, err, at)
 }
 
 // idemKey is the key of a call on the sequence seq whose item's attributes
@@ -90,7 +93,11 @@ func (a onceArgs) idemKey(t *Table, seq string, attrs map[string]types.Attribute
 	if a.hashed {
 		content = a.content
 	}
-	k, err := newIdemKey(t, a.scope, seq, a.key, content)
+	name := a.name
+	if name == "" {
+		name = seq
+	}
+	k, err := newIdemKey(t, name, a.kind, seq, a.key, content)
 	if err != nil {
 		return nil, err
 	}
@@ -99,14 +106,21 @@ func (a onceArgs) idemKey(t *Table, seq string, attrs map[string]types.Attribute
 }
 
 // outcome is the result of a keyed Append whose write returned n and err:
-// the number stored, the first call's when the key was held (a replay), or
-// the error.
-func (k *idemKey) outcome(ctx context.Context, op, table, name string, n int64, err error) (keyRecord, error) {
+// the number stored, the first call's when the key was held (a replay, read
+// from the refusal, or from the key item at at when the call failed
+// before its key was consulted: see recall), or the error.
+func (k *idemKey) outcome(ctx context.Context, op, table, name string, n int64, err error, at keyItemAt) (keyRecord, error) {
 	var held *keyHeldError
 	if errors.As(err, &held) {
 		rec, err := k.settle(held.item, "")
 		if err != nil {
 			return keyRecord{}, &Error{Op: op, Table: table, Sequence: name, Err: err}
+		}
+		return rec, nil
+	}
+	if rec, ok, rerr := k.recall(ctx, at, err); ok {
+		if rerr != nil {
+			return keyRecord{}, &Error{Op: op, Table: table, Sequence: name, Err: rerr}
 		}
 		return rec, nil
 	}
@@ -127,7 +141,7 @@ func (k *idemKey) outcome(ctx context.Context, op, table, name string, n int64, 
 // write units), one round trip when warm; a replay costs the same round
 // trip and stores nothing. docs/idempotency.md has the design.
 func (l *Latest) AppendOnce(ctx context.Context, name, key string, item any) (n int64, replayed bool, err error) {
-	rec, err := l.appendOnce(ctx, "Latest.AppendOnce", name, onceArgs{key: key, scope: name}, item)
+	rec, err := l.appendOnce(ctx, "Latest.AppendOnce", name, onceArgs{key: key, kind: keyKindLatest}, item)
 	return rec.n, rec.replayed, err
 }
 
@@ -156,7 +170,7 @@ func (l *Latest) appendOnce(ctx context.Context, op, name string, a onceArgs, it
 	}
 	size += l.overhead + l.layout.keyBytes(base) + k.bytes(l.opts.PartitionKey) + l.layout.extraKeyBytes()
 	v, err := l.group.Do(ctx, base, appendReq{attrs: attrs, size: size, key: k}, l.run)
-	return k.outcome(ctx, op, l.table, name, v, err)
+	return k.outcome(ctx, op, l.table, name, v, err, keyItemAt{client: l.reads, table: l.table, key: l.keyItemKey(k.pk)})
 }
 
 // keyItemKey is the key of the key item whose partition key value is pk:
@@ -181,7 +195,7 @@ func (l *Latest) keyItemKey(pk string) map[string]types.AttributeValue {
 // allows. A returned ErrUnknownOutcome is settled by calling again with
 // the same key.
 func (c *Counter) NextOnce(ctx context.Context, name, key string) (n int64, replayed bool, err error) {
-	rec, err := c.nextOnce(ctx, "Counter.NextOnce", name, onceArgs{key: key, scope: name}, func(ctx context.Context) (int64, error) {
+	rec, err := c.nextOnce(ctx, "Counter.NextOnce", name, onceArgs{key: key, name: name, kind: keyKindCounter}, func(ctx context.Context) (int64, error) {
 		return c.reserve(ctx, "Counter.NextOnce", name, 1, nil)
 	})
 	return rec.n, rec.replayed, err
@@ -206,11 +220,25 @@ func (c *Counter) nextOnce(ctx context.Context, op, name string, a onceArgs, nex
 	if err != nil {
 		return fail(err)
 	}
+	at := keyItemAt{client: c.reads, table: c.table, key: c.itemKey(k.pk)}
 	n, err := next(ctx)
 	if err != nil {
+		// The number was not taken: the key may still name a number.
+		if rec, ok, rerr := k.recall(ctx, at, err); ok {
+			if rerr != nil {
+				return fail(rerr)
+			}
+			return rec, nil
+		}
 		return keyRecord{}, err // an *Error already
 	}
 	rec, err := c.putKey(ctx, k, n)
+	if rec, ok, rerr := k.recall(ctx, at, err); ok {
+		if rerr != nil {
+			return fail(rerr)
+		}
+		return rec, nil
+	}
 	if err != nil {
 		e := &Error{Op: op, Table: c.table, Sequence: name, Err: err}
 		if errors.Is(err, ErrUnknownOutcome) {
@@ -234,10 +262,15 @@ func (c *Counter) putKey(ctx context.Context, k *idemKey, n int64) (keyRecord, e
 		ExpressionAttributeValues:           p.ExpressionAttributeValues,
 		ReturnValuesOnConditionCheckFailure: p.ReturnValuesOnConditionCheckFailure,
 	}
-	err := c.resolver.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
-		return c.patience.do(ctx, func() error {
-			_, err := c.client.PutItem(ctx, in, optFn)
-			return err
+	// On an MRSC table a write of the key item from another Region at the
+	// same moment is refused with nothing written: resent, as the
+	// counter's UpdateItem is (see resendConflicts).
+	err := c.resendConflicts(ctx, func() error {
+		return c.resolver.Send(ctx, func(ctx context.Context, optFn func(*dynamodb.Options)) error {
+			return c.patience.do(ctx, func() error {
+				_, err := c.client.PutItem(ctx, in, optFn)
+				return err
+			})
 		})
 	})
 	switch engine.Decide(err, ErrUnknownOutcome) {
@@ -245,6 +278,13 @@ func (c *Counter) putKey(ctx context.Context, k *idemKey, n int64) (keyRecord, e
 		return keyRecord{n: n, seq: k.seq, at: k.at}, nil
 	case engine.KeyTaken:
 		return k.settle(engine.KeyItems(err)[0], token)
+	case engine.LostRace:
+		// Conflicts past MaxAttempts (resendConflicts wraps them in
+		// ErrContention), or a failed condition without its item.
+		if !errors.Is(err, ErrContention) {
+			err = fmt.Errorf("%w: the key item's write kept failing: %w", ErrContention, err)
+		}
+		return keyRecord{}, fmt.Errorf("%w (number %d was taken and is a gap)", err, n)
 	case engine.Unknown:
 		return keyRecord{}, fmt.Errorf("%w (number %d was taken; if the key item was stored, a call with the same key returns it)", err, n)
 	}
@@ -273,7 +313,7 @@ func (m *SortKeyIDMinter) AppendOnce(ctx context.Context, name, key string, item
 		id, err := m.fail(op, seq, err)
 		return id, false, err
 	}
-	a := onceArgs{key: key, scope: name + idScope, at: t.UnixNano(), content: content, hashed: true}
+	a := onceArgs{key: key, name: name, kind: keyKindID, at: t.UnixNano(), content: content, hashed: true}
 	rec, err := m.sortKey.appendOnce(ctx, op, seq, a, item)
 	if err != nil {
 		var e *Error
@@ -292,7 +332,10 @@ func (m *SortKeyIDMinter) AppendOnce(ctx context.Context, name, key string, item
 // true, even from another period, across retries, processes and restarts.
 // Over a Block the number comes from its range and the key item is stored
 // in the Counter's table. Cost: Next's, then one conditional PutItem (one
-// round trip, one write unit); a replay leaves its number as a gap.
+// round trip, one write unit); a replay leaves its number as a gap. An
+// ErrUnknownOutcome comes with the ID that its number took (the key item
+// may name it), as SortKeyIDMinter.AppendOnce returns; calling again with
+// the same key settles it.
 func (m *IDMinter) NextOnce(ctx context.Context, name, key string) (id string, replayed bool, err error) {
 	const op = "IDMinter.NextOnce"
 	t, seq, end, err := m.current(ctx, name)
@@ -304,9 +347,14 @@ func (m *IDMinter) NextOnce(ctx context.Context, name, key string) (id string, r
 	if m.ttlAttr != "" {
 		exp = &expiry{attr: m.ttlAttr, unix: ceilUnix(end.Add(m.retention))}
 	}
-	a := onceArgs{key: key, scope: name + idScope, at: t.UnixNano()}
+	a := onceArgs{key: key, name: name, kind: keyKindID, at: t.UnixNano()}
 	rec, err := m.counter.nextOnce(ctx, op, seq, a, func(ctx context.Context) (int64, error) { return m.next(ctx, seq, exp) })
 	if err != nil {
+		var e *Error
+		if errors.Is(err, ErrUnknownOutcome) && errors.As(err, &e) && e.Number > 0 {
+			// The ID the number took, as SortKeyIDMinter.AppendOnce returns.
+			return m.format.ID(t, e.Number), false, err
+		}
 		id, err := m.fail(op, seq, err)
 		return id, false, err
 	}

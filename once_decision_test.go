@@ -14,11 +14,12 @@ import (
 	"github.com/dynamoseq/dynamoseq/internal/testsupport/answer"
 )
 
-// keyItemJSON is a key item of the key k on the sequence n, naming number
-// 7, with the content hash hash, as DynamoDB returns it in JSON.
-func keyItemJSON(hash string) string {
-	return `{"pk":{"S":"n\u001fk"},"sk":{"N":"0"},"dynamoseq_key":{"S":"` + hash + `"},"dynamoseq_n":{"N":"7"},` +
-		`"dynamoseq_seq":{"S":"n"},"dynamoseq_tok":{"S":"another request"},"expires":{"N":"4102444800"}}`
+// keyItemJSON is a key item of the key k on the sequence n, stored by a
+// caller of the kind kind ("s", "l", "c"), naming number 7, with the
+// content hash hash, as DynamoDB returns it in JSON.
+func keyItemJSON(kind, hash string) string {
+	return `{"pk":{"S":"n\u001f` + kind + `\u001fk"},"sk":{"N":"0"},"dynamoseq_key":{"S":"` + hash + `"},"dynamoseq_n":{"N":"7"},` +
+		`"dynamoseq_seq":{"S":"n"},"dynamoseq_tok":{"S":"another request"},"dynamoseq_kind":{"S":"` + kind + `"},"expires":{"N":"4102444800"}}`
 }
 
 // TestOnceOneDecision: the keyed write paths, given the answer that the
@@ -57,7 +58,7 @@ func TestOnceOneDecision(t *testing.T) {
 				if !same {
 					hash = "sha256:other content"
 				}
-				item := keyItemJSON(hash)
+				item := keyItemJSON(map[string]string{"SortKey": "s", "Latest": "l", "Counter": "c"}[name], hash)
 				if name == "Counter" { // a table without a sort key
 					item = strings.Replace(item, `"sk":{"N":"0"},`, "", 1)
 				}

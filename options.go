@@ -103,6 +103,9 @@ func (k *Table) resolve() error {
 	case strings.HasPrefix(k.KeyTTLAttribute, keyAttrPrefix):
 		return optionErrorf("KeyTTLAttribute", k.KeyTTLAttribute, "an attribute the key items hold already (those starting %q)", keyAttrPrefix)
 	}
+	if strings.Contains(k.KeyPrefix, keySeparator) {
+		return optionErrorf("KeyPrefix", k.KeyPrefix, "holds the byte 0x1f, which the library reserves for idempotency keys")
+	}
 	if len(k.KeyPrefix) > maxKeyBytes-1 {
 		return optionErrorf("KeyPrefix", k.KeyPrefix, "%d bytes long, want at most %d (DynamoDB's limit for a partition key, less a byte of name)", len(k.KeyPrefix), maxKeyBytes-1)
 	}

@@ -226,7 +226,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		}
 		start := time.Now()
 		err = s.put(ctx, pk, first, calls, tn)
-		switch engine.Decide(err, ErrUnknownOutcome) {
+		switch decide(err, calls, s.opts.PartitionKey) {
 		case engine.Stored:
 			s.pace.won(&h.NameWriter, calls, start, tn)
 			for i, c := range calls {

@@ -245,9 +245,18 @@ func TestModelDeadlineThrottled(t *testing.T) {
 					require.True(t, retry, "RetryAfter(%v)", err)
 					require.Positive(t, wait)
 
-					start := time.Now()
-					_, err = next(context.Background(), 300*time.Millisecond)
-					require.Less(t, time.Since(start), 300*time.Millisecond+deadlineSlack)
+					// Up to 3 tries: a loaded machine can hold one request past
+					// the slack; a library that waits past MaxWait does every time.
+					var took300 time.Duration
+					for try := 1; try <= 3; try++ {
+						start := time.Now()
+						_, err = next(context.Background(), 300*time.Millisecond)
+						if took300 = time.Since(start); took300 < 300*time.Millisecond+deadlineSlack {
+							break
+						}
+						t.Logf("try %d with MaxWait 300ms took %v", try, took300)
+					}
+					require.Less(t, took300, 300*time.Millisecond+deadlineSlack, "with MaxWait 300ms and no deadline, the best of 3 tries")
 					require.ErrorIs(t, err, dynamoseq.ErrThrottled)
 					require.NotErrorIs(t, err, context.DeadlineExceeded)
 					_, retry = dynamoseq.RetryAfter(err)

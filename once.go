@@ -60,30 +60,52 @@ func (s *SortKey) appendOnce(ctx context.Context, op, name string, a onceArgs, i
 	fail := func(err error) (keyRecord, error) {
 		return keyRecord{}, &Error{Op: op, Table: s.table, Sequence: name, Err: err}
 	}
-	if err := ctx.Err(); err != nil {
+	if err := onceAllowed(ctx, s.single, "SortKey", "item"); err != nil {
 		return fail(err)
-	}
-	if s.single {
-		return fail(invalidf("an idempotency key needs transactions (the item and its key item are stored together), and this SortKey writes without them (NoTransactions, or GlobalTableMRSC)"))
 	}
 	pk, err := partitionValue(s.opts.KeyPrefix, name)
 	if err != nil {
 		return fail(err)
 	}
 	keyBytes := len(s.opts.PartitionKey) + len(pk) + len(s.opts.SortKey) + attributeSize(s.hi) + len(s.opts.TokenAttribute) + engine.TokenBytes
-	attrs, size, err := marshalItem(item, keyBytes, s.owned()...)
+	req, err := a.request(&s.opts.Table, name, item, keyBytes, len(s.opts.SortKey)+attributeSize(s.hi), s.owned())
 	if err != nil {
 		return fail(err)
 	}
-	k, err := a.idemKey(&s.opts.Table, name, attrs)
-	if err != nil {
-		return fail(err)
-	}
-	size += keyBytes + k.bytes(s.opts.PartitionKey) + len(s.opts.SortKey) + attributeSize(s.hi)
-	n, err := s.calls.Do(ctx, pk, appendReq{attrs: attrs, size: size, key: k}, s.run)
+	n, err := s.calls.Do(ctx, pk, req, s.run)
 	at := keyItemAt{client: s.reads, table: s.table, key: map[string]types.AttributeValue{
-		s.opts.PartitionKey: &types.AttributeValueMemberS{Value: k.pk}, s.opts.SortKey: s.codec.key(0)}}
-	return k.outcome(ctx, op, s.table, name, n, err, at)
+		s.opts.PartitionKey: &types.AttributeValueMemberS{Value: req.key.pk}, s.opts.SortKey: s.codec.key(0)}}
+	return req.key.outcome(ctx, op, s.table, name, n, err, at)
+}
+
+// onceAllowed is the check a keyed append of a kind ("SortKey", "Latest")
+// makes before anything else: a context still live, and transactions, since
+// the what ("item", "version") and its key item are stored together.
+func onceAllowed(ctx context.Context, single bool, kind, what string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if single {
+		return invalidf("an idempotency key needs transactions (the %s and its key item are stored together), and this %s writes without them (NoTransactions, or GlobalTableMRSC)", what, kind)
+	}
+	return nil
+}
+
+// request marshals a keyed append's item, whose own key and write token
+// take keyBytes, and returns its request to the engine: the attributes,
+// their key item a (whose sort key takes keySortBytes) and the bytes of
+// both. The item may not set reserved.
+func (a onceArgs) request(t *Table, name string, item any, keyBytes, keySortBytes int, reserved []string) (appendReq, error) {
+	attrs, size, err := marshalItem(item, keyBytes, reserved...)
+	if err != nil {
+		return appendReq{}, err
+	}
+	k, err := a.idemKey(t, name, attrs)
+	if err != nil {
+		return appendReq{}, err
+	}
+	size += keyBytes + k.bytes(t.PartitionKey) + keySortBytes
+	return appendReq{attrs: attrs, size: size, key: k}, nil
 }
 
 // idemKey is the key of a call on the sequence seq whose item's attributes
@@ -150,27 +172,19 @@ func (l *Latest) appendOnce(ctx context.Context, op, name string, a onceArgs, it
 	fail := func(err error) (keyRecord, error) {
 		return keyRecord{}, &Error{Op: op, Table: l.table, Sequence: name, Err: err}
 	}
-	if err := ctx.Err(); err != nil {
+	if err := onceAllowed(ctx, l.single, "Latest", "version"); err != nil {
 		return fail(err)
-	}
-	if l.single {
-		return fail(invalidf("an idempotency key needs transactions (the version and its key item are stored together), and this Latest writes without them (NoTransactions, or GlobalTableMRSC)"))
 	}
 	base, err := l.base(name)
 	if err != nil {
 		return fail(err)
 	}
-	attrs, size, err := marshalItem(item, l.overhead+l.layout.keyBytes(base), l.reserved...)
+	req, err := a.request(&l.opts.Table, name, item, l.overhead+l.layout.keyBytes(base), l.layout.extraKeyBytes(), l.reserved)
 	if err != nil {
 		return fail(err)
 	}
-	k, err := a.idemKey(&l.opts.Table, name, attrs)
-	if err != nil {
-		return fail(err)
-	}
-	size += l.overhead + l.layout.keyBytes(base) + k.bytes(l.opts.PartitionKey) + l.layout.extraKeyBytes()
-	v, err := l.group.Do(ctx, base, appendReq{attrs: attrs, size: size, key: k}, l.run)
-	return k.outcome(ctx, op, l.table, name, v, err, keyItemAt{client: l.reads, table: l.table, key: l.keyItemKey(k.pk)})
+	v, err := l.group.Do(ctx, base, req, l.run)
+	return req.key.outcome(ctx, op, l.table, name, v, err, keyItemAt{client: l.reads, table: l.table, key: l.keyItemKey(req.key.pk)})
 }
 
 // keyItemKey is the key of the key item whose partition key value is pk:

@@ -2,6 +2,7 @@ package dynamoseq_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -73,4 +74,30 @@ func TestOnceExhaustedReplays(t *testing.T) {
 	assert.True(t, replayed, "a replay of the last number of a full Counter")
 	_, _, err = c.NextOnce(ctx, "orders", "k2")
 	assert.ErrorIs(t, err, dynamoseq.ErrExhausted, "a new key on a full Counter")
+}
+
+// TestOnceExhaustedReplaysLatest: as TestOnceExhaustedReplays, for a Latest
+// whose String sort key of one digit holds versions up to 9: the key of
+// version 9 replays it, other content is ErrKeyReused, a new key
+// ErrExhausted.
+func TestOnceExhaustedReplaysLatest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	l, _, _ := newLatest(t, latestLayouts[1], nil, func(o *dynamoseq.LatestOptions) {
+		o.Layout = dynamoseq.LayoutSortKey{SortKeyDigits: 1}
+	})
+	for v := int64(1); v <= 9; v++ {
+		key := fmt.Sprintf("k%d", v)
+		got, _, err := l.AppendOnce(ctx, "doc", key, body(key))
+		require.NoError(t, err, "version %d of 9", v)
+		require.Equal(t, v, got, "the version of key %s", key)
+	}
+	v, replayed, err := l.AppendOnce(ctx, "doc", "k9", body("k9"))
+	require.NoError(t, err, "a replay of the last version of a full Latest")
+	assert.Equal(t, int64(9), v, "the replay's version")
+	assert.True(t, replayed, "a replay of the last version of a full Latest")
+	_, _, err = l.AppendOnce(ctx, "doc", "k9", body("other"))
+	assert.ErrorIs(t, err, dynamoseq.ErrKeyReused, "the key with other content")
+	_, _, err = l.AppendOnce(ctx, "doc", "k10", body("k10"))
+	assert.ErrorIs(t, err, dynamoseq.ErrExhausted, "a new key on a full Latest")
 }

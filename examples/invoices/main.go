@@ -31,8 +31,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"github.com/dynamoseq/dynamoseq"
 )
 
@@ -66,10 +64,14 @@ func run(ctx context.Context, args []string, out io.Writer, listening func(net.A
 	if err != nil {
 		return err
 	}
-	for _, def := range []*dynamodb.CreateTableInput{dynamoseq.SortKeyTable(*invoicesTable), dynamoseq.CounterTable(*countersTable)} {
-		if err := dynamoseq.EnsureTable(ctx, client, def, ""); err != nil {
-			return err
-		}
+	// The invoices' table deletes the idempotency keys whose window ended
+	// by TTL on "expires" (dynamoseq's default Table.KeyTTLAttribute); the
+	// invoices themselves have no such attribute and stay.
+	if err := dynamoseq.EnsureTable(ctx, client, dynamoseq.SortKeyTable(*invoicesTable), "expires"); err != nil {
+		return err
+	}
+	if err := dynamoseq.EnsureTable(ctx, client, dynamoseq.CounterTable(*countersTable), ""); err != nil {
+		return err
 	}
 	svc, err := NewService(Config{
 		Client: client, Invoices: *invoicesTable, Counters: *countersTable,

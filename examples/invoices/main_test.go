@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -55,4 +58,8 @@ func TestRun(t *testing.T) {
 		assert.Regexp(t, fmt.Sprintf(`^INV-\d{4}-00000%d$`, i), events[0].Invoice, "run %d: invoice", i)
 		assert.Contains(t, out.String(), `"msg":"stopped"`, "run %d", i)
 	}
+	ttl, err := srv.Client().DescribeTimeToLive(context.Background(), &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(invoices)})
+	require.NoError(t, err)
+	assert.Equal(t, types.TimeToLiveStatusEnabled, ttl.TimeToLiveDescription.TimeToLiveStatus, "TTL of the invoices' table, for its idempotency keys")
+	assert.Equal(t, "expires", aws.ToString(ttl.TimeToLiveDescription.AttributeName), "the invoices' table's TTL attribute")
 }

@@ -196,7 +196,10 @@ func TestSortKeyStatsTurnWait(t *testing.T) {
 	// One wait for a's turn; and when b's own turn (after its lost race)
 	// had ended by its next write, the pause that lets the others go first.
 	assert.Contains(t, []int64{1, 2}, st.TurnWaits, "b's waits for a turn")
-	assert.Positive(t, st.TurnWait, "the time b waited")
+	// How long b waited depends on how long the machine took between the
+	// calls: a stall longer than a's turn leaves nothing to wait (0 s, in
+	// 1 run in 4 at load 13). TestStatsTurnWaits checks the sum itself.
+	t.Logf("b waited %v in %d waits", st.TurnWait, st.TurnWaits)
 }
 
 // TestSortKeyStatsBatch: calls that queue behind a write are written

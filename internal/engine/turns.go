@@ -148,7 +148,7 @@ func (t *Turns) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool
 		if now.Sub(t.wonAt) > t.writeRTT() {
 			return 0, false
 		}
-		wake := end.Add(soloGap * t.writeRTT())
+		wake := end.Add(min(soloGap*t.writeRTT(), soloCap*maxDelay))
 		t.wonAt = wake // flat out still: the next solo turn is longer
 		return max(0, wake.Sub(now)), true
 	case now.Before(t.other.end) && t.other.no != t.waited && t.other.no-t.held <= maxTurnWaits:

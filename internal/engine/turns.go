@@ -108,13 +108,14 @@ func (t Turn) IsZero() bool { return t.no == 0 }
 // writes: the conditions of the writes keep the guarantees, whatever the
 // turns say.
 type Turns struct {
-	rtt       time.Duration // how long a won write takes, a moving average
+	rtt       time.Duration // how long a won write or a read takes, a moving average
 	contended time.Time     // until when the name counts as contended
 	mine      Turn          // this writer's turn, while it lasts
 	other     Turn          // the newest turn of another writer seen
 	held      int64         // the number of this writer's last turn
 	waited    int64         // the number of the last turn of another waited for
 	solo      int64         // the number of this writer's last solo turn
+	soloEnd   time.Time     // and its end
 	soloLen   int64         // the round trips of its next solo turn; 0: soloFirst
 	wonAt     time.Time     // when its last won write ended
 	write     time.Duration // how long a won write takes, a moving average
@@ -211,8 +212,7 @@ func (t *Turns) Take(ctx context.Context, known *bool, maxDelay time.Duration, w
 func (t *Turns) next(now time.Time, maxDelay time.Duration) Turn {
 	switch {
 	case !now.Before(t.contended):
-		// Contention is over; when it comes back, the turns are
-		// numbered afresh.
+		// Contention is over: the others' turns are forgotten.
 		t.other, t.waited = Turn{}, 0
 		return t.soloTurn(now, maxDelay)
 	case now.Add(t.writeRTT()).Before(t.mine.end):
@@ -248,8 +248,8 @@ func (t *Turns) soloTurn(now time.Time, maxDelay time.Duration) Turn {
 	n := max(t.soloLen, soloFirst)
 	t.soloLen = min(2*n, soloRoundTrips)
 	end := now.Add(min(max(time.Duration(n)*t.writeRTT(), time.Millisecond), soloCap*maxDelay))
-	t.solo = max(t.held, t.solo) + 1
-	return Turn{end: time.UnixMicro(end.UnixMicro()), no: t.solo}
+	t.solo, t.soloEnd = max(t.held, t.solo)+1, time.UnixMicro(end.UnixMicro()) // as Token writes it
+	return Turn{end: t.soloEnd, no: t.solo}
 }
 
 // Won records a write that started at start, belonged to turn tn (the zero
@@ -293,15 +293,14 @@ func (t *Turns) Conflicted(start time.Time) {
 // Saw records a turn read from an item written by the name's latest write:
 // another writer's turn, unless it is over, is to be waited for, at most
 // soloCap times maxDelay from when it is first seen (a solo turn's
-// longest). A turn seen before, or this
-// writer's own, changes nothing.
+// longest). A turn seen before, or this writer's own, changes nothing.
 func (t *Turns) Saw(tn Turn, maxDelay time.Duration) {
 	now := time.Now()
 	if !now.Before(t.contended) {
 		// Contention was over; the turns are numbered afresh.
 		t.other, t.held, t.waited = Turn{}, 0, 0
 	}
-	if tn.no == 0 || tn.no == t.held || tn.no <= t.other.no {
+	if tn.no == 0 || tn.no == t.held || tn.no <= t.other.no || (tn.no == t.solo && tn.end.Equal(t.soloEnd)) {
 		return
 	}
 	t.other = tn

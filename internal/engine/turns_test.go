@@ -258,6 +258,24 @@ func TestTurnsBounded(t *testing.T) {
 			t.Errorf("wait() at the end of the turn = %v, want at most MaxDelay", d)
 		}
 	})
+	t.Run("own solo turn read from the head", func(t *testing.T) {
+		// A writer alone flat out reads its own solo turn in the head
+		// (after a wait, say): it does not wait for it, nor does
+		// another writer's turn of the same number pass for its own.
+		tr := Turns{rtt: testRTT, write: testRTT}
+		tr.wonAt = time.Now()
+		tn := tr.next(time.Now(), testMaxDelay)
+		tr.Won(time.Now(), tn)
+		tr.Saw(tn, testMaxDelay)
+		if d := pause(&tr, time.Now()); d != -1 {
+			t.Errorf("wait() after reading its own solo turn = %v, want none", d)
+		}
+		other := Turn{end: tn.end.Add(time.Millisecond), no: tn.no}
+		tr.Saw(other, testMaxDelay)
+		if d := pause(&tr, time.Now()); d <= 0 {
+			t.Errorf("wait() after another's turn of the same number = %v, want a wait", d)
+		}
+	})
 	t.Run("own turn read after it ended", func(t *testing.T) {
 		tr := Turns{rtt: testRTT, contended: time.Now().Add(time.Second)}
 		tn := tr.next(time.Now(), testMaxDelay)

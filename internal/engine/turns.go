@@ -45,12 +45,13 @@ const maxTurnWaits = 16
 // turns (the holder loses a race, or meets its transaction). Otherwise a
 // writer flat out whose writes are transactions holds the name's items
 // all the time, and a writer of another process meets them at every try.
-// A writer alone flat out pays soloGap round trips every solo turn (about
-// 3% of its time); one that pauses between writes holds none.
+// A writer alone flat out pays soloGap round trips and a part of one every
+// solo turn (about 2% of its time); one that pauses between writes holds
+// none.
 const (
 	soloFirst      = turnRoundTrips
-	soloRoundTrips = 64
-	soloCap        = 5
+	soloRoundTrips = 128
+	soloCap        = 10
 	soloGap        = 2
 )
 
@@ -99,7 +100,7 @@ func (t Turn) IsZero() bool { return t.no == 0 }
 // trips (see soloFirst): a writer of another process, which cannot win a
 // race against writes that follow each other back to back, reads the
 // solo turn, waits for its end and writes then, and from then on the two
-// take turns. The single process flat out pays that gap, about 3% of its
+// take turns. The single process flat out pays that gap, about 2% of its
 // time.
 //
 // The turn's end is a point in time set by the writer's clock; a waiting
@@ -242,8 +243,7 @@ func (t *Turns) soloTurn(now time.Time, maxDelay time.Duration) Turn {
 	case t.mine.no != 0 && t.mine.no == t.solo && now.Add(t.writeRTT()).Before(t.mine.end):
 		return t.mine
 	case t.wonAt.IsZero() || now.Sub(t.wonAt) > t.writeRTT():
-		t.soloLen = 0
-		return Turn{}
+		return Turn{} // the next solo turn is as long still: a pause (a paced write) is no other writer
 	}
 	n := max(t.soloLen, soloFirst)
 	t.soloLen = min(2*n, soloRoundTrips)

@@ -24,7 +24,7 @@ import (
 const contentionWindow = time.Second
 
 // turnRoundTrips is the length of a turn, in round trips of one write.
-const turnRoundTrips = 3
+const turnRoundTrips = 2
 
 // turnSpacing is the time between the writers in line at the end of a turn,
 // in round trips: enough for one to read the head and write, so that the

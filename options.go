@@ -126,7 +126,7 @@ type Retry struct {
 
 	// BaseDelay and MaxDelay bound the exponential backoff, with full
 	// jitter, between attempts. MaxDelay also caps the turn a writer takes
-	// at a name that other processes write, and five times over the solo
+	// at a name that other processes write, and ten times over the solo
 	// turn of a writer alone flat out and the wait for another's turn
 	// (docs/sortkey.md, "Many processes, one name"). Defaults 2ms and
 	// 200ms.

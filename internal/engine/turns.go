@@ -141,7 +141,7 @@ func (t *Turns) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool
 		// A conflict: another writer's write is in flight. The head
 		// is read once it landed, to learn its turn.
 		return t.retry.Sub(now), true
-	case t.mine.no != 0 && t.mine.no == t.solo && !now.Add(t.writeRTT()).Before(t.mine.end):
+	case t.isSolo(t.mine) && !now.Add(t.writeRTT()).Before(t.mine.end):
 		// A solo turn is over: unless the writer paused since its last
 		// write (a writer waiting for the end wrote then), it leaves the
 		// name alone for soloGap round trips (see soloFirst).
@@ -181,7 +181,7 @@ func (t *Turns) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool
 // that stored it. waited is told of every wait and its length.
 func (t *Turns) Take(ctx context.Context, known *bool, maxDelay time.Duration, waited func(time.Duration), read func() (Turn, error)) (Turn, error) {
 	for {
-		solo := t.solo != 0 && t.mine.no == t.solo
+		solo := t.isSolo(t.mine)
 		if d, wait := t.wait(time.Now(), maxDelay); wait {
 			waited(d)
 			if err := backoff.Sleep(ctx, d); err != nil {
@@ -240,7 +240,7 @@ func (t *Turns) next(now time.Time, maxDelay time.Duration) Turn {
 // as the last one (see soloFirst); else none.
 func (t *Turns) soloTurn(now time.Time, maxDelay time.Duration) Turn {
 	switch {
-	case t.mine.no != 0 && t.mine.no == t.solo && now.Add(t.writeRTT()).Before(t.mine.end):
+	case t.isSolo(t.mine) && now.Add(t.writeRTT()).Before(t.mine.end):
 		return t.mine
 	case t.wonAt.IsZero() || now.Sub(t.wonAt) > t.writeRTT():
 		return Turn{} // the next solo turn is as long still: a pause (a paced write) is no other writer
@@ -250,6 +250,13 @@ func (t *Turns) soloTurn(now time.Time, maxDelay time.Duration) Turn {
 	end := now.Add(min(max(time.Duration(n)*t.writeRTT(), time.Millisecond), soloCap*maxDelay))
 	t.solo, t.soloEnd = max(t.held, t.solo)+1, time.UnixMicro(end.UnixMicro()) // as Token writes it
 	return Turn{end: t.soloEnd, no: t.solo}
+}
+
+// isSolo reports whether tn is this writer's last solo turn: its number
+// and its end, since the writer's turns with others may take the number
+// again.
+func (t *Turns) isSolo(tn Turn) bool {
+	return tn.no != 0 && tn.no == t.solo && tn.end.Equal(t.soloEnd)
 }
 
 // Won records a write that started at start, belonged to turn tn (the zero
@@ -262,7 +269,7 @@ func (t *Turns) Won(start time.Time, tn Turn) (started bool) {
 	}
 	t.sample(t.wonAt.Sub(start))
 	t.write = average(t.write, t.wonAt.Sub(start))
-	started = tn.no != 0 && tn.no != t.held && tn.no != t.solo
+	started = tn.no != 0 && tn.no != t.held && !t.isSolo(tn)
 	if tn.no != 0 {
 		t.held = tn.no
 	}
@@ -300,7 +307,7 @@ func (t *Turns) Saw(tn Turn, maxDelay time.Duration) {
 		// Contention was over; the turns are numbered afresh.
 		t.other, t.held, t.waited = Turn{}, 0, 0
 	}
-	if tn.no == 0 || tn.no == t.held || tn.no <= t.other.no || (tn.no == t.solo && tn.end.Equal(t.soloEnd)) {
+	if tn.no == 0 || tn.no == t.held || tn.no <= t.other.no || t.isSolo(tn) {
 		return
 	}
 	t.other = tn

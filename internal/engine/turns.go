@@ -264,9 +264,6 @@ func (t *Turns) isSolo(tn Turn) bool {
 // turn.
 func (t *Turns) Won(start time.Time, tn Turn) (started bool) {
 	t.wonAt = time.Now()
-	if t.write == 0 {
-		t.write = t.rtt // the round trips before, reads too: a start
-	}
 	t.sample(t.wonAt.Sub(start))
 	t.write = average(t.write, t.wonAt.Sub(start))
 	started = tn.no != 0 && tn.no != t.held && !t.isSolo(tn)

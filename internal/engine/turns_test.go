@@ -32,7 +32,7 @@ func TestTurnsLoneWriterNeverWaits(t *testing.T) {
 	t.Parallel()
 	// A lone writer that pauses between its writes (longer than a round
 	// trip) holds no turn and never waits.
-	tr := Turns{rtt: testRTT}
+	tr := Turns{rtt: testRTT, write: testRTT}
 	now := time.Now()
 	for range 3 {
 		if d := pause(&tr, now); d != -1 {
@@ -118,7 +118,7 @@ func TestTurnsConflicted(t *testing.T) {
 
 func TestTurnsHolderWritesUntilItsTurnEnds(t *testing.T) {
 	t.Parallel()
-	tr := Turns{rtt: testRTT}
+	tr := Turns{rtt: testRTT, write: testRTT}
 	tr.Lost(time.Now())
 	tr.Saw(Turn{end: time.Now().Add(-time.Millisecond), no: 7, line: 2}, testMaxDelay) // over
 	now := time.Now()
@@ -158,7 +158,7 @@ func TestTurnsWaitInLine(t *testing.T) {
 	// round trip before the turn ends; turn 10's holder goes turnSpacing
 	// round trips later, turn 11's twice that.
 	for held, behind := range map[int64]int64{9: 0, 10: 1, 11: 2} {
-		tr := Turns{rtt: testRTT, held: held, contended: time.Now().Add(time.Second)}
+		tr := Turns{rtt: testRTT, write: testRTT, held: held, contended: time.Now().Add(time.Second)}
 		now := time.Now()
 		end := now.Add(20 * time.Millisecond)
 		tr.Saw(Turn{end: end, no: 12, line: 3}, testMaxDelay)
@@ -186,7 +186,7 @@ func TestTurnsSaw(t *testing.T) {
 		}
 	})
 	t.Run("older turn", func(t *testing.T) {
-		tr := Turns{rtt: testRTT}
+		tr := Turns{rtt: testRTT, write: testRTT}
 		tr.Saw(Turn{end: now.Add(time.Second), no: 5}, testMaxDelay)
 		tr.Saw(Turn{end: now.Add(2 * time.Second), no: 4}, testMaxDelay)
 		if tr.other.no != 5 {
@@ -194,7 +194,7 @@ func TestTurnsSaw(t *testing.T) {
 		}
 	})
 	t.Run("capped by soloCap MaxDelays", func(t *testing.T) {
-		tr := Turns{rtt: testRTT}
+		tr := Turns{rtt: testRTT, write: testRTT}
 		tr.Saw(Turn{end: now.Add(time.Hour), no: 5}, testMaxDelay) // a skewed clock
 		if d := pause(&tr, time.Now()); d > soloCap*testMaxDelay+testRTT {
 			t.Errorf("wait() = %v for a turn an hour long, want at most %d MaxDelays (a solo turn's longest)", d, soloCap)
@@ -208,7 +208,7 @@ func TestTurnsSaw(t *testing.T) {
 		}
 	})
 	t.Run("waited through too many turns", func(t *testing.T) {
-		tr := Turns{rtt: testRTT, held: 1, contended: now.Add(time.Second)}
+		tr := Turns{rtt: testRTT, write: testRTT, held: 1, contended: now.Add(time.Second)}
 		tr.Saw(Turn{end: now.Add(time.Second), no: 2 + maxTurnWaits}, testMaxDelay)
 		if d := pause(&tr, time.Now()); d != -1 {
 			t.Errorf("wait() = %v after %d turns of others, want none", d, maxTurnWaits+1)
@@ -223,7 +223,7 @@ func TestTurnsBounded(t *testing.T) {
 		// A head item that names a turn ending in an hour (a skewed
 		// clock): the writer waits soloCap MaxDelays once, then writes,
 		// however often it reads the same turn.
-		tr := Turns{rtt: testRTT, held: 1}
+		tr := Turns{rtt: testRTT, write: testRTT, held: 1}
 		far := Turn{end: time.Now().Add(time.Hour), no: 2, line: 1}
 		tr.Saw(far, testMaxDelay)
 		if d := pause(&tr, time.Now()); d <= 0 || d > soloCap*testMaxDelay+testRTT {
@@ -277,7 +277,7 @@ func TestTurnsBounded(t *testing.T) {
 		}
 	})
 	t.Run("own turn read after it ended", func(t *testing.T) {
-		tr := Turns{rtt: testRTT, contended: time.Now().Add(time.Second)}
+		tr := Turns{rtt: testRTT, write: testRTT, contended: time.Now().Add(time.Second)}
 		tn := tr.next(time.Now(), testMaxDelay)
 		tr.Won(time.Now(), tn)
 		pause(&tr, tn.end)       // over: mine is cleared
@@ -294,7 +294,7 @@ func TestTurnsFirstAndAfresh(t *testing.T) {
 	t.Run("a first turn goes to the back of the line", func(t *testing.T) {
 		// Its line is 0 (it saw no one in line), yet at its end it lets
 		// the first in line go, and reads the head again.
-		tr := Turns{rtt: testRTT, contended: time.Now().Add(time.Second)}
+		tr := Turns{rtt: testRTT, write: testRTT, contended: time.Now().Add(time.Second)}
 		tn := tr.next(time.Now(), testMaxDelay)
 		tr.Won(time.Now(), tn)
 		if tn.line != 0 {

@@ -227,9 +227,13 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 		for i, c := range calls {
 			c.Res, c.Err = prev+1+int64(i), err // the version that may hold the item
 		}
-	case engine.Throttled, engine.Conflict:
+	case engine.Throttled:
 		// Nothing was written: the hint still holds.
 		l.pace.refused(&hint.NameWriter, calls, start, err)
+	case engine.Conflict:
+		// Nothing was written; another writer's write is in flight.
+		hint.known = false
+		l.pace.conflicted(&hint.NameWriter, calls, start, err)
 	case engine.LostRace:
 		hint.known = false
 		l.lostRace(ctx, hint, calls, start, err)

@@ -93,8 +93,12 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			calls[0].Res, calls[0].Err = v, err // the version that may hold the item
 			engine.Fail(calls[1:], &unsentError{fmt.Errorf("the write of version %d, queued before it, has an unknown outcome, and no later version may be written before it is settled", v)})
 			return
-		case engine.Throttled, engine.Conflict:
+		case engine.Throttled:
 			l.pace.waitForCapacity(&hint.NameWriter, calls, err)
+			return
+		case engine.Conflict:
+			hint.known = false
+			l.pace.conflicted(&hint.NameWriter, calls, start, err)
 			return
 		case engine.LostRace:
 			races++

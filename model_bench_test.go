@@ -169,8 +169,8 @@ func (mb modelBench) windows(b *testing.B, factor time.Duration, run func(b *tes
 // start starts a model of the service of the benchmark's own, at the
 // benchmark's scale and bucket depth, throttling in the given form, its
 // latencies drawn from seed, with opts applied to its Service last.
-func (mb modelBench) start(b *testing.B, form dynamoseqtest.ThrottleForm, seed uint64, opts ...func(*dynamoseqtest.Service)) *dynamoseqtest.Server {
-	b.Helper()
+func (mb modelBench) start(tb testing.TB, form dynamoseqtest.ThrottleForm, seed uint64, opts ...func(*dynamoseqtest.Service)) *dynamoseqtest.Server {
+	tb.Helper()
 	svc := dynamoseqtest.Service{Scale: mb.scale, Throttle: form, Seed: seed, Burst: mb.burst}
 	for _, o := range opts {
 		o(&svc)
@@ -180,7 +180,7 @@ func (mb modelBench) start(b *testing.B, form dynamoseqtest.ThrottleForm, seed u
 		svc.WriteLatency = dynamoseqtest.Latency{P50: at(7500 * time.Microsecond), P99: at(16 * time.Millisecond)}
 		svc.TransactLatency = dynamoseqtest.Latency{P50: at(25 * time.Millisecond), P99: at(95 * time.Millisecond)}
 	}
-	return dynamoseqtest.Start(b, dynamoseqtest.WithService(svc))
+	return dynamoseqtest.Start(tb, dynamoseqtest.WithService(svc))
 }
 
 // modelWriteUnits is the model's default write units a second of one

@@ -126,9 +126,10 @@ type Retry struct {
 
 	// BaseDelay and MaxDelay bound the exponential backoff, with full
 	// jitter, between attempts. MaxDelay also caps the turn a writer takes
-	// at a name that other processes write, and the wait for another's
-	// turn (docs/sortkey.md, "Many processes, one name"). Defaults
-	// 2ms and 200ms.
+	// at a name that other processes write, and ten times over the solo
+	// turn of a writer alone flat out and the wait for another's turn
+	// (docs/sortkey.md, "Many processes, one name"). Defaults 2ms and
+	// 200ms.
 	BaseDelay time.Duration
 	MaxDelay  time.Duration
 

@@ -240,9 +240,14 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 				c.Res, c.Err = first+int64(i), err // the number that may hold the item
 			}
 			return
-		case engine.Throttled, engine.Conflict:
+		case engine.Throttled:
 			// Nothing was written: the hint still holds.
 			s.pace.refused(&h.NameWriter, calls, start, err)
+			return
+		case engine.Conflict:
+			// Nothing was written; another writer's write is in flight.
+			h.known = false
+			s.pace.conflicted(&h.NameWriter, calls, start, err)
 			return
 		case engine.LostRace:
 			h.known = false

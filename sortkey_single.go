@@ -62,8 +62,12 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 			calls[0].Res, calls[0].Err = n, err // the number that may hold the item
 			engine.Fail(calls[1:], &unsentError{fmt.Errorf("the write of number %d, queued before it, has an unknown outcome, and gap-free numbering lets no later number be written before it is settled", n)})
 			return
-		case engine.Throttled, engine.Conflict:
+		case engine.Throttled:
 			s.pace.waitForCapacity(&h.NameWriter, calls, err)
+			return
+		case engine.Conflict:
+			h.known = false
+			s.pace.conflicted(&h.NameWriter, calls, start, err)
 			return
 		case engine.LostRace:
 			races++

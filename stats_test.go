@@ -180,7 +180,7 @@ func TestSortKeyStatsTurnWait(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b, client, table := newSortKey(t)
-	a, err := dynamoseq.NewSortKey(slowPuts{client, 25 * time.Millisecond}, table) // turns of about 150ms
+	a, err := dynamoseq.NewSortKey(slowPuts{client, 25 * time.Millisecond}, table) // turns of about 50ms
 	require.NoError(t, err)
 	for i, w := range []*dynamoseq.SortKey{b, a, b, a, b} {
 		// b's hint is its own last number each time: it loses to a's

@@ -80,6 +80,19 @@ func (p pacing) refused(w *engine.NameWriter, calls []*engine.Call[appendReq, in
 	waitForCapacity(calls, &w.Capacity, sent, w.RoundTrip(), p.maxWait, engine.BatchUnits(calls, p.copyLast), &p.stats.waits, err)
 }
 
+// conflicted is refused for a write of calls, sent at sent, that met
+// another writer's transaction in flight (err, a conflict): the turns
+// count it as a lost race, and the writer reads the head once that write
+// has landed, to learn its turn (see engine.Turns.Conflicted); the wait
+// before the calls are sent again is a conflict's first, not one that
+// doubles per conflict in a row, since the turns order the writers.
+// The caller must read the head before the name's next write.
+func (p pacing) conflicted(w *engine.NameWriter, calls []*engine.Call[appendReq, int64], sent time.Time, err error) {
+	w.Conflicted(sent)
+	w.Capacity.Reset()
+	p.refused(w, calls, sent, err)
+}
+
 // errPaced is why the callers queued behind a paced write wait (see won).
 var errPaced = errors.New("the name's writes are paced at the rate DynamoDB admitted them after a throttle")
 

@@ -24,7 +24,7 @@ import (
 const contentionWindow = time.Second
 
 // turnRoundTrips is the length of a turn, in round trips of one write.
-const turnRoundTrips = 6
+const turnRoundTrips = 2
 
 // turnSpacing is the time between the writers in line at the end of a turn,
 // in round trips: enough for one to read the head and write, so that the
@@ -34,6 +34,26 @@ const turnSpacing = 3
 // maxTurnWaits is how many turns of others in a row a writer waits through
 // before it writes without waiting.
 const maxTurnWaits = 16
+
+// A writer that writes flat out (each write starts as soon as the one
+// before it ended) at a name it has met no other writer of holds a solo
+// turn: soloFirst round trips at first, twice as long each time, up to
+// soloRoundTrips round trips and at most soloCap times MaxDelay. At its
+// end the writer leaves the name alone for soloGap round trips, so that a
+// writer of another process that waits for the turn's end (it read the
+// turn from an item) writes first: its write then makes the two take
+// turns (the holder loses a race, or meets its transaction). Otherwise a
+// writer flat out whose writes are transactions holds the name's items
+// all the time, and a writer of another process meets them at every try.
+// A writer alone flat out pays soloGap round trips and a part of one every
+// solo turn (about 2% of its time); one that pauses between writes holds
+// none.
+const (
+	soloFirst      = turnRoundTrips
+	soloRoundTrips = 128
+	soloCap        = 10
+	soloGap        = 2
+)
 
 // Turn is a writer's turn at a name: when it ends, and its number. Every
 // write made in a turn names it in its item (see Token). The zero Turn is
@@ -69,21 +89,38 @@ func (t Turn) IsZero() bool { return t.no == 0 }
 // go in the order of the turns they last held: the one whose last turn is
 // the oldest writes at once when the turn ends, the next turnSpacing round
 // trips later, by when it reads the new turn and waits for it, and so on.
-// A writer whose turn has ended gets in line last. A writer that has not
-// met another lately holds no turn and never waits: a single process pays
-// nothing.
+// A writer whose turn has ended gets in line last. A write that meets
+// another's transaction in flight (a conflict) counts as a lost race: the
+// writer reads the head once that write has landed, and waits for its
+// turn (see Conflicted).
+//
+// A writer that has not met another lately and pauses between its writes
+// holds no turn and never waits. One that writes flat out holds solo
+// turns and, at the end of each, leaves the name alone for soloGap round
+// trips (see soloFirst): a writer of another process, which cannot win a
+// race against writes that follow each other back to back, reads the
+// solo turn, waits for its end and writes then, and from then on the two
+// take turns. The single process flat out pays that gap, about 2% of its
+// time.
 //
 // The turn's end is a point in time set by the writer's clock; a waiting
-// writer never sleeps longer than MaxDelay for it, so a skewed clock costs
-// throughput, never progress. The turns only order the writes: the
-// conditions of the writes keep the guarantees, whatever the turns say.
+// writer never sleeps longer than soloCap times MaxDelay for it, so a
+// skewed clock costs throughput, never progress. The turns only order the
+// writes: the conditions of the writes keep the guarantees, whatever the
+// turns say.
 type Turns struct {
-	rtt       time.Duration // how long a won write takes, a moving average
+	rtt       time.Duration // how long a won write or a read takes, a moving average
 	contended time.Time     // until when the name counts as contended
 	mine      Turn          // this writer's turn, while it lasts
 	other     Turn          // the newest turn of another writer seen
 	held      int64         // the number of this writer's last turn
 	waited    int64         // the number of the last turn of another waited for
+	solo      int64         // the number of this writer's last solo turn
+	soloEnd   time.Time     // and its end
+	soloLen   int64         // the round trips of its next solo turn; 0: soloFirst
+	wonAt     time.Time     // when its last won write ended
+	write     time.Duration // how long a won write takes, a moving average
+	retry     time.Time     // after a conflict: when to read the head again
 }
 
 // wait reports whether the writer must wait before its next write at now,
@@ -100,13 +137,29 @@ func (t *Turns) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool
 	var until time.Time
 	var behind int64 // writers in line before this one
 	switch {
+	case now.Before(t.retry):
+		// A conflict: another writer's write is in flight. The head
+		// is read once it landed, to learn its turn.
+		return t.retry.Sub(now), true
+	case t.isSolo(t.mine) && !now.Add(t.writeRTT()).Before(t.mine.end):
+		// A solo turn is over: unless the writer paused since its last
+		// write (a writer waiting for the end wrote then), it leaves the
+		// name alone for soloGap round trips (see soloFirst).
+		end := t.mine.end
+		t.mine = Turn{}
+		if now.Sub(t.wonAt) > t.writeRTT() {
+			return 0, false
+		}
+		wake := end.Add(min(soloGap*t.writeRTT(), soloCap*maxDelay))
+		t.wonAt = wake // flat out still: the next solo turn is longer
+		return max(0, wake.Sub(now)), true
 	case now.Before(t.other.end) && t.other.no != t.waited && t.other.no-t.held <= maxTurnWaits:
 		// Once per turn: a writer that wakes before the turn ends (the
 		// first in line does, by half a round trip) writes after its
 		// read, whatever the read says of the same turn.
 		until, behind = t.other.end, max(0, t.other.line-(t.other.no-t.held))
 		t.waited = t.other.no
-	case !t.mine.end.IsZero() && !now.Add(t.rtt).Before(t.mine.end):
+	case !t.mine.end.IsZero() && !now.Add(t.writeRTT()).Before(t.mine.end):
 		// Over: in line after the others, after one at least, so as not
 		// to take the next turn from the first in line.
 		until, behind = t.mine.end, max(t.mine.line, 1)
@@ -116,7 +169,7 @@ func (t *Turns) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool
 	}
 	// The first in line reads the head half a round trip before the turn
 	// ends, as the last write of the turn lands.
-	inLine := min(time.Duration(behind*turnSpacing)*t.rtt, maxDelay)
+	inLine := min(time.Duration(behind*turnSpacing)*t.writeRTT(), maxDelay)
 	wake := until.Add(inLine - t.rtt/2 + rand.N(t.rtt/4+1))
 	return max(0, wake.Sub(now)), true
 }
@@ -128,12 +181,15 @@ func (t *Turns) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool
 // that stored it. waited is told of every wait and its length.
 func (t *Turns) Take(ctx context.Context, known *bool, maxDelay time.Duration, waited func(time.Duration), read func() (Turn, error)) (Turn, error) {
 	for {
+		solo := t.isSolo(t.mine)
 		if d, wait := t.wait(time.Now(), maxDelay); wait {
 			waited(d)
 			if err := backoff.Sleep(ctx, d); err != nil {
 				return Turn{}, err
 			}
-			*known = false // the others wrote meanwhile
+			if !solo {
+				*known = false // the others wrote meanwhile
+			}
 		}
 		if *known {
 			return t.next(time.Now(), maxDelay), nil
@@ -152,18 +208,18 @@ func (t *Turns) Take(ctx context.Context, known *bool, maxDelay time.Duration, w
 // next returns the turn that a write starting at now belongs to: this
 // writer's turn while a write started now ends within it, else a new turn
 // of turnRoundTrips round trips (at most maxDelay) when the name is
-// contended, else no turn.
+// contended, else a solo turn when the writer writes flat out (see
+// soloTurn), else no turn.
 func (t *Turns) next(now time.Time, maxDelay time.Duration) Turn {
 	switch {
 	case !now.Before(t.contended):
-		// Contention is over; when it comes back, the turns are
-		// numbered afresh.
-		t.other, t.held, t.waited = Turn{}, 0, 0
-		return Turn{}
-	case now.Add(t.rtt).Before(t.mine.end):
+		// Contention is over: the others' turns are forgotten.
+		t.other, t.waited = Turn{}, 0
+		return t.soloTurn(now, maxDelay)
+	case now.Add(t.writeRTT()).Before(t.mine.end):
 		return t.mine
 	}
-	end := now.Add(min(max(turnRoundTrips*t.rtt, time.Millisecond), maxDelay))
+	end := now.Add(min(max(turnRoundTrips*t.writeRTT(), time.Millisecond), maxDelay))
 	tn := Turn{
 		end: time.UnixMicro(end.UnixMicro()), // as Token writes it
 		no:  max(t.other.no, t.held) + 1,
@@ -177,12 +233,40 @@ func (t *Turns) next(now time.Time, maxDelay time.Duration) Turn {
 	return tn
 }
 
+// soloTurn returns the turn that a write starting at now belongs to at a
+// name the writer has met no other writer of: its solo turn while a write
+// started now ends within it; else, when the writer writes flat out (its
+// last write ended within a round trip), a new solo turn, twice as long
+// as the last one (see soloFirst); else none.
+func (t *Turns) soloTurn(now time.Time, maxDelay time.Duration) Turn {
+	switch {
+	case t.isSolo(t.mine) && now.Add(t.writeRTT()).Before(t.mine.end):
+		return t.mine
+	case t.wonAt.IsZero() || now.Sub(t.wonAt) > t.writeRTT():
+		return Turn{} // the next solo turn is as long still: a pause (a paced write) is no other writer
+	}
+	n := max(t.soloLen, soloFirst)
+	t.soloLen = min(2*n, soloRoundTrips)
+	end := now.Add(min(max(time.Duration(n)*t.writeRTT(), time.Millisecond), soloCap*maxDelay))
+	t.solo, t.soloEnd = max(t.held, t.solo)+1, time.UnixMicro(end.UnixMicro()) // as Token writes it
+	return Turn{end: t.soloEnd, no: t.solo}
+}
+
+// isSolo reports whether tn is this writer's last solo turn: its number
+// and its end, since the writer's turns with others may take the number
+// again.
+func (t *Turns) isSolo(tn Turn) bool {
+	return tn.no != 0 && tn.no == t.solo && tn.end.Equal(t.soloEnd)
+}
+
 // Won records a write that started at start, belonged to turn tn (the zero
 // turn: none) and has just succeeded, and reports whether it started the
 // turn.
 func (t *Turns) Won(start time.Time, tn Turn) (started bool) {
-	t.sample(time.Since(start))
-	started = tn.no != 0 && tn.no != t.held
+	t.wonAt = time.Now()
+	t.sample(t.wonAt.Sub(start))
+	t.write = average(t.write, t.wonAt.Sub(start))
+	started = tn.no != 0 && tn.no != t.held && !t.isSolo(tn)
 	if tn.no != 0 {
 		t.held = tn.no
 	}
@@ -195,20 +279,32 @@ func (t *Turns) Won(start time.Time, tn Turn) (started bool) {
 // round trip: a write that loses may have waited for the winner's.
 func (t *Turns) Lost(start time.Time) {
 	t.contended = time.Now().Add(contentionWindow)
-	t.mine = Turn{}
+	t.mine, t.soloLen = Turn{}, 0
+}
+
+// Conflicted records a write that started at start and met another
+// writer's transaction in flight (a conflict, which DynamoDB refuses): as
+// a lost race (see Lost), and the writer waits about the rest of that
+// write's round trip (half to all of one) before it reads the head, to
+// learn the turn the write belongs to. The caller must read the head
+// before it writes again.
+func (t *Turns) Conflicted(start time.Time) {
+	t.Lost(start)
+	w := t.writeRTT()
+	t.retry = time.Now().Add(w/2 + rand.N(w/2+1))
 }
 
 // Saw records a turn read from an item written by the name's latest write:
 // another writer's turn, unless it is over, is to be waited for, at most
-// maxDelay from when it is first seen. A turn seen before, or this
-// writer's own, changes nothing.
+// soloCap times maxDelay from when it is first seen (a solo turn's
+// longest). A turn seen before, or this writer's own, changes nothing.
 func (t *Turns) Saw(tn Turn, maxDelay time.Duration) {
 	now := time.Now()
 	if !now.Before(t.contended) {
 		// Contention was over; the turns are numbered afresh.
 		t.other, t.held, t.waited = Turn{}, 0, 0
 	}
-	if tn.no == 0 || tn.no == t.held || tn.no <= t.other.no {
+	if tn.no == 0 || tn.no == t.held || tn.no <= t.other.no || t.isSolo(tn) {
 		return
 	}
 	t.other = tn
@@ -216,10 +312,10 @@ func (t *Turns) Saw(tn Turn, maxDelay time.Duration) {
 		return
 	}
 	t.contended = now.Add(contentionWindow)
-	if limit := now.Add(maxDelay); tn.end.After(limit) {
-		t.other.end = limit
+	if limit := now.Add(soloCap * maxDelay); tn.end.After(limit) {
+		t.other.end = limit // a solo turn's longest, or a skewed clock
 	}
-	t.mine = Turn{}
+	t.mine, t.soloLen = Turn{}, 0
 }
 
 // RoundTrip is the moving average of the writer's round trips at the name
@@ -228,11 +324,24 @@ func (t *Turns) RoundTrip() time.Duration { return t.rtt }
 
 // sample adds the time a write or a read took to the moving average of
 // round trips.
-func (t *Turns) sample(took time.Duration) {
-	if t.rtt == 0 {
-		t.rtt = took
+func (t *Turns) sample(took time.Duration) { t.rtt = average(t.rtt, took) }
+
+// average adds took to the moving average avg (0: none yet).
+func average(avg, took time.Duration) time.Duration {
+	if avg == 0 {
+		avg = took
 	}
-	t.rtt = (3*t.rtt + took) / 4
+	return (3*avg + took) / 4
+}
+
+// writeRTT is the moving average of the writer's won writes, which sets
+// the length of its turns and the spacing of the line; its round trip
+// (reads too) before it won any.
+func (t *Turns) writeRTT() time.Duration {
+	if t.write == 0 {
+		return t.rtt
+	}
+	return t.write
 }
 
 // The write token of an item is written by one writer (Token) and read by

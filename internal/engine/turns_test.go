@@ -30,23 +30,95 @@ func pause(tr *Turns, now time.Time) time.Duration {
 
 func TestTurnsLoneWriterNeverWaits(t *testing.T) {
 	t.Parallel()
-	tr := Turns{rtt: testRTT}
+	// A lone writer that pauses between its writes (longer than a round
+	// trip) holds no turn and never waits.
+	tr := Turns{rtt: testRTT, write: testRTT}
+	now := time.Now()
 	for range 3 {
-		now := time.Now()
 		if d := pause(&tr, now); d != -1 {
 			t.Fatalf("wait() = %v for a writer that met no other, want none", d)
 		}
 		tn := tr.next(now, testMaxDelay)
 		if tn != (Turn{}) {
-			t.Fatalf("next() = %+v for a writer that met no other, want no turn", tn)
+			t.Fatalf("next() = %+v for a writer that met no other and pauses, want no turn", tn)
 		}
 		tr.Won(now, tn)
+		now = tr.wonAt.Add(2 * testRTT)
+	}
+}
+
+// TestTurnsSoloTurn: a lone writer flat out holds solo turns, each twice
+// as long as the one before (at most soloRoundTrips round trips), and at
+// the end of each leaves the name alone for soloGap round trips, without
+// reading the head again; once another writer's turn is seen, the turns
+// are the contended ones.
+func TestTurnsSoloTurn(t *testing.T) {
+	t.Parallel()
+	tr := Turns{rtt: testRTT, write: testRTT}
+	tr.wonAt = time.Now() // its last write just ended: flat out
+	now := tr.wonAt
+	var last time.Duration
+	for i := range 6 {
+		tn := tr.next(now, time.Hour)
+		if tn.IsZero() || tn.line != 0 {
+			t.Fatalf("solo turn %d: next() = %+v, want a solo turn of line 0", i, tn)
+		}
+		long := tn.end.Sub(now)
+		want := time.Duration(min(soloFirst<<i, soloRoundTrips)) * testRTT
+		if long < want-time.Millisecond || long > want+time.Millisecond {
+			t.Errorf("solo turn %d lasts %v, want about %v", i, long, want)
+		}
+		if long < last {
+			t.Errorf("solo turn %d lasts %v, shorter than the one before (%v)", i, long, last)
+		}
+		last = long
+		if started := tr.Won(now, tn); started {
+			t.Errorf("solo turn %d counted as a turn taken with other writers", i)
+		}
+		tr.write, tr.rtt = testRTT, testRTT // the won write took no time here
+		tr.wonAt = tn.end.Add(-testRTT / 2) // the last write of the turn ended
+		now = tr.wonAt
+		d, wait := tr.wait(now, time.Hour)
+		if gap := soloGap*testRTT + testRTT/2; !wait || d != gap {
+			t.Fatalf("solo turn %d: wait() at its end = %v, %v, want %v (soloGap round trips after the end)", i, d, wait, gap)
+		}
+		now = now.Add(d)
+	}
+	// A writer that waited for the end wrote meanwhile: its turn, read
+	// from its item, makes this writer wait in turns.
+	tr.Lost(now)
+	tr.Saw(Turn{end: now.Add(20 * time.Millisecond), no: tr.solo + 1, line: 1}, testMaxDelay)
+	if d := pause(&tr, now); d <= 0 {
+		t.Errorf("wait() after another's turn = %v, want a wait", d)
+	}
+	if tr.soloLen != 0 {
+		t.Errorf("soloLen = %d once contended, want 0 (the next solo turn is short again)", tr.soloLen)
+	}
+}
+
+// TestTurnsConflicted: a write that met another's transaction in flight
+// makes the writer wait half to all of a write's round trip before it
+// reads the head, and the name contended.
+func TestTurnsConflicted(t *testing.T) {
+	t.Parallel()
+	tr := Turns{rtt: testRTT, write: 2 * testRTT}
+	now := time.Now()
+	tr.Conflicted(now)
+	d := pause(&tr, now)
+	if d < testRTT-time.Millisecond || d > 2*testRTT {
+		t.Errorf("wait() after a conflict = %v, want %v to %v", d, testRTT, 2*testRTT)
+	}
+	if !now.Before(tr.contended) {
+		t.Errorf("a conflict did not make the name contended")
+	}
+	if d := pause(&tr, now.Add(2*testRTT+time.Millisecond)); d != -1 {
+		t.Errorf("wait() after the conflict's wait = %v, want none", d)
 	}
 }
 
 func TestTurnsHolderWritesUntilItsTurnEnds(t *testing.T) {
 	t.Parallel()
-	tr := Turns{rtt: testRTT}
+	tr := Turns{rtt: testRTT, write: testRTT}
 	tr.Lost(time.Now())
 	tr.Saw(Turn{end: time.Now().Add(-time.Millisecond), no: 7, line: 2}, testMaxDelay) // over
 	now := time.Now()
@@ -86,7 +158,7 @@ func TestTurnsWaitInLine(t *testing.T) {
 	// round trip before the turn ends; turn 10's holder goes turnSpacing
 	// round trips later, turn 11's twice that.
 	for held, behind := range map[int64]int64{9: 0, 10: 1, 11: 2} {
-		tr := Turns{rtt: testRTT, held: held, contended: time.Now().Add(time.Second)}
+		tr := Turns{rtt: testRTT, write: testRTT, held: held, contended: time.Now().Add(time.Second)}
 		now := time.Now()
 		end := now.Add(20 * time.Millisecond)
 		tr.Saw(Turn{end: end, no: 12, line: 3}, testMaxDelay)
@@ -114,18 +186,18 @@ func TestTurnsSaw(t *testing.T) {
 		}
 	})
 	t.Run("older turn", func(t *testing.T) {
-		tr := Turns{rtt: testRTT}
+		tr := Turns{rtt: testRTT, write: testRTT}
 		tr.Saw(Turn{end: now.Add(time.Second), no: 5}, testMaxDelay)
 		tr.Saw(Turn{end: now.Add(2 * time.Second), no: 4}, testMaxDelay)
 		if tr.other.no != 5 {
 			t.Errorf("other = turn %d, want 5: an older turn changes nothing", tr.other.no)
 		}
 	})
-	t.Run("capped by MaxDelay", func(t *testing.T) {
-		tr := Turns{rtt: testRTT}
+	t.Run("capped by soloCap MaxDelays", func(t *testing.T) {
+		tr := Turns{rtt: testRTT, write: testRTT}
 		tr.Saw(Turn{end: now.Add(time.Hour), no: 5}, testMaxDelay) // a skewed clock
-		if d := pause(&tr, time.Now()); d > testMaxDelay+testRTT {
-			t.Errorf("wait() = %v for a turn an hour long, want at most MaxDelay", d)
+		if d := pause(&tr, time.Now()); d > soloCap*testMaxDelay+testRTT {
+			t.Errorf("wait() = %v for a turn an hour long, want at most %d MaxDelays (a solo turn's longest)", d, soloCap)
 		}
 	})
 	t.Run("another's turn ends mine", func(t *testing.T) {
@@ -136,7 +208,7 @@ func TestTurnsSaw(t *testing.T) {
 		}
 	})
 	t.Run("waited through too many turns", func(t *testing.T) {
-		tr := Turns{rtt: testRTT, held: 1, contended: now.Add(time.Second)}
+		tr := Turns{rtt: testRTT, write: testRTT, held: 1, contended: now.Add(time.Second)}
 		tr.Saw(Turn{end: now.Add(time.Second), no: 2 + maxTurnWaits}, testMaxDelay)
 		if d := pause(&tr, time.Now()); d != -1 {
 			t.Errorf("wait() = %v after %d turns of others, want none", d, maxTurnWaits+1)
@@ -149,15 +221,15 @@ func TestTurnsBounded(t *testing.T) {
 	t.Parallel()
 	t.Run("a turn read again is not waited for again", func(t *testing.T) {
 		// A head item that names a turn ending in an hour (a skewed
-		// clock): the writer waits MaxDelay once, then writes, however
-		// often it reads the same turn.
-		tr := Turns{rtt: testRTT, held: 1}
+		// clock): the writer waits soloCap MaxDelays once, then writes,
+		// however often it reads the same turn.
+		tr := Turns{rtt: testRTT, write: testRTT, held: 1}
 		far := Turn{end: time.Now().Add(time.Hour), no: 2, line: 1}
 		tr.Saw(far, testMaxDelay)
-		if d := pause(&tr, time.Now()); d <= 0 || d > testMaxDelay+testRTT {
-			t.Fatalf("first wait() = %v, want up to MaxDelay", d)
+		if d := pause(&tr, time.Now()); d <= 0 || d > soloCap*testMaxDelay+testRTT {
+			t.Fatalf("first wait() = %v, want up to %d MaxDelays", d, soloCap)
 		}
-		later := time.Now().Add(testMaxDelay + testRTT) // after the wait
+		later := time.Now().Add(soloCap*testMaxDelay + testRTT) // after the wait
 		tr.Saw(far, testMaxDelay)
 		if d := pause(&tr, later); d != -1 {
 			t.Errorf("wait() after reading the same turn again = %v, want none", d)
@@ -186,8 +258,26 @@ func TestTurnsBounded(t *testing.T) {
 			t.Errorf("wait() at the end of the turn = %v, want at most MaxDelay", d)
 		}
 	})
+	t.Run("own solo turn read from the head", func(t *testing.T) {
+		// A writer alone flat out reads its own solo turn in the head
+		// (after a wait, say): it does not wait for it, nor does
+		// another writer's turn of the same number pass for its own.
+		tr := Turns{rtt: testRTT, write: testRTT}
+		tr.wonAt = time.Now()
+		tn := tr.next(time.Now(), testMaxDelay)
+		tr.Won(time.Now(), tn)
+		tr.Saw(tn, testMaxDelay)
+		if d := pause(&tr, time.Now()); d != -1 {
+			t.Errorf("wait() after reading its own solo turn = %v, want none", d)
+		}
+		other := Turn{end: tn.end.Add(time.Millisecond), no: tn.no}
+		tr.Saw(other, testMaxDelay)
+		if d := pause(&tr, time.Now()); d <= 0 {
+			t.Errorf("wait() after another's turn of the same number = %v, want a wait", d)
+		}
+	})
 	t.Run("own turn read after it ended", func(t *testing.T) {
-		tr := Turns{rtt: testRTT, contended: time.Now().Add(time.Second)}
+		tr := Turns{rtt: testRTT, write: testRTT, contended: time.Now().Add(time.Second)}
 		tn := tr.next(time.Now(), testMaxDelay)
 		tr.Won(time.Now(), tn)
 		pause(&tr, tn.end)       // over: mine is cleared
@@ -204,7 +294,7 @@ func TestTurnsFirstAndAfresh(t *testing.T) {
 	t.Run("a first turn goes to the back of the line", func(t *testing.T) {
 		// Its line is 0 (it saw no one in line), yet at its end it lets
 		// the first in line go, and reads the head again.
-		tr := Turns{rtt: testRTT, contended: time.Now().Add(time.Second)}
+		tr := Turns{rtt: testRTT, write: testRTT, contended: time.Now().Add(time.Second)}
 		tn := tr.next(time.Now(), testMaxDelay)
 		tr.Won(time.Now(), tn)
 		if tn.line != 0 {

@@ -22,11 +22,12 @@ import (
 // last was answered, or later if Capacity paces it, or, as the oracle,
 // as soon as the bucket admits it.
 type simWriter struct {
-	callers int
-	perItem float64
-	extra   float64
-	slow    float64
-	oracle  bool
+	callers  int
+	maxItems int // items a batch at most (the run's callers beyond wait for the next); 0: callers
+	perItem  float64
+	extra    float64
+	slow     float64
+	oracle   bool
 }
 
 // lognormal draws a duration of median p50 and 99th percentile p99,
@@ -50,7 +51,15 @@ func (w simWriter) refusalLatency(rng *rand.Rand) time.Duration {
 	return time.Duration(w.slow * float64(lognormal(rng, 7500*time.Microsecond, 16*time.Millisecond)))
 }
 
-func (w simWriter) units() float64 { return float64(w.callers)*w.perItem + w.extra }
+// items is a batch's items.
+func (w simWriter) items() int {
+	if w.maxItems > 0 {
+		return min(w.callers, w.maxItems)
+	}
+	return w.callers
+}
+
+func (w simWriter) units() float64 { return float64(w.items())*w.perItem + w.extra }
 
 // run runs w on p for d of the simulation's time and returns its
 // requests (simSend.at is when the batch reached the partition).
@@ -71,7 +80,7 @@ func (w simWriter) run(p *simPartition, d time.Duration, seed uint64) []simSend 
 			at += w.refusalLatency(rng) + c.Throttled(epoch.Add(at), rtt, units)
 			continue
 		}
-		lat := w.transactLatency(rng, w.callers)
+		lat := w.transactLatency(rng, w.items())
 		rtt = (3*max(rtt, lat) + lat) / 4
 		next := c.Won(epoch.Add(at), units)
 		at += lat
@@ -194,6 +203,27 @@ func TestCapacitySimBatchOutage(t *testing.T) {
 					t.Errorf("%s, bucket %v, seed %d: %.3f of the ceiling from 1 s after the outage, want at least 0.85", kind.name, burst, seed, share)
 				}
 			}
+		}
+	}
+}
+
+// A batch is not cut to what the bucket holds: with the model's
+// latencies, SortKey's write of 16 callers' items capped at the 20 units
+// of a 0.02 s bucket (9 items) goes one round trip at a time and gets
+// less than the uncapped batch that waits for a full bucket, even when
+// the oracle sends it. What bounds a hot name's share there is not the
+// bucket's depth but the round trip that one batch at a time waits for.
+func TestCapacitySimBatchCap(t *testing.T) {
+	for seed := range uint64(3) {
+		share := func(maxItems int, oracle bool) float64 {
+			w := simWriter{callers: 16, maxItems: maxItems, perItem: 2, slow: 1, oracle: oracle}
+			p := &simPartition{rate: constant(1000), burst: 20 * time.Millisecond}
+			return w.simShare(p, w.run(p, 30*time.Second, seed), 3*time.Second, 30*time.Second)
+		}
+		capped, whole := share(9, true), share(0, false)
+		t.Logf("seed %d: batches of 9 items (the oracle) %.3f of the ceiling, of 16 (the library) %.3f", seed, capped, whole)
+		if capped >= whole {
+			t.Errorf("seed %d: batches of 9 items, sent by the oracle, got %.3f of the ceiling, the library's of 16 %.3f: want less", seed, capped, whole)
 		}
 	}
 }

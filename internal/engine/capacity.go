@@ -98,15 +98,16 @@ type Capacity struct {
 //
 // The estimate: the partition refilled the last admitted write's units
 // between its send and this one's, in no more time than passed between
-// them, and, if a write was refused in between, in more than passed until
-// that one; the estimate moves 1/rateGain of the way to the rate of the
+// them, and, if a write was refused in between, refilled what this one
+// needed (its units, or the last one's if more) in more than passed until
+// that one and no more than until this one; the estimate moves 1/rateGain of the way to the rate of the
 // middle of those bounds (or halves, if that rate is under half of it),
 // or, with no refusal, up to the rate of the bound if it is higher.
 func (c *Capacity) Won(start time.Time, units float64) time.Time {
 	saturated := c.streak > 0 || c.paced > 0
 	c.streak = 0
 	if saturated && c.rate > 0 && !c.wonAt.IsZero() {
-		c.sample(start)
+		c.sample(start, units)
 	}
 	if c.refusedAt.IsZero() {
 		c.probes = min(c.probes+1, maxProbes)
@@ -125,9 +126,9 @@ func (c *Capacity) Won(start time.Time, units float64) time.Time {
 	return start.Add(seconds(units / rate))
 }
 
-// sample moves the estimate by what the write sent at start, admitted,
-// says of it (see Won).
-func (c *Capacity) sample(start time.Time) {
+// sample moves the estimate by what the write of units sent at start,
+// admitted, says of it (see Won).
+func (c *Capacity) sample(start time.Time, units float64) {
 	hi := start.Sub(c.wonAt).Seconds()
 	if hi <= 0 {
 		return
@@ -136,8 +137,11 @@ func (c *Capacity) sample(start time.Time) {
 		c.rate = max(c.rate, c.wonUnits/hi) // a bound the partition has shown
 		return
 	}
+	// The refill the refusal waited for: of this write's units, or of
+	// the last admitted one's if more (a lone call's write before a
+	// batch of 16 would read as a refill of one unit).
 	lo := max(0, c.refusedAt.Sub(c.wonAt).Seconds())
-	r := c.wonUnits / ((lo + hi) / 2)
+	r := max(c.wonUnits, units) / ((lo + hi) / 2)
 	if r < c.rate/2 && c.capped {
 		// Refused until the waits reached their cap: an outage or a
 		// stall, which says little of the rate once it is over, or

@@ -24,7 +24,7 @@ import (
 type simWriter struct {
 	callers  int
 	lone     bool // the first write is one caller's, alone, and the bucket starts empty
-	maxItems int // items a batch at most (the run's callers beyond wait for the next); 0: callers
+	maxItems int  // items a batch at most (the run's callers beyond wait for the next); 0: callers
 	perItem  float64
 	extra    float64
 	slow     float64

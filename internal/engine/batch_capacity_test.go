@@ -100,3 +100,52 @@ func TestCapacityPace(t *testing.T) {
 		t.Errorf("Won after %d writes not refused = %v, want the zero time", pacedWrites, got)
 	}
 }
+
+// refusedFor counts refusals of a write of units units from at, one every
+// RefusedGap, for d: an outage, as Throttled sees it.
+func refusedFor(c *Capacity, at time.Time, d time.Duration, rtt time.Duration, units float64) time.Time {
+	for end := at.Add(d); at.Before(end); at = at.Add(RefusedGap) {
+		c.Throttled(at, rtt, units)
+	}
+	return at
+}
+
+func TestCapacityOutage(t *testing.T) {
+	// A writer whose estimate was bracketed at 200 units a second comes
+	// out of an 8 s outage with the estimate down by a quarter, and the
+	// write after the first one admitted paced at afterOutage of the
+	// estimate from before: found again in one write.
+	c := bracketed(200, 32)
+	back := refusedFor(c, epoch.Add(time.Second), 8*time.Second, 30*time.Millisecond, 32)
+	next := c.Won(back, 32)
+	if got, want := c.Rate(), 150.0; got != want {
+		t.Errorf("after the outage: Rate() = %v, want %v (a quarter down)", got, want)
+	}
+	if got, want := next.Sub(back), seconds(32/(200*afterOutage)); got != want {
+		t.Errorf("after the outage: the next write %v after the first, want %v (the rate from before, times afterOutage)", got, want)
+	}
+	c.Won(next, 32)
+	if got, want := c.Rate(), 200*afterOutage; got < want*0.999 || got > want*1.001 {
+		t.Errorf("after the second write admitted: Rate() = %v, want %v", got, want)
+	}
+
+	// A writer that met the outage before any refill was bracketed does
+	// not take the outage for its rate (it paced the next write 8 s
+	// later): the write after the first one admitted goes within
+	// RefusedGap.
+	var fresh Capacity
+	fresh.Won(epoch, 32)
+	back = refusedFor(&fresh, epoch.Add(30*time.Millisecond), 8*time.Second, 30*time.Millisecond, 32)
+	if next := fresh.Won(back, 32); next.Sub(back) > RefusedGap {
+		t.Errorf("a fresh writer after an 8 s outage: the next write %v after the first, want at most %v", next.Sub(back), RefusedGap)
+	}
+	// Its waits, from the round trip until then, are drawn from the upper
+	// half of RefusedGap once they reach it: at most 5 requests a second.
+	low := Capacity{Rand: func(int64) int64 { return 0 }}
+	for i := range 12 {
+		got := low.Throttled(epoch, 30*time.Millisecond, 32)
+		if reached := 30*time.Millisecond<<i >= RefusedGap; reached && got < RefusedGap/2 {
+			t.Errorf("a fresh writer's refusal %d: Throttled = %v, want at least %v (the cap's upper half)", i+1, got, RefusedGap/2)
+		}
+	}
+}

@@ -45,6 +45,11 @@ const (
 	firstShare   = 1.0 / 16
 	pacedWrites  = 16
 	overestimate = 4
+	// afterOutage is the share of the estimate from before an outage
+	// (refusals at the waits' cap) that the write after the first one
+	// admitted is paced at, once: a little under it, so that a partition
+	// whose rate came back as it was admits it without a refusal.
+	afterOutage = 0.95
 )
 
 // minCapacityBase is the first wait's ceiling before any round trip was
@@ -80,8 +85,9 @@ type Capacity struct {
 	// the last write refused since was sent (zero if none was).
 	wonAt, refusedAt time.Time
 	wonUnits         float64
-	capped           bool // a wait since reached its cap (RefusedGap, or the refill)
-	sampled          bool // a refill was bracketed (see sample)
+	capped           bool    // a wait since reached its cap (RefusedGap, or the refill)
+	sampled          bool    // a refill was bracketed (see sample)
+	before           float64 // the estimate an outage lowered, tried once (see sample)
 	// Rand is backoff.Policy.Rand; nil means rand.Int64N.
 	Rand func(n int64) int64
 }
@@ -92,15 +98,16 @@ type Capacity struct {
 //
 // The estimate: the partition refilled the last admitted write's units
 // between its send and this one's, in no more time than passed between
-// them, and, if a write was refused in between, in more than passed until
-// that one; the estimate moves 1/rateGain of the way to the rate of the
+// them, and, if a write was refused in between, refilled what this one
+// needed (its units, or the last one's if more) in more than passed until
+// that one and no more than until this one; the estimate moves 1/rateGain of the way to the rate of the
 // middle of those bounds (or halves, if that rate is under half of it),
 // or, with no refusal, up to the rate of the bound if it is higher.
 func (c *Capacity) Won(start time.Time, units float64) time.Time {
 	saturated := c.streak > 0 || c.paced > 0
 	c.streak = 0
 	if saturated && c.rate > 0 && !c.wonAt.IsZero() {
-		c.sample(start)
+		c.sample(start, units)
 	}
 	if c.refusedAt.IsZero() {
 		c.probes = min(c.probes+1, maxProbes)
@@ -112,13 +119,16 @@ func (c *Capacity) Won(start time.Time, units float64) time.Time {
 		return time.Time{}
 	}
 	c.paced--
-	ahead := 1 + probe*float64(int(1)<<c.probes)
-	return start.Add(seconds(units / (c.rate * ahead)))
+	rate := c.rate * (1 + probe*float64(int(1)<<c.probes))
+	if c.before > rate {
+		rate, c.before = c.before*afterOutage, 0 // the rate from before an outage, once
+	}
+	return start.Add(seconds(units / rate))
 }
 
-// sample moves the estimate by what the write sent at start, admitted,
-// says of it (see Won).
-func (c *Capacity) sample(start time.Time) {
+// sample moves the estimate by what the write of units sent at start,
+// admitted, says of it (see Won).
+func (c *Capacity) sample(start time.Time, units float64) {
 	hi := start.Sub(c.wonAt).Seconds()
 	if hi <= 0 {
 		return
@@ -127,17 +137,24 @@ func (c *Capacity) sample(start time.Time) {
 		c.rate = max(c.rate, c.wonUnits/hi) // a bound the partition has shown
 		return
 	}
+	// The refill the refusal waited for: of this write's units, or of
+	// the last admitted one's if more (a lone call's write before a
+	// batch of 16 would read as a refill of one unit).
 	lo := max(0, c.refusedAt.Sub(c.wonAt).Seconds())
-	r := c.wonUnits / ((lo + hi) / 2)
-	c.sampled = true
-	switch {
-	case r < c.rate/2 && c.capped:
+	r := max(c.wonUnits, units) / ((lo + hi) / 2)
+	if r < c.rate/2 && c.capped {
 		// Refused until the waits reached their cap: an outage or a
 		// stall, which says little of the rate once it is over, or
 		// capacity that fell far. The estimate drops by a quarter, so
 		// that one that fell far is found in a few writes, and the
-		// rate from before an outage is found again in one.
+		// next write tries the rate from before once (Won), so that
+		// after an outage it is found again in one.
+		c.before = max(c.before, c.rate)
 		c.rate *= 3.0 / 4
+		return
+	}
+	c.sampled = true
+	switch {
 	case r < c.rate/2:
 		c.rate = r // an estimate far too high: the first one
 	default:
@@ -156,7 +173,7 @@ func (c *Capacity) Throttled(start time.Time, rtt time.Duration, units float64) 
 		return c.jittered(rtt) // a request outside the pace: see Throttled's doc
 	}
 	c.paced = pacedWrites
-	c.refusedAt = start
+	c.refusedAt, c.before = start, 0
 	if c.rate <= 0 && rtt > 0 {
 		// The first throttle: the name was sending about a write a
 		// round trip, a little over what the partition admits. The
@@ -167,6 +184,15 @@ func (c *Capacity) Throttled(start time.Time, rtt time.Duration, units float64) 
 	if !c.sampled {
 		// The estimate is a guess until an admitted write after a
 		// refusal has bracketed the refill: wait from the round trip.
+		// Refusals that go on at the waits' cap, three in a row, are
+		// an outage or a stall (see sample), not a refill that takes a
+		// few round trips; at the cap the waits are drawn from its
+		// upper half, as below.
+		base := max(rtt, minCapacityBase)
+		c.capped = c.capped || doubled(base, c.streak-3)
+		if doubled(base, c.streak-1) {
+			return RefusedGap/2 + c.draw(RefusedGap/2)
+		}
 		return c.jittered(rtt)
 	}
 	refill := seconds(units / c.rate)
@@ -179,6 +205,11 @@ func (c *Capacity) Throttled(start time.Time, rtt time.Duration, units float64) 
 		c.capped = true
 	}
 	return ceiling/2 + c.draw(ceiling/2)
+}
+
+// doubled reports whether base doubled n times reaches RefusedGap.
+func doubled(base time.Duration, n int) bool {
+	return n >= 0 && (n > 62 || base >= RefusedGap>>n)
 }
 
 // Conflict counts one more refusal for a conflict with another

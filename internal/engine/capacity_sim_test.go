@@ -15,18 +15,36 @@ import (
 // follows what Capacity says after each answer.
 
 // simPartition is the simulated partition: its rate a second at each
-// point of the simulation (0 through an outage) and its depth in units.
+// point of the simulation (0 through an outage) and its depth in units,
+// or, with burst set, the units of burst at its rate at the time, as
+// dynamoseqtest's model does (Service.Burst with a Capacity schedule).
 type simPartition struct {
 	rate   func(at time.Duration) float64
 	depth  float64
+	burst  time.Duration
 	tokens float64
 	last   time.Duration
 }
 
-func (p *simPartition) admit(at time.Duration, units float64) bool {
-	p.tokens = min(p.depth, p.tokens+p.rate(p.last)*(at-p.last).Seconds())
+// depthAt is what the bucket holds at most at at.
+func (p *simPartition) depthAt(at time.Duration) float64 {
+	if p.burst > 0 {
+		return p.rate(at) * p.burst.Seconds()
+	}
+	return p.depth
+}
+
+// fill brings the bucket up to at and returns its depth there.
+func (p *simPartition) fill(at time.Duration) float64 {
+	depth := p.depthAt(at)
+	p.tokens = min(depth, p.tokens+p.rate(p.last)*(at-p.last).Seconds())
 	p.last = at
-	if p.tokens >= min(units, p.depth) {
+	return depth
+}
+
+func (p *simPartition) admit(at time.Duration, units float64) bool {
+	depth := p.fill(at)
+	if depth > 0 && p.tokens >= min(units, depth) {
 		p.tokens -= units
 		return true
 	}
@@ -46,7 +64,7 @@ type simSend struct {
 func simulate(p *simPartition, units float64, latency, d time.Duration, seed uint64) []simSend {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	c := Capacity{Rand: func(n int64) int64 { return rng.Int64N(n) }}
-	p.tokens = p.depth
+	p.tokens, p.last = p.depthAt(0), 0
 	var rtt time.Duration
 	var sends []simSend
 	epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -52,6 +52,7 @@ func graceOf(r Retry, rtt *engine.RoundTrip) func(*engine.GroupOptions) {
 // Retry.MaxWait and the strategy's figures.
 type pacing struct {
 	engine.Pace
+	share    *engine.Share // the table's write budget, shared by its names
 	maxWait  time.Duration
 	stats    *appendStats
 	copyLast bool // a write carries the last item twice (Latest's 'latest')
@@ -75,9 +76,49 @@ func (p pacing) waitForCapacity(w *engine.NameWriter, calls []*engine.Call[appen
 	p.refused(w, calls, time.Now(), err)
 }
 
-// refused is waitForCapacity for the write of calls sent at sent.
+// refused is waitForCapacity for the write of calls sent at sent: a
+// throttle at a ceiling that the table's names share (engine.Share.Throttled)
+// waits for the name's turn in the table's share, any other refusal as
+// the name's Capacity says.
 func (p pacing) refused(w *engine.NameWriter, calls []*engine.Call[appendReq, int64], sent time.Time, err error) {
-	waitForCapacity(calls, &w.Capacity, sent, w.RoundTrip(), p.maxWait, engine.BatchUnits(calls, p.copyLast), &p.stats.waits, err)
+	units := engine.BatchUnits(calls, p.copyLast)
+	if engine.Decide(err, ErrUnknownOutcome) == engine.Throttled {
+		now := time.Now()
+		if at, shared := p.share.Throttled(&w.Seat, sent, now, units, engine.ThrottleScope(err)); shared {
+			wait := at.Sub(now)
+			holdCalls(calls, wait, p.maxWait, &p.stats.waits, capacityCause(err, wait))
+			return
+		}
+	}
+	waitForCapacity(calls, &w.Capacity, sent, w.RoundTrip(), p.maxWait, units, &p.stats.waits, err)
+}
+
+// errShared is why the calls of a name wait for their turn in the table's
+// share (see seated).
+var errShared = errors.New("the table's writes take turns after DynamoDB throttled them at a ceiling its names share")
+
+// seated reports whether calls, about to be written, must wait for the
+// name's turn in the table's share (engine.Share.Take) instead, and if so
+// puts them back in the queue until then: a caller whose context ends
+// first gets ErrThrottled, as behind a throttle.
+func (p pacing) seated(w *engine.NameWriter, calls []*engine.Call[appendReq, int64]) bool {
+	now := time.Now()
+	at := p.share.Take(&w.Seat, now, engine.BatchUnits(calls, p.copyLast))
+	if !at.After(now) {
+		return false
+	}
+	cause := &capacityError{kind: ErrThrottled, wait: at.Sub(now), err: errShared}
+	for _, c := range calls {
+		c.Again, c.Cause, c.NotBefore = true, cause, at
+	}
+	return true
+}
+
+// Won records a write that DynamoDB stored (see engine.Pace.Won), in the
+// table's share too.
+func (p pacing) Won(w *engine.NameWriter, start time.Time, tn engine.Turn, units float64) time.Time {
+	p.share.Admitted(&w.Seat, start, units)
+	return p.Pace.Won(w, start, tn, units)
 }
 
 // errPaced is why the callers queued behind a paced write wait (see won).

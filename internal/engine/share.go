@@ -58,6 +58,7 @@ type Share struct {
 	since        time.Time
 	units        float64
 	writes       int
+	won          time.Time // when the last admitted write was sent
 	win          time.Time // the window of the probe: units admitted since win
 	winUnits     float64
 	winWrites    int
@@ -114,7 +115,7 @@ func (s *Share) reserve(seat *Seat, now time.Time, units float64) time.Time {
 		s.left += pacedWrites
 	}
 	s.mean += (units - s.mean) / sampleWrites
-	if lead := seconds(float64(s.names()) * s.mean / s.rate); s.next.After(now.Add(lead)) {
+	if lead := s.round(); s.next.After(now.Add(lead)) {
 		s.next = now.Add(lead) // a line no longer than one slot per name
 	}
 	at := s.next
@@ -135,6 +136,12 @@ func (s *Share) reserve(seat *Seat, now time.Time, units float64) time.Time {
 // shared throttles lately, at least 1. s.mu is held.
 func (s *Share) names() int { return max(s.seen, s.prev, 1) }
 
+// round is how long a round of the line takes: a slot of the mean units
+// per name, at the estimate. s.mu is held.
+func (s *Share) round() time.Duration {
+	return seconds(float64(s.names()) * s.mean / s.rate)
+}
+
 // pace is the rate the line goes at: the estimate, a little over it the
 // longer no shared throttle came. s.mu is held.
 func (s *Share) pace() float64 {
@@ -147,6 +154,7 @@ func (s *Share) Admitted(seat *Seat, start time.Time, units float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	seat.streak = 0
+	s.won = start
 	if s.since.IsZero() {
 		s.since, s.win = start, start
 	}
@@ -227,9 +235,11 @@ func (s *Share) sample(start time.Time) {
 	if s.since.IsZero() || span <= 0 {
 		return
 	}
-	if s.writes == 0 {
-		// Nothing admitted since: an outage, which says nothing of the
-		// rate once it is over. The bracket goes on.
+	if s.writes == 0 || s.rate > 0 && start.Sub(s.won) > max(RefusedGap, 2*s.round()) {
+		// Nothing admitted for longer than a round of the names takes:
+		// an outage, which says nothing of the rate once it is over.
+		// The bracket starts again from here.
+		s.since, s.units, s.writes = start, 0, 0
 		return
 	}
 	if s.writes < sampleWrites*s.names() && s.rate > 0 {

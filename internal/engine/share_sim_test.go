@@ -45,13 +45,12 @@ type simTable struct {
 	requests []int
 }
 
-// simulateTable runs names (their batches' units) on a table of ceiling
-// units a second and bucket depth, for d, each write answered after a
-// latency around latency (a refusal after a third of it), throttles of
-// scope; without share, each name follows its Capacity alone.
-func simulateTable(units []float64, ceiling float64, depth, latency, d time.Duration, scope Scope, share bool, seed uint64) simTable {
+// simulateTable runs names (their batches' units) on a table whose
+// ceiling is p, for d, each write answered after a latency around latency
+// (a refusal after a third of it), throttles of scope; without share, each
+// name follows its Capacity alone.
+func simulateTable(units []float64, p *simPartition, latency, d time.Duration, scope Scope, share bool, seed uint64) simTable {
 	rng := rand.New(rand.NewPCG(seed, 2))
-	p := &simPartition{rate: constant(ceiling), depth: ceiling * depth.Seconds()}
 	p.tokens = p.depth
 	var sh Share
 	epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -145,9 +144,10 @@ func TestShareSimFair(t *testing.T) {
 		for _, depth := range []time.Duration{20 * time.Millisecond, 100 * time.Millisecond, time.Second} {
 			for seed := range uint64(3) {
 				name := fmt.Sprintf("scope %v, bucket %v, seed %d", scope, depth, seed)
-				alone := simulateTable(units, ceiling, depth, latency, 30*time.Second, scope, false, seed)
+				table := func() *simPartition { return &simPartition{rate: constant(ceiling), depth: ceiling * depth.Seconds()} }
+				alone := simulateTable(units, table(), latency, 30*time.Second, scope, false, seed)
 				leastAlone, shareAlone := alone.windows(ceiling, 5*time.Second, 30*time.Second, 2*time.Second)
-				r := simulateTable(units, ceiling, depth, latency, 30*time.Second, scope, true, seed)
+				r := simulateTable(units, table(), latency, 30*time.Second, scope, true, seed)
 				least, share := r.windows(ceiling, 5*time.Second, 30*time.Second, 2*time.Second)
 				t.Logf("%s: shared: %.3f of the ceiling, least %.0f units of a name in 2 s, requests %v; alone: %.3f, least %.0f",
 					name, share, least, r.requests, shareAlone, leastAlone)
@@ -159,6 +159,48 @@ func TestShareSimFair(t *testing.T) {
 				if least <= 0 {
 					t.Errorf("%s: a name had nothing admitted in a 2 s window, want every name in every window", name)
 				}
+			}
+		}
+	}
+}
+
+// Through an outage of the table's ceiling of 8 s, each name sends at most
+// 5 requests a second, and once it is back the table is used at 0.85 of
+// its ceiling at least from 1 s after, every name admitted.
+func TestShareSimOutage(t *testing.T) {
+	units := []float64{4, 8, 16, 32, 4, 8, 16, 32}
+	const latency = 25 * time.Millisecond
+	const from, to = 5 * time.Second, 13 * time.Second
+	const ceiling = 1000
+	for _, scope := range []Scope{ScopeShared, ScopeUnknown} {
+		for seed := range uint64(3) {
+			name := fmt.Sprintf("scope %v, seed %d", scope, seed)
+			p := &simPartition{rate: func(at time.Duration) float64 {
+				if at >= from && at < to {
+					return 0
+				}
+				return ceiling
+			}, depth: ceiling * 0.1}
+			r := simulateTable(units, p, latency, to+5*time.Second, scope, true, seed)
+			most := 0
+			for _, sends := range r.admitted {
+				perSecond := map[time.Duration]int{}
+				for _, s := range sends {
+					if s.at >= from+time.Second && s.at < to {
+						perSecond[s.at.Truncate(time.Second)]++
+					}
+				}
+				for _, n := range perSecond {
+					most = max(most, n)
+				}
+			}
+			least, share := r.windows(ceiling, to+time.Second, to+5*time.Second, 2*time.Second)
+			t.Logf("%s: at most %d requests a name in a second of the outage; after it %.3f of the ceiling, least %.0f units of a name in 2 s", name, most, share, least)
+			if most > 5 {
+				t.Errorf("%s: %d requests of one name in a second of the outage, want at most 5", name, most)
+			}
+			if share < 0.85 || least <= 0 {
+				t.Errorf("%s: %.3f of the ceiling from 1 s after the outage, least %.0f units of a name in 2 s; want 0.85 at least, every name", name, share, least)
 			}
 		}
 	}

@@ -28,14 +28,21 @@ const sampleWrites = 8
 // at both), moving half of the way each time (all the way if that is under
 // half of it); before the first bracket, the rate each sampleWrites
 // admitted writes show if it is higher. The line goes at the estimate times
-// 1+probe*(2^k-1), k being the slots handed since the last shared
-// throttle (at most maxProbes), so that a ceiling that grows is found. The
-// line ends after pacedWrites slots per name without a shared throttle.
+// 1+probe*(2^k-1), k counting the rounds of slots (one per name) handed
+// without a shared throttle, at most maxProbes, halved by each one, so
+// that a ceiling that grows is found. A shared throttle after nothing was
+// admitted for longer than a round is an outage, which leaves the
+// estimate as it was. The line ends after pacedWrites slots per name
+// without a shared throttle; the next one starts it again.
 //
 // A refused write goes to the end of the line, and waits at least 50, 100,
 // then 200 ms (RefusedGap/2) per refusal in a row of its name: at most 5
-// requests a second per name while the table refuses everything, as
-// through an outage, which leaves the estimate as it was.
+// requests a second per name while the table refuses everything.
+// Throttles that say they are a partition's (ScopeKey) are left to the
+// name's Capacity, as are those of unknown scope while the Share is off and
+// no other name was refused, and any while the table's last sampleWrites
+// admitted writes were all the refused name's: a single hot name pays
+// nothing for the Share.
 //
 // A Share is safe for concurrent use; a name's Seat belongs to the one
 // writer of the name at a time (see NameWriter). The zero Share is ready.
@@ -48,13 +55,15 @@ type Share struct {
 	on      bool      // a shared ceiling refused a write lately: writes take slots
 	left    int       // slots to hand before the line ends
 	gen     int       // counts shared throttles: a Seat that took a slot since holds gen
-	seen    int       // names that took a slot since the last shared throttle
-	prev    int       // the most names that took slots between two shared throttles before
+	seen    int       // names that took a slot in this bracket (see below)
+	prev    int       // names that took slots in the bracket before
 	k       int       // rounds of slots handed since the last shared throttle, at most maxProbes
 	slots   int       // slots handed in this round
 	mean    float64   // the units of a slot, a moving average
 
-	// The bracket: the units admitted since the last shared throttle.
+	// The bracket: the units admitted since the last shared throttle
+	// that closed one (see sample), which counts the brackets.
+	bracket      int
 	since        time.Time
 	units        float64
 	writes       int
@@ -63,16 +72,19 @@ type Share struct {
 	winUnits     float64
 	winWrites    int
 	lastRefusals map[*Seat]time.Time // throttles of unknown scope lately, per name
+	lastSeat     *Seat               // the name of the last admitted write
+	soloRun      int                 // admitted writes in a row of lastSeat's name
 }
 
 // Seat is what the Share knows of one name's writes: the slot it holds
 // and its refusals in a row. It belongs to the name's NameWriter; the
 // zero Seat holds no slot.
 type Seat struct {
-	at     time.Time // the slot held: when the name's next write may go; zero: none
-	units  float64   // the units it was asked for
-	gen    int       // Share.gen when it last took a slot
-	streak int       // shared refusals in a row
+	at      time.Time // the slot held: when the name's next write may go; zero: none
+	units   float64   // the units it was asked for
+	gen     int       // Share.gen when it last took a slot
+	bracket int       // Share.bracket when it last took a slot
+	streak  int       // shared refusals in a row
 }
 
 // Take asks for a slot for a write of units units that the name of seat
@@ -93,7 +105,7 @@ func (s *Share) Take(seat *Seat, now time.Time, units float64) time.Time {
 			return seat.at
 		}
 		if extra := units - seat.units; extra > 0 {
-			s.next = s.next.Add(seconds(extra / s.pace()))
+			s.next = later(s.next, now).Add(seconds(extra / s.pace()))
 		}
 		seat.at = time.Time{}
 		return time.Time{}
@@ -111,17 +123,17 @@ func (s *Share) Take(seat *Seat, now time.Time, units float64) time.Time {
 func (s *Share) reserve(seat *Seat, now time.Time, units float64) time.Time {
 	if seat.gen != s.gen {
 		seat.gen = s.gen
-		s.seen++
 		s.left += pacedWrites
+	}
+	if seat.bracket != s.bracket {
+		seat.bracket = s.bracket
+		s.seen++
 	}
 	s.mean += (units - s.mean) / sampleWrites
 	if lead := s.round(); s.next.After(now.Add(lead)) {
 		s.next = now.Add(lead) // a line no longer than one slot per name
 	}
-	at := s.next
-	if at.Before(now) {
-		at = now
-	}
+	at := later(s.next, now)
 	s.next = at.Add(seconds(units / s.pace()))
 	if s.slots++; s.slots >= s.names() {
 		s.slots, s.k = 0, min(s.k+1, maxProbes) // a round of the names unrefused
@@ -132,8 +144,15 @@ func (s *Share) reserve(seat *Seat, now time.Time, units float64) time.Time {
 	return at
 }
 
-// names is how many names take slots: the most that did between two
-// shared throttles lately, at least 1. s.mu is held.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// names is how many names take slots: as many as did in this bracket or
+// in the one before, at least 1. s.mu is held.
 func (s *Share) names() int { return max(s.seen, s.prev, 1) }
 
 // round is how long a round of the line takes: a slot of the mean units
@@ -155,6 +174,11 @@ func (s *Share) Admitted(seat *Seat, start time.Time, units float64) {
 	defer s.mu.Unlock()
 	seat.streak = 0
 	s.won = start
+	if seat == s.lastSeat {
+		s.soloRun++
+	} else {
+		s.lastSeat, s.soloRun = seat, 1
+	}
 	if s.since.IsZero() {
 		s.since, s.win = start, start
 	}
@@ -172,8 +196,8 @@ func (s *Share) Admitted(seat *Seat, start time.Time, units float64) {
 
 // Throttled records that DynamoDB refused, with a throttle of scope, a
 // write of units units that the name of seat sent at start, answered at
-// now, and reports
-// whether the refusal is the shared ceiling's: if so, at is when the write
+// now, and reports whether the refusal is the shared ceiling's: if so, at
+// is when the write
 // may be sent again, at its slot in the line (see Share). If not (a
 // partition's limit, as far as is known), the Share leaves it to the
 // name's Capacity.
@@ -188,13 +212,18 @@ func (s *Share) Throttled(seat *Seat, start, now time.Time, units float64, scope
 			return time.Time{}, false
 		}
 	}
+	if s.lastSeat == nil || s.lastSeat == seat && s.soloRun >= sampleWrites {
+		// The table's last writes were all this name's: there is
+		// nothing to share, and its Capacity paces it better.
+		return time.Time{}, false
+	}
 	s.sample(start)
 	if s.rate <= 0 {
 		// Nothing admitted yet to tell the rate: a write each RefusedGap,
 		// which the windows of Admitted raise.
 		s.rate, s.guessed = units/RefusedGap.Seconds(), true
 	}
-	s.on, s.gen, s.prev, s.seen, s.left, s.k, s.slots = true, s.gen+1, max(s.seen, s.prev), 0, 0, s.k/2, 0
+	s.on, s.gen, s.left, s.k, s.slots = true, s.gen+1, 0, s.k/2, 0
 	seat.at = time.Time{}
 	seat.streak++
 	at = s.reserve(seat, now, units)
@@ -239,7 +268,7 @@ func (s *Share) sample(start time.Time) {
 		// Nothing admitted for longer than a round of the names takes:
 		// an outage, which says nothing of the rate once it is over.
 		// The bracket starts again from here.
-		s.since, s.units, s.writes = start, 0, 0
+		s.close(start)
 		return
 	}
 	if s.writes < sampleWrites*s.names() && s.rate > 0 {
@@ -253,7 +282,16 @@ func (s *Share) sample(start time.Time) {
 	default:
 		s.rate += (r - s.rate) / 2
 	}
+	s.close(start)
+}
+
+// close ends the bracket at start and opens the next. s.mu is held.
+func (s *Share) close(start time.Time) {
 	s.since, s.units, s.writes = start, 0, 0
+	s.bracket++
+	if s.seen > 0 {
+		s.prev, s.seen = s.seen, 0
+	}
 }
 
 // Rate is the table's admitted write units a second estimated; 0 before

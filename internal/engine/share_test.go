@@ -7,7 +7,8 @@ import (
 
 // A partition's throttle, or one of unknown scope on one name alone,
 // leaves the Share off: those names pay nothing. Unknown throttles of two
-// names within RefusedGap, or one that names the table, turn it on.
+// names within RefusedGap, or one that names the table, turn it on, but
+// not while one name alone writes.
 func TestShareScopes(t *testing.T) {
 	epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var s Share
@@ -33,7 +34,17 @@ func TestShareScopes(t *testing.T) {
 		t.Fatalf("Rate() = %v after a shared throttle, want the admitted rate", s.Rate())
 	}
 	var c Share
+	for range sampleWrites {
+		c.Admitted(&a, at, 2)
+	}
+	for i := range sampleWrites {
+		c.Admitted(&a, at, 2)
+		if _, shared := c.Throttled(&a, at, at, 2, ScopeShared); shared {
+			t.Fatalf("%d writes of one name alone, and its throttle at the table's ceiling was taken as shared", sampleWrites+i+1)
+		}
+	}
+	c.Admitted(&b, at, 2)
 	if _, shared := c.Throttled(&a, at, at, 2, ScopeShared); !shared {
-		t.Fatalf("a throttle naming the table's ceiling was not taken as shared")
+		t.Fatalf("a throttle naming the table's ceiling, two names writing, was not taken as shared")
 	}
 }

@@ -113,7 +113,7 @@ func NewLatest(client Client, table string, optFns ...func(*LatestOptions)) (*La
 	l.client = countingClient{Client: client, n: &l.stats.requests}
 	l.reads = patientClient{Client: l.client, p: patience{maxWait: o.MaxWait, rtt: &l.rtt, waits: &l.stats.waits}}
 	l.resolver = o.resender(&l.stats.resends)
-	l.pace = pacing{Pace: engine.Pace{RTT: &l.rtt, Turns: &l.stats.turns}, share: new(engine.Share), maxWait: o.MaxWait, stats: &l.stats, copyLast: true}
+	l.pace = pacing{Pace: engine.Pace{RTT: &l.rtt, Turns: &l.stats.turns}, share: new(engine.Share), single: l.single, maxWait: o.MaxWait, stats: &l.stats, copyLast: true}
 	return l, nil
 }
 

@@ -104,7 +104,7 @@ func NewSortKey(client Client, table string, optFns ...func(*SortKeyOptions)) (*
 	s.client = countingClient{Client: client, n: &s.stats.requests}
 	s.reads = patientClient{Client: s.client, p: patience{maxWait: o.MaxWait, rtt: &s.rtt, waits: &s.stats.waits}}
 	s.resolver = o.resender(&s.stats.resends)
-	s.pace = pacing{Pace: engine.Pace{RTT: &s.rtt, Turns: &s.stats.turns}, share: new(engine.Share), maxWait: o.MaxWait, stats: &s.stats.appendStats}
+	s.pace = pacing{Pace: engine.Pace{RTT: &s.rtt, Turns: &s.stats.turns}, share: new(engine.Share), single: s.single, maxWait: o.MaxWait, stats: &s.stats.appendStats}
 	s.max = min(s.codec.max(), o.MaxValue)
 	s.lo, s.hi = s.codec.key(1), s.codec.key(s.max)
 	return s, nil

@@ -24,10 +24,11 @@ import (
 // starves. Issue 26 asks, on the service model: the table used at 0.85 of
 // its ceiling at least, every name storing something in every 2-second
 // window, p99 at most 1 s and no error with a 10 s deadline. The test asks
-// no error as it is, and bounds with a margin for a loaded machine (whose
-// own latency, unthrottled, reached a p99 of 2 s with the machine loaded 8
-// times over its 2 cores): every name storing something in every two
-// windows in a row, the table's share at minTableShare, p99 at most
+// no error and every name in every 2 s window as they are (without the
+// share, some names stored nothing in a window in each of 4 runs, while
+// one stored 26), and bounds with a margin for a loaded machine (whose own
+// latency, unthrottled, reached a p99 of 2 s with the machine loaded 8
+// times over its 2 cores): the table's share at minTableShare, p99 at most
 // maxTableP99. It logs what it measured.
 
 // Sizes of TestModelTableCeilingFair: tableNames hot names of
@@ -53,26 +54,30 @@ const (
 	maxTableP99   = 5 * time.Second
 )
 
-// TestModelTableCeilingFair: SortKey, whose writes are PutItems (their
-// throttles name the table's ceiling) and transactions of 2 items (whose
-// throttles do not say which ceiling refused them), in either form of
+// TestModelTableCeilingFair: SortKey, whose writes are transactions of 2
+// items (whose throttles do not say which ceiling refused them) and
+// PutItems, and with NoTransactions PutItems only (whose throttles name
+// the table's ceiling in their ThrottlingReasons), in either form of
 // throttling, tableNames hot names under a table ceiling: no caller gets
-// an error, every name stores numbers in every two 2 s windows in a row,
-// the guarantees hold, and the table is used at minTableShare of its
-// ceiling at least,
+// an error, every name stores numbers in every 2 s window, the guarantees
+// hold, and the table is used at minTableShare of its ceiling at least,
 // with a p99 of maxTableP99 at most (of the calls begun after tableWarm:
 // the first ones meet a cold server). Latest, all transactions, runs the
 // same shape in make bench (BenchmarkModelShapes, table=).
 func TestModelTableCeilingFair(t *testing.T) {
 	t.Parallel()
 	for _, form := range throttleForms {
-		for _, strategy := range []string{"SortKey"} {
-			t.Run(form.name+"/"+strategy, func(t *testing.T) {
+		for _, noTx := range []bool{false, true} {
+			name := form.name + "/SortKey"
+			if noTx {
+				name += "/NoTransactions"
+			}
+			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				svc := dynamoseqtest.Service{TableWriteUnits: tableUnits, Burst: tableBurst, Throttle: form.form}
 				srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(svc))
 				table := srv.NewTable(t, dynamoseq.SortKeyTable("fair"))
-				appendFn, stats, _ := modelAppender(t, strategy, srv.Client(), table, false)
+				appendFn, stats, _ := modelAppender(t, "SortKey", srv.Client(), table, noTx)
 				start := time.Now()
 				end := start.Add(tableWarm + tableWindows*2*time.Second)
 				warm, shut := make(chan dynamoseqtest.ModelStats, 1), make(chan dynamoseqtest.ModelStats, 1)
@@ -105,8 +110,8 @@ func TestModelTableCeilingFair(t *testing.T) {
 				require.Empty(t, failed, "%d of %d calls failed with a %v deadline", len(failed), len(calls), tableDeadline)
 				require.Positive(t, after.Throttled-before.Throttled, "the model throttled nothing: the test proves nothing")
 				for n, windows := range stored {
-					for w := 1; w < len(windows); w++ {
-						require.Positive(t, windows[w-1]+windows[w], "numbers name %d stored in the 2 s windows %d and %d", n, w-1, w)
+					for w, k := range windows {
+						require.Positive(t, k, "numbers name %d stored in the 2 s window %d", n, w)
 					}
 				}
 				for n := range tableNames {

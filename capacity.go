@@ -72,9 +72,15 @@ func waitedTooLong(cause *capacityError, waited, maxWait time.Duration) error {
 // with that error instead.
 func waitForCapacity[Req any, R refusable[Req]](calls []*engine.Call[Req, int64], c *engine.Capacity, sent time.Time, rtt, maxWait time.Duration, units float64, waits *capacityWaits, err error) {
 	wait := refusalWait(c, err, sent, rtt, units)
+	holdCalls[Req, R](calls, wait, maxWait, waits, capacityCause(err, wait))
+}
+
+// holdCalls puts calls back in their name's queue for wait, with cause, a
+// refusal's (see waitForCapacity), or fails those that have waited
+// maxWait since their first refusal.
+func holdCalls[Req any, R refusable[Req]](calls []*engine.Call[Req, int64], wait, maxWait time.Duration, waits *capacityWaits, cause *capacityError) {
 	waits.add(wait)
 	now := time.Now()
-	cause := capacityCause(err, wait)
 	for _, call := range calls {
 		since := R(&call.Req).refusedSince()
 		if since.IsZero() {

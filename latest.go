@@ -113,7 +113,7 @@ func NewLatest(client Client, table string, optFns ...func(*LatestOptions)) (*La
 	l.client = countingClient{Client: client, n: &l.stats.requests}
 	l.reads = patientClient{Client: l.client, p: patience{maxWait: o.MaxWait, rtt: &l.rtt, waits: &l.stats.waits}}
 	l.resolver = o.resender(&l.stats.resends)
-	l.pace = pacing{Pace: engine.Pace{RTT: &l.rtt, Turns: &l.stats.turns}, maxWait: o.MaxWait, stats: &l.stats, copyLast: true}
+	l.pace = pacing{Pace: engine.Pace{RTT: &l.rtt, Turns: &l.stats.turns}, share: new(engine.Share), single: l.single, maxWait: o.MaxWait, stats: &l.stats, copyLast: true}
 	return l, nil
 }
 
@@ -199,6 +199,9 @@ func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch [
 // outcome of every call, or puts the calls back in the queue: after a lost
 // race (see engine.RaceLost), or to wait for capacity (see waitForCapacity).
 func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls []*engine.Call[appendReq, int64]) {
+	if l.pace.seated(&hint.NameWriter, calls) {
+		return // the table's writes take turns (see engine.Share)
+	}
 	tn, err := l.place(ctx, base, hint)
 	if err != nil {
 		l.pace.headFailed(&hint.NameWriter, calls, err)

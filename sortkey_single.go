@@ -34,6 +34,9 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 			engine.Fail(calls, err)
 			return
 		}
+		if s.pace.seated(&h.NameWriter, calls) {
+			return // the table's writes take turns (see engine.Share)
+		}
 		if races == 0 {
 			s.stats.batch(1) // each call is written alone
 		}

@@ -52,9 +52,11 @@ func graceOf(r Retry, rtt *engine.RoundTrip) func(*engine.GroupOptions) {
 // Retry.MaxWait and the strategy's figures.
 type pacing struct {
 	engine.Pace
+	share    *engine.Share // the table's write budget, shared by its names
 	maxWait  time.Duration
 	stats    *appendStats
 	copyLast bool // a write carries the last item twice (Latest's 'latest')
+	single   bool // writes one item a request, no transactions
 }
 
 // headFailed handles calls whose write could not be placed: the read of
@@ -75,9 +77,64 @@ func (p pacing) waitForCapacity(w *engine.NameWriter, calls []*engine.Call[appen
 	p.refused(w, calls, time.Now(), err)
 }
 
-// refused is waitForCapacity for the write of calls sent at sent.
+// refused is waitForCapacity for the write of calls sent at sent: a
+// throttle at a ceiling that the table's names share (engine.Share.Throttled)
+// waits for the name's turn in the table's share, any other refusal as
+// the name's Capacity says.
 func (p pacing) refused(w *engine.NameWriter, calls []*engine.Call[appendReq, int64], sent time.Time, err error) {
-	waitForCapacity(calls, &w.Capacity, sent, w.RoundTrip(), p.maxWait, engine.BatchUnits(calls, p.copyLast), &p.stats.waits, err)
+	units := engine.BatchUnits(calls, p.copyLast)
+	if engine.Decide(err, ErrUnknownOutcome) == engine.Throttled {
+		now := time.Now()
+		if at, shared := p.share.Throttled(&w.Seat, sent, now, p.charged(calls), engine.ThrottleScope(err)); shared {
+			wait := at.Sub(now)
+			holdCalls(calls, wait, p.maxWait, &p.stats.waits, capacityCause(err, wait))
+			return
+		}
+	}
+	waitForCapacity(calls, &w.Capacity, sent, w.RoundTrip(), p.maxWait, units, &p.stats.waits, err)
+}
+
+// errShared is why the calls of a name wait for their turn in the table's
+// share (see seated).
+var errShared = errors.New("the table's writes take turns after DynamoDB throttled them at a ceiling its names share")
+
+// seated reports whether calls, about to be written, must wait for the
+// name's turn in the table's share (engine.Share.Take) instead, and if so
+// puts them back in the queue until then: a caller whose context ends
+// first gets ErrThrottled, as behind a throttle.
+func (p pacing) seated(w *engine.NameWriter, calls []*engine.Call[appendReq, int64]) bool {
+	now := time.Now()
+	at := p.share.Take(&w.Seat, now, p.charged(calls))
+	if !at.After(now) {
+		return false
+	}
+	cause := &capacityError{kind: ErrThrottled, wait: at.Sub(now), err: errShared}
+	for _, c := range calls {
+		c.Again, c.Cause, c.NotBefore = true, cause, at
+	}
+	return true
+}
+
+// charged is the write units DynamoDB charges the write of calls, as the
+// table's share counts them: twice the items' for a transaction (see
+// engine.Units); the first call's alone without transactions, which
+// write one item a request.
+func (p pacing) charged(calls []*engine.Call[appendReq, int64]) float64 {
+	if p.single {
+		return engine.BatchUnits(calls[:1], false)
+	}
+	u := engine.BatchUnits(calls, p.copyLast)
+	if p.copyLast || len(calls) > 1 || calls[0].Req.key != nil {
+		u *= 2 // a TransactWriteItems (see SortKey.put, Latest.transaction)
+	}
+	return u
+}
+
+// Won records a write of one item a request (without transactions) that
+// DynamoDB stored (see engine.Pace.Won), in the table's share too.
+func (p pacing) Won(w *engine.NameWriter, start time.Time, tn engine.Turn, units float64) time.Time {
+	p.share.Admitted(&w.Seat, start, units)
+	return p.Pace.Won(w, start, tn, units)
 }
 
 // conflicted is refused for a write of calls, sent at sent, that met
@@ -100,7 +157,8 @@ var errPaced = errors.New("the name's writes are paced at the rate DynamoDB admi
 // turn tn (see engine.Pace.Won), and paces the name's next run: it starts
 // no earlier than Capacity.Won says.
 func (p pacing) won(w *engine.NameWriter, calls []*engine.Call[appendReq, int64], start time.Time, tn engine.Turn) {
-	if next := p.Won(w, start, tn, engine.BatchUnits(calls, p.copyLast)); !next.IsZero() {
+	p.share.Admitted(&w.Seat, start, p.charged(calls))
+	if next := p.Pace.Won(w, start, tn, engine.BatchUnits(calls, p.copyLast)); !next.IsZero() {
 		// The callers queued meanwhile wait for capacity: one whose
 		// context ends first gets ErrThrottled, as behind a throttle.
 		calls[0].NotBefore, calls[0].Cause = next, &capacityError{kind: ErrThrottled, wait: time.Until(next), err: errPaced}

@@ -188,6 +188,7 @@ func RunBatches[Req any, R Batched[Req]](batch []*Call[Req, int64], maxItems int
 // touches it (see Group).
 type NameWriter struct {
 	Capacity Capacity // the waits after throttles and conflicts
+	Seat     Seat     // the name's place in its table's Share
 	Turns             // with writers of other processes
 }
 

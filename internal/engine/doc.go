@@ -12,6 +12,9 @@
 //     race or to wait for capacity (RaceLost, PutBack, Capacity), a hot
 //     name's callers kept together (Linger), and the pace of a name's writes
 //     (Pace, RoundTrip).
+//   - share.go: one table's write budget in a process, in which its names
+//     take turns once a ceiling they share throttles them (Share); scope.go
+//     reads which ceiling a throttle met (ThrottleScope).
 //   - turns.go: the turns that processes writing one name flat out take, and
 //     the write tokens that name them.
 //   - send.go: one request on the wire: its resends while its outcome is

@@ -1,0 +1,170 @@
+package dynamoseq_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dynamoseq/dynamoseq"
+	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
+)
+
+// The test of this file runs many hot names on one table whose own ceiling
+// (Service.TableWriteUnits) is far below the sum of its partitions'
+// (1,000 write units a second each), as an on-demand table's warm
+// throughput or a provisioned table's capacity is: the names of one
+// process take turns in the table's budget (engine.Share), so that none
+// starves. Issue 26 asks, on the service model: the table used at 0.85 of
+// its ceiling at least, every name storing something in every 2-second
+// window, p99 at most 1 s and no error with a 10 s deadline. The test asks
+// no error and every name in every 2 s window as they are (without the
+// share, some names stored nothing in a window in each of 4 runs, while
+// one stored 26), and bounds with a margin for a loaded machine (whose own
+// latency, unthrottled, reached a p99 of 2 s with the machine loaded 8
+// times over its 2 cores): the table's share at minTableShare, p99 at most
+// maxTableP99. It logs what it measured.
+
+// Sizes of TestModelTableCeilingFair: tableNames hot names of
+// tableGoroutines goroutines each on a table of tableUnits write units a
+// second (the names' partitions would take 8,000), low enough that a
+// machine loaded 8 times over its 2 cores offers more with -race, measured
+// over tableWindows windows of 2 s after tableWarm; the callers go on a
+// second after, so that the last window is whole.
+const (
+	tableNames      = 8
+	tableGoroutines = 2
+	tableUnits      = 30
+	tableBurst      = time.Second // the model's default
+	tableWarm       = 2 * time.Second
+	tableWindows    = 3
+	tableDeadline   = 10 * time.Second
+)
+
+// minTableShare and maxTableP99 are the test's bounds on the share of the
+// table's ceiling used and on the calls' p99 (issue 26: 0.85 and 1 s).
+const (
+	minTableShare = 0.6
+	maxTableP99   = 5 * time.Second
+)
+
+// TestModelTableCeilingFair: SortKey, whose writes are transactions of 2
+// items (whose throttles do not say which ceiling refused them) and
+// PutItems, and with NoTransactions PutItems only (whose throttles name
+// the table's ceiling in their ThrottlingReasons), in either form of
+// throttling, tableNames hot names under a table ceiling: no caller gets
+// an error, every name stores numbers in every 2 s window, the guarantees
+// hold, and the table is used at minTableShare of its ceiling at least,
+// with a p99 of maxTableP99 at most (of the calls begun after tableWarm:
+// the first ones meet a cold server). Latest, all transactions, runs the
+// same shape in make bench (BenchmarkModelShapes, table=).
+func TestModelTableCeilingFair(t *testing.T) {
+	t.Parallel()
+	for _, form := range throttleForms {
+		for _, noTx := range []bool{false, true} {
+			name := form.name + "/SortKey"
+			if noTx {
+				name += "/NoTransactions"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				svc := dynamoseqtest.Service{TableWriteUnits: tableUnits, Burst: tableBurst, Throttle: form.form}
+				srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(svc))
+				table := srv.NewTable(t, dynamoseq.SortKeyTable("fair"))
+				appendFn, stats, _ := modelAppender(t, "SortKey", srv.Client(), table, noTx)
+				start := time.Now()
+				end := start.Add(tableWarm + tableWindows*2*time.Second)
+				warm, shut := make(chan dynamoseqtest.ModelStats, 1), make(chan dynamoseqtest.ModelStats, 1)
+				time.AfterFunc(tableWarm, func() { warm <- srv.ModelStats() })
+				time.AfterFunc(time.Until(end), func() { shut <- srv.ModelStats() })
+				calls := callNames(appendFn, tableNames, tableGoroutines, end.Add(time.Second))
+				before, after := <-warm, <-shut
+				var failed []string
+				stored := make([][tableWindows]int, tableNames)
+				var took []time.Duration
+				for _, c := range calls {
+					if !c.done.Add(-c.took).Before(start.Add(tableWarm)) {
+						took = append(took, c.took) // not the first calls, which meet a cold server
+					}
+					if c.err != nil {
+						failed = append(failed, c.err.Error())
+						continue
+					}
+					if w := c.done.Sub(start.Add(tableWarm)) / (2 * time.Second); w >= 0 && w < tableWindows {
+						stored[c.name][w]++
+					}
+				}
+				slices.Sort(took)
+				p99 := took[len(took)*99/100]
+				// Less the table's bucket, which may have been full when the
+				// windows opened.
+				share := (after.WriteUnits - before.WriteUnits - tableUnits*tableBurst.Seconds()) / (tableUnits * tableWindows * 2)
+				t.Logf("%d calls, p99 %v; %.2f of the table's ceiling; numbers stored per name per 2 s window: %v; model: %d requests, %d throttled; library: %+v",
+					len(calls), p99.Round(time.Millisecond), share, stored, after.Requests-before.Requests, after.Throttled-before.Throttled, stats().Capacity())
+				require.Empty(t, failed, "%d of %d calls failed with a %v deadline", len(failed), len(calls), tableDeadline)
+				require.Positive(t, after.Throttled-before.Throttled, "the model throttled nothing: the test proves nothing")
+				for n, windows := range stored {
+					for w, k := range windows {
+						require.Positive(t, k, "numbers name %d stored in the 2 s window %d", n, w)
+					}
+				}
+				for n := range tableNames {
+					var results []appendResult
+					for _, c := range calls {
+						if c.name == n {
+							results = append(results, c.appendResult)
+						}
+					}
+					checkAppends(t, srv.Client(), table, "n"+strconv.Itoa(n), results, false)
+				}
+				require.GreaterOrEqual(t, share, minTableShare, "share of the table's ceiling used")
+				require.LessOrEqual(t, p99, maxTableP99, "p99 of the calls")
+			})
+		}
+	}
+}
+
+// nameCall is one call of callNames: its name's index, its result, when
+// it returned and how long it took.
+type nameCall struct {
+	appendResult
+	name int
+	done time.Time
+	took time.Duration
+}
+
+// callNames calls appendFn on names names "n0", "n1"... from goroutines
+// goroutines each, each call with the deadline tableDeadline, until
+// until, and returns every call.
+func callNames(appendFn appender, names, goroutines int, until time.Time) []nameCall {
+	var mu sync.Mutex
+	var calls []nameCall
+	var wg sync.WaitGroup
+	for n := range names {
+		for g := range goroutines {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; time.Now().Before(until); i++ {
+					body := fmt.Sprintf("n%d/g%d/i%d", n, g, i)
+					ctx, cancel := context.WithTimeout(context.Background(), tableDeadline)
+					began := time.Now()
+					num, err := appendFn(ctx, "n"+strconv.Itoa(n), map[string]types.AttributeValue{"body": &types.AttributeValueMemberS{Value: body}})
+					cancel()
+					now := time.Now()
+					mu.Lock()
+					calls = append(calls, nameCall{appendResult: appendResult{body: body, n: num, err: err}, name: n, done: now, took: now.Sub(began)})
+					mu.Unlock()
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	return calls
+}

@@ -194,8 +194,12 @@ func simRun(procs, goroutines int, stagger, warm, d time.Duration, seed uint64) 
 			if sleepCtx(ctx, time.Duration(i)*stagger) != nil {
 				return
 			}
-			go p.writer(ctx, 200*time.Millisecond)
-			var cw sync.WaitGroup
+			var cw sync.WaitGroup // the writer and the callers
+			cw.Add(1)
+			go func() {
+				defer cw.Done()
+				p.writer(ctx, 200*time.Millisecond)
+			}()
 			for range goroutines {
 				cw.Add(1)
 				go func() {

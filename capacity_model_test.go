@@ -28,16 +28,17 @@ import (
 // took up to a second for a transaction of 16 items). The share is the units charged on the hot partition, less the
 // bucket that was full at the start, over what its rate gave while the
 // callers called; the done-when of issue 26 asks 0.85, and the test asks
-// minDepthShare, a margin for a loaded machine (0.64-1.1 measured with the
-// machine loaded 10-20 times over its 2 cores; a share over 1 is the
-// noise of a window of a few batches).
+// minDepthShare, a margin for a loaded machine (0.80-1.08 measured over
+// two runs with the machine loaded 3-12 times over its 2 cores, 2026-11-27,
+// after a lone call's write no longer skewed the estimate; 0.60-1.14
+// before; a share over 1 is the noise of a window of a few batches).
 
 // depthUnits is the partition's write units a second in these tests.
 const depthUnits = 30
 
 // minDepthShare is the least share of the partition's rate a case must
 // use.
-const minDepthShare = 0.6
+const minDepthShare = 0.7
 
 // TestModelBucketDepths: SortKey and Latest, 16 goroutines on one hot name
 // whose bucket holds 0.02, 0.1 or 1 s of its rate, in either form of
@@ -73,11 +74,13 @@ func TestModelBucketDepths(t *testing.T) {
 
 // minOutageShare is the least share of the partition's rate a case must
 // use from 1 s to 4 s after the outage. Issue 26 asks 0.85 (from 1 s
-// after); measured 0.53-0.85 on a loaded machine: after an outage a
-// SortKey whose calls left with an unknown outcome reads the head again,
-// and the estimate, lowered by the outage, climbs back a few percent a
-// write. The test holds what is reached today, with a margin.
-const minOutageShare = 0.4
+// after); measured 0.89-0.94 with the machine loaded 3-4 times over its 2
+// cores and 0.53-0.97 loaded 5-12 times (2026-11-27; since the write after
+// an outage goes at the rate from before, 0.53-0.89 before): a SortKey
+// whose calls left with an unknown outcome reads the head again, and a
+// busy machine delays the few batches of the window. The test holds what
+// a busy machine reaches, with a margin.
+const minOutageShare = 0.45
 
 // TestModelOutage: 16 goroutines on one hot name, each call with a
 // deadline of a second, through an outage of 4 s (the model's capacity

@@ -100,9 +100,10 @@ type Capacity struct {
 // between its send and this one's, in no more time than passed between
 // them, and, if a write was refused in between, refilled what this one
 // needed (its units, or the last one's if more) in more than passed until
-// that one and no more than until this one; the estimate moves 1/rateGain of the way to the rate of the
-// middle of those bounds (or halves, if that rate is under half of it),
-// or, with no refusal, up to the rate of the bound if it is higher.
+// that one and no more than until this one; the estimate moves 1/rateGain
+// of the way to the rate of the middle of those bounds (or to it, if it
+// is under half the estimate), or, with no refusal, up to the rate of the
+// bound if it is higher. After an outage see sample.
 func (c *Capacity) Won(start time.Time, units float64) time.Time {
 	saturated := c.streak > 0 || c.paced > 0
 	c.streak = 0

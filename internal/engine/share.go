@@ -25,8 +25,9 @@ const sampleWrites = 8
 //
 // The estimate: the units the table admitted between two shared throttles
 // over the time between them (the ceiling refilled them, its bucket empty
-// at both), moving half of the way each time (all the way if that is under
-// half of it); before the first bracket, the rate each sampleWrites
+// at both), once sampleWrites writes per name were admitted (sampleWrites
+// if that is under 3/4 of the estimate), moving half of the way each time
+// (all the way if that is under half of it); before the first bracket, the rate each sampleWrites
 // admitted writes show if it is higher. The line goes at the estimate times
 // 1+probe*(2^k-1), k counting the rounds of slots (one per name) handed
 // without a shared throttle, at most maxProbes, halved by each one, so
@@ -271,10 +272,13 @@ func (s *Share) sample(start time.Time) {
 		s.close(start)
 		return
 	}
-	if s.writes < sampleWrites*s.names() && s.rate > 0 {
-		return // too short: the bracket goes on
-	}
 	r := s.units / span
+	if s.rate > 0 && s.writes < sampleWrites*s.names() && (s.writes < sampleWrites || r >= s.rate*3/4) {
+		// Too short to tell the rate, unless it shows an estimate far
+		// too high (the first, from the bucket's first burst), which
+		// sampleWrites writes may correct: the bracket goes on.
+		return
+	}
 	s.guessed = s.writes < sampleWrites
 	switch {
 	case s.rate <= 0 || r < s.rate/2:

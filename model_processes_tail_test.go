@@ -14,8 +14,11 @@ import (
 // TestModelProcessesTail accepts. Issue 26 asks 3, which BenchmarkModelProcesses
 // reports (p99-ratio) on a quiet machine; the test keeps a margin for a
 // loaded one, where the processes, five times the goroutines and
-// connections, fall behind first.
-const maxTailRatio = 6
+// connections, fall behind first, and for its short window, whose p99 of
+// about 70 calls is nearly their slowest: Latest measured 6.7 once on a
+// quiet machine (1.1-3.1 in other runs). The code before the solo turns
+// measured up to 15.6.
+const maxTailRatio = 10
 
 // TestModelProcessesTail: SortKey and Latest on one hot name of the model
 // (its bucket 0.1 s deep), as 4 OS processes x 4 goroutines and, at the

@@ -37,6 +37,26 @@ import (
 // condition) before writing v+1. So does the next GetLatest, which reads the
 // version after the one 'latest' holds.
 
+// storedVersion records that calls[0], sent at start in the turn tn, stored
+// its item under v with the token tok, and moves 'latest' to it. The call
+// has its version whatever happens to 'latest', which the next write moves
+// first if it did not move now (see catchUp). It reports whether the run
+// ends there, for want of capacity: the calls after the first wait for it.
+func (l *Latest) storedVersion(ctx context.Context, base string, hint *latestHint, calls []*engine.Call[appendReq, int64],
+	v int64, tok types.AttributeValue, start time.Time, tn engine.Turn) bool {
+	hint.version, hint.behind = v, &behind{v: v, attrs: calls[0].Req.attrs, tok: tok}
+	calls[0].Res = v
+	if err := l.catchUp(ctx, base, hint); capacityRefused(err) {
+		hint.Won(start, tn) // the turn's bookkeeping; capacity is still short
+		if len(calls) > 1 { // else the next run moves 'latest' first
+			l.pace.waitForCapacity(&hint.NameWriter, calls[1:], err)
+		}
+		return true
+	}
+	l.pace.Won(&hint.NameWriter, start, tn, 2) // both writes, a unit each at least: the turn's round trip; not paced
+	return false
+}
+
 // appendEach appends the versions of calls one after the other, two
 // PutItems each, and sets every call's outcome, or puts the calls not yet
 // written back in the queue to wait for capacity (see waitForCapacity).
@@ -77,20 +97,10 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 		err = l.putVersion(ctx, base, v, calls[0].Req.attrs, tok)
 		switch decide(err, calls[:1], l.opts.PartitionKey) {
 		case engine.Stored:
-			// The item is stored under v: the call has its version
-			// whatever happens to 'latest', which the next write moves
-			// first if it did not move now (see catchUp).
-			hint.version, hint.behind = v, &behind{v: v, attrs: calls[0].Req.attrs, tok: tok}
-			calls[0].Res = v
-			calls, races = calls[1:], 0
-			if merr := l.catchUp(ctx, base, hint); capacityRefused(merr) {
-				hint.Won(start, tn) // the turn's bookkeeping; capacity is still short
-				if len(calls) > 0 { // else the next run moves 'latest' first
-					l.pace.waitForCapacity(&hint.NameWriter, calls, merr)
-				}
+			if l.storedVersion(ctx, base, hint, calls, v, tok, start, tn) {
 				return
 			}
-			l.pace.Won(&hint.NameWriter, start, tn, 2) // both writes, a unit each at least: the turn's round trip; not paced
+			calls, races = calls[1:], 0
 		case engine.Unknown:
 			hint.known = false
 			calls[0].Res, calls[0].Err = v, err // the version that may hold the item

@@ -538,7 +538,9 @@ func (g *Group[K, S, Req, Res]) take(q *queue[S, Req, Res], leader *waiter[Req, 
 
 // finish settles the calls of a batch that has run: each one is done, or,
 // put back (Again) and its caller still in Do, first in q's queue again. It
-// records the batch's NotBefore and passes the lead on. If run failed
+// records the batch's NotBefore and the cause of its put back (a batch that
+// stored nothing and put nothing back keeps the cause before it), and
+// passes the lead on. If run failed
 // (failed, after a panic), every call fails with that error and q's
 // state, which run was changing, is reset; p, the panic's value if not nil,
 // goes to the first caller still in Do, and finish reports whether there was
@@ -546,6 +548,8 @@ func (g *Group[K, S, Req, Res]) take(q *queue[S, Req, Res], leader *waiter[Req, 
 func (g *Group[K, S, Req, Res]) finish(q *queue[S, Req, Res], batch []*waiter[Req, Res], failed error, p any) (passed bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	kept := q.cause // the callers queued still wait for what it says, unless run stored something
+	stored := false
 	q.notBefore, q.fill, q.cause = time.Time{}, 0, nil
 	if failed != nil {
 		var zero S
@@ -557,6 +561,7 @@ func (g *Group[K, S, Req, Res]) finish(q *queue[S, Req, Res], batch []*waiter[Re
 		if failed != nil {
 			c.Err, c.Again = failed, false
 		} else {
+			stored = stored || !c.Again && c.Err == nil
 			if c.NotBefore.After(q.notBefore) {
 				q.notBefore = c.NotBefore
 			}
@@ -584,6 +589,12 @@ func (g *Group[K, S, Req, Res]) finish(q *queue[S, Req, Res], batch []*waiter[Re
 		g.settleUnsent(w, failed, q.cause)
 		w.status = done
 		w.signal()
+	}
+	if q.cause == nil && !stored {
+		// A run that stored nothing and put nothing back (every caller
+		// of the batch left, as through an outage) says nothing new:
+		// the calls queued behind it still wait after the cause before.
+		q.cause = kept
 	}
 	if len(again) > 0 {
 		q.waiting = append(again, q.waiting...)

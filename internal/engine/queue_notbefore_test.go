@@ -476,3 +476,48 @@ func TestFillEndsDelay(t *testing.T) {
 		t.Fatalf("Do = %v, want 1", got)
 	}
 }
+
+// TestCauseOutlivesEmptyRun: a caller queued behind a run that stored
+// nothing and put nothing back (its callers' contexts ended, as through an
+// outage) still leaves with the cause of the put back before that run, not
+// with its context's error alone.
+func TestCauseOutlivesEmptyRun(t *testing.T) {
+	errThrottled := errors.New("throttled")
+	g := NewGroup[string, int, int, int](1, 10) // a batch of one call: the others stay queued
+	gt := holdWaits(g)
+	hold := make(chan struct{})
+	run := func(ctx context.Context, _ string, _ *int, batch []*Call[int, int]) {
+		c := batch[0]
+		switch c.Req {
+		case 0: // throttled: put back, with a cause, until later
+			c.Req, c.Again, c.NotBefore, c.Cause = 10, true, time.Now().Add(time.Hour), errThrottled
+		case 10: // its caller's context ended while it was sent again
+			c.Err = context.DeadlineExceeded
+		case 1: // the next call's run goes on while call 2 waits behind it
+			<-hold
+			c.Res = 1
+		}
+	}
+	out0 := doAsync(g, context.Background(), "k", 0, run)
+	<-gt.waits // 0 was put back and leads the wait for its not-before time
+	out1 := doAsync(g, context.Background(), "k", 1, run)
+	waitFor(t, waitingLen(g, "k", 2))
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	out2 := doAsync(g, ctx2, "k", 2, run)
+	waitFor(t, waitingLen(g, "k", 3))
+	close(gt.release)
+	if got := <-out0; !errors.Is(got.err, context.DeadlineExceeded) {
+		t.Fatalf("call 0: Do = %v, want its run's DeadlineExceeded", got.err)
+	}
+	waitFor(t, waitingLen(g, "k", 1)) // 1 runs, 2 waits behind it
+	cancel2()
+	got := <-out2
+	if !errors.Is(got.err, context.Canceled) || !errors.Is(got.err, errThrottled) {
+		t.Errorf("call 2, queued behind a run that stored nothing: Do = %v, want an error matching context.Canceled and the cause before, %v", got.err, errThrottled)
+	}
+	close(hold)
+	if got := <-out1; got.err != nil || got.res != 1 {
+		t.Errorf("call 1: Do = (%d, %v), want (1, nil)", got.res, got.err)
+	}
+}

@@ -72,7 +72,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			calls[0].Err, calls = engine.ErrCallerLeft, calls[1:]
 			continue
 		}
-		start := time.Now()
+		start, units := time.Now(), l.pace.oneWrite(calls) // the version and 'latest'
 		tok := &types.AttributeValueMemberS{Value: engine.Token(engine.RequestToken(), v, tn)}
 		err = l.putVersion(ctx, base, v, calls[0].Req.attrs, tok)
 		switch decide(err, calls[:1], l.opts.PartitionKey) {
@@ -90,7 +90,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 				}
 				return
 			}
-			l.pace.Won(&hint.NameWriter, start, tn, 2) // both writes, a unit each at least: the turn's round trip; not paced
+			l.pace.Won(&hint.NameWriter, start, tn, units) // both writes: the turn's round trip, the share; not paced
 		case engine.Unknown:
 			hint.known = false
 			calls[0].Res, calls[0].Err = v, err // the version that may hold the item

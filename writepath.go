@@ -117,17 +117,25 @@ func (p pacing) seated(w *engine.NameWriter, calls []*engine.Call[appendReq, int
 
 // charged is the write units DynamoDB charges the write of calls, as the
 // table's share counts them: twice the items' for a transaction (see
-// engine.Units); the first call's alone without transactions, which
-// write one item a request.
+// engine.Units); without transactions, the first call's write alone (see
+// oneWrite).
 func (p pacing) charged(calls []*engine.Call[appendReq, int64]) float64 {
 	if p.single {
-		return engine.BatchUnits(calls[:1], false)
+		return p.oneWrite(calls)
 	}
 	u := engine.BatchUnits(calls, p.copyLast)
 	if p.copyLast || len(calls) > 1 || calls[0].Req.key != nil {
 		u *= 2 // a TransactWriteItems (see SortKey.put, Latest.transaction)
 	}
 	return u
+}
+
+// oneWrite is the write units DynamoDB charges the write of calls' first
+// call without transactions, which writes one item a request: its item's,
+// twice with the copy to 'latest' (a Latest's two PutItems). The table's
+// share takes a slot and records an admitted write of that many.
+func (p pacing) oneWrite(calls []*engine.Call[appendReq, int64]) float64 {
+	return engine.BatchUnits(calls[:1], p.copyLast)
 }
 
 // Won records a write of one item a request (without transactions) that

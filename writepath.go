@@ -101,17 +101,18 @@ var errShared = errors.New("the table's writes take turns after DynamoDB throttl
 // seated reports whether calls, about to be written, must wait for the
 // name's turn in the table's share (engine.Share.Take) instead, and if so
 // puts them back in the queue until then: a caller whose context ends
-// first gets ErrThrottled, as behind a throttle.
+// first gets ErrThrottled, as behind a throttle, and the wait counts
+// toward Retry.MaxWait as a wait for capacity does (see holdCalls); it is
+// not a wait after a refusal of the call's, which Stats.WaitTime counts.
 func (p pacing) seated(w *engine.NameWriter, calls []*engine.Call[appendReq, int64]) bool {
 	now := time.Now()
 	at := p.share.Take(&w.Seat, now, p.charged(calls))
 	if !at.After(now) {
 		return false
 	}
-	cause := &capacityError{kind: ErrThrottled, wait: at.Sub(now), err: errShared}
-	for _, c := range calls {
-		c.Again, c.Cause, c.NotBefore = true, cause, at
-	}
+	wait := at.Sub(now)
+	var uncounted capacityWaits
+	holdCalls(calls, wait, p.maxWait, &uncounted, &capacityError{kind: ErrThrottled, wait: wait, err: errShared})
 	return true
 }
 

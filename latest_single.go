@@ -37,13 +37,14 @@ import (
 // condition) before writing v+1. So does the next GetLatest, which reads the
 // version after the one 'latest' holds.
 
-// storedVersion records that calls[0], sent at start in the turn tn, stored
-// its item under v with the token tok, and moves 'latest' to it. The call
-// has its version whatever happens to 'latest', which the next write moves
-// first if it did not move now (see catchUp). It reports whether the run
-// ends there, for want of capacity: the calls after the first wait for it.
+// storedVersion records that calls[0], sent at start in the turn tn with
+// units for the version and 'latest', stored its item under v with the
+// token tok, and moves 'latest' to it. The call has its version whatever
+// happens to 'latest', which the next write moves first if it did not move
+// now (see catchUp). It reports whether the run ends there, for want of
+// capacity: the calls after the first wait for it.
 func (l *Latest) storedVersion(ctx context.Context, base string, hint *latestHint, calls []*engine.Call[appendReq, int64],
-	v int64, tok types.AttributeValue, start time.Time, tn engine.Turn) bool {
+	v int64, tok types.AttributeValue, start time.Time, tn engine.Turn, units float64) bool {
 	hint.version, hint.behind = v, &behind{v: v, attrs: calls[0].Req.attrs, tok: tok}
 	calls[0].Res = v
 	if err := l.catchUp(ctx, base, hint); capacityRefused(err) {
@@ -53,7 +54,7 @@ func (l *Latest) storedVersion(ctx context.Context, base string, hint *latestHin
 		}
 		return true
 	}
-	l.pace.Won(&hint.NameWriter, start, tn, 2) // both writes, a unit each at least: the turn's round trip; not paced
+	l.pace.Won(&hint.NameWriter, start, tn, units) // both writes: the turn's round trip, the share; not paced
 	return false
 }
 
@@ -92,12 +93,12 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			calls[0].Err, calls = engine.ErrCallerLeft, calls[1:]
 			continue
 		}
-		start := time.Now()
+		start, units := time.Now(), l.pace.oneWrite(calls) // the version and 'latest'
 		tok := &types.AttributeValueMemberS{Value: engine.Token(engine.RequestToken(), v, tn)}
 		err = l.putVersion(ctx, base, v, calls[0].Req.attrs, tok)
 		switch decide(err, calls[:1], l.opts.PartitionKey) {
 		case engine.Stored:
-			if l.storedVersion(ctx, base, hint, calls, v, tok, start, tn) {
+			if l.storedVersion(ctx, base, hint, calls, v, tok, start, tn, units) {
 				return
 			}
 			calls, races = calls[1:], 0

@@ -101,33 +101,42 @@ var errShared = errors.New("the table's writes take turns after DynamoDB throttl
 // seated reports whether calls, about to be written, must wait for the
 // name's turn in the table's share (engine.Share.Take) instead, and if so
 // puts them back in the queue until then: a caller whose context ends
-// first gets ErrThrottled, as behind a throttle.
+// first gets ErrThrottled, as behind a throttle, and the wait counts
+// toward Retry.MaxWait as a wait for capacity does (see holdCalls); it is
+// not a wait after a refusal of the call's, which Stats.WaitTime counts.
 func (p pacing) seated(w *engine.NameWriter, calls []*engine.Call[appendReq, int64]) bool {
 	now := time.Now()
 	at := p.share.Take(&w.Seat, now, p.charged(calls))
 	if !at.After(now) {
 		return false
 	}
-	cause := &capacityError{kind: ErrThrottled, wait: at.Sub(now), err: errShared}
-	for _, c := range calls {
-		c.Again, c.Cause, c.NotBefore = true, cause, at
-	}
+	wait := at.Sub(now)
+	var uncounted capacityWaits
+	holdCalls(calls, wait, p.maxWait, &uncounted, &capacityError{kind: ErrThrottled, wait: wait, err: errShared})
 	return true
 }
 
 // charged is the write units DynamoDB charges the write of calls, as the
 // table's share counts them: twice the items' for a transaction (see
-// engine.Units); the first call's alone without transactions, which
-// write one item a request.
+// engine.Units); without transactions, the first call's write alone (see
+// oneWrite).
 func (p pacing) charged(calls []*engine.Call[appendReq, int64]) float64 {
 	if p.single {
-		return engine.BatchUnits(calls[:1], false)
+		return p.oneWrite(calls)
 	}
 	u := engine.BatchUnits(calls, p.copyLast)
 	if p.copyLast || len(calls) > 1 || calls[0].Req.key != nil {
 		u *= 2 // a TransactWriteItems (see SortKey.put, Latest.transaction)
 	}
 	return u
+}
+
+// oneWrite is the write units DynamoDB charges the write of calls' first
+// call without transactions, which writes one item a request: its item's,
+// twice with the copy to 'latest' (a Latest's two PutItems). The table's
+// share takes a slot and records an admitted write of that many.
+func (p pacing) oneWrite(calls []*engine.Call[appendReq, int64]) float64 {
+	return engine.BatchUnits(calls[:1], p.copyLast)
 }
 
 // Won records a write of one item a request (without transactions) that

@@ -149,3 +149,29 @@ func TestCapacityOutage(t *testing.T) {
 		}
 	}
 }
+
+func TestCapacityBracketSmallAfterBatch(t *testing.T) {
+	// A batch of 32 admitted at t0, then a lone call's write of 2 units
+	// refused at t0+refused and admitted at t0+won: the bracket is the
+	// refill of the 2 units that waited, and the refusal shows the rate
+	// is below 2/refused. The batch's 32 units read as the refill gave
+	// 567 units a second from 400 in the first case.
+	for _, tc := range []struct {
+		refused, won time.Duration
+	}{
+		{10 * time.Millisecond, 50 * time.Millisecond}, // the middle: 67 a second
+		{6 * time.Millisecond, 8 * time.Millisecond},   // the middle above half the estimate
+	} {
+		c := bracketed(400, 32)
+		if got := c.Rate(); got != 400 {
+			t.Fatalf("Rate() = %v, want 400", got)
+		}
+		t0 := epoch.Add(165 * time.Millisecond)
+		c.Won(t0, 32)
+		c.Throttled(t0.Add(tc.refused), 0, 2)
+		c.Won(t0.Add(tc.won), 2)
+		if got, bound := c.Rate(), 2/tc.refused.Seconds(); got > bound*1.0001 {
+			t.Errorf("2 units refused %v and admitted %v after a batch of 32: Rate() = %v, want at most %v (the refusal's bound)", tc.refused, tc.won, got, bound)
+		}
+	}
+}

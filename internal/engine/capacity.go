@@ -98,12 +98,12 @@ type Capacity struct {
 //
 // The estimate: the partition refilled the last admitted write's units
 // between its send and this one's, in no more time than passed between
-// them, and, if a write was refused in between, refilled what this one
-// needed (its units, or the last one's if more) in more than passed until
-// that one and no more than until this one; the estimate moves 1/rateGain
-// of the way to the rate of the middle of those bounds (or to it, if it
-// is under half the estimate), or, with no refusal, up to the rate of the
-// bound if it is higher. After an outage see sample.
+// them, and, if a write was refused in between, refilled this one's
+// units in more than passed until that one and no more than until this
+// one; the estimate moves 1/rateGain of the way to the rate of the
+// middle of those bounds (or to that rate, if it is under half of the
+// estimate), at most the rate of the lower bound, or, with no refusal,
+// up to the rate of the bound if it is higher.
 func (c *Capacity) Won(start time.Time, units float64) time.Time {
 	saturated := c.streak > 0 || c.paced > 0
 	c.streak = 0
@@ -138,11 +138,12 @@ func (c *Capacity) sample(start time.Time, units float64) {
 		c.rate = max(c.rate, c.wonUnits/hi) // a bound the partition has shown
 		return
 	}
-	// The refill the refusal waited for: of this write's units, or of
-	// the last admitted one's if more (a lone call's write before a
-	// batch of 16 would read as a refill of one unit).
+	// The refill the refusal waited for: of this write's units, the
+	// write that waited (not the last admitted one's: a lone call's
+	// write before a batch of 16 would read as a refill of one unit, a
+	// batch's before a lone call's as one of 16).
 	lo := max(0, c.refusedAt.Sub(c.wonAt).Seconds())
-	r := max(c.wonUnits, units) / ((lo + hi) / 2)
+	r := units / ((lo + hi) / 2)
 	if r < c.rate/2 && c.capped {
 		// Refused until the waits reached their cap: an outage or a
 		// stall, which says little of the rate once it is over, or
@@ -160,6 +161,11 @@ func (c *Capacity) sample(start time.Time, units float64) {
 		c.rate = r // an estimate far too high: the first one
 	default:
 		c.rate += (r - c.rate) / rateGain
+	}
+	if lo > 0 {
+		// The refusal shows the units did not refill in lo: the rate
+		// is below units/lo, whatever the estimate was.
+		c.rate = min(c.rate, units/lo)
 	}
 }
 

@@ -1,0 +1,82 @@
+package dynamoseq
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/dynamoseq/dynamoseq/internal/engine"
+)
+
+func TestPacingCharged(t *testing.T) {
+	// The table's share takes a slot of the units DynamoDB charges a
+	// write, the units Won records admitted: a Latest without
+	// transactions writes two PutItems a call (the version and 'latest'),
+	// and one of a 3 KB item is charged 6 units, not 3.
+	calls := func(sizes ...int) []*engine.Call[appendReq, int64] {
+		var cs []*engine.Call[appendReq, int64]
+		for _, n := range sizes {
+			cs = append(cs, &engine.Call[appendReq, int64]{Req: appendReq{size: n}})
+		}
+		return cs
+	}
+	for _, tc := range []struct {
+		name  string
+		p     pacing
+		calls []*engine.Call[appendReq, int64]
+		want  float64
+	}{
+		{"Latest without transactions", pacing{copyLast: true, single: true}, calls(3000, 100), 6},
+		{"SortKey without transactions", pacing{single: true}, calls(3000, 100), 3},
+		{"Latest, a transaction", pacing{copyLast: true}, calls(3000, 100), 2 * (3 + 1 + 1)},
+		{"SortKey, a lone PutItem", pacing{}, calls(3000), 3},
+	} {
+		if got := tc.p.charged(tc.calls); got != tc.want {
+			t.Errorf("%s: charged = %v units, want %v", tc.name, got, tc.want)
+		}
+	}
+	single := pacing{copyLast: true, single: true}
+	if got, want := single.charged(calls(1000)), single.oneWrite(calls(1000)); got != want {
+		t.Errorf("Latest without transactions: charged = %v units, want %v, the units Won records (oneWrite)", got, want)
+	}
+}
+
+// sharedLine returns a Share whose line is on: another name of the table
+// was throttled at a shared ceiling just now, so a name's next write
+// waits for a slot.
+func sharedLine() *engine.Share {
+	var s engine.Share
+	var a, b engine.Seat
+	now := time.Now()
+	s.Admitted(&a, now, 1)
+	s.Throttled(&b, now, now, 1, engine.ScopeShared)
+	return &s
+}
+
+func TestSeatedMaxWait(t *testing.T) {
+	// A call that waits for its slot in the table's share waits for
+	// capacity: the wait starts its Retry.MaxWait, and one that would
+	// overrun it fails with ErrThrottled instead of waiting.
+	p := pacing{share: sharedLine(), single: true, maxWait: time.Minute, stats: &appendStats{}}
+	call := &engine.Call[appendReq, int64]{Req: appendReq{size: 100}}
+	var w engine.NameWriter
+	before := time.Now()
+	if !p.seated(&w, []*engine.Call[appendReq, int64]{call}) {
+		t.Fatal("seated = false under a shared line, want true (the call waits for its slot)")
+	}
+	if !call.Again || call.NotBefore.IsZero() {
+		t.Errorf("a call waiting for its slot: Again = %v, NotBefore = %v, want true and the slot", call.Again, call.NotBefore)
+	}
+	if call.Req.waitingSince.Before(before) {
+		t.Errorf("a call waiting for its slot: waitingSince = %v, want the time of the wait (after %v): MaxWait counts from it", call.Req.waitingSince, before)
+	}
+
+	p = pacing{share: sharedLine(), single: true, maxWait: time.Millisecond, stats: &appendStats{}}
+	late := &engine.Call[appendReq, int64]{Req: appendReq{size: 100}}
+	if !p.seated(&engine.NameWriter{}, []*engine.Call[appendReq, int64]{late}) {
+		t.Fatal("seated = false under a shared line, want true")
+	}
+	if late.Again || !errors.Is(late.Err, ErrThrottled) {
+		t.Errorf("a call whose slot is past its MaxWait (1ms): Again = %v, Err = %v, want false and ErrThrottled", late.Again, late.Err)
+	}
+}

@@ -32,6 +32,12 @@ const turnRoundTrips = 2
 // next one reads the turn it started instead of colliding with it.
 const turnSpacing = 3
 
+// skewLimit is how far apart the clocks of two hosts may be for their
+// turns: a turn read from a token whose end, by its writer's clock, is
+// further in the past by the reader's is over, whatever time it had left
+// (an item read long after its write, of a writer that stopped).
+const skewLimit = 10 * time.Second
+
 // maxTurnWaits is how many turns of others in a row a writer waits through
 // before it writes without waiting.
 const maxTurnWaits = 16
@@ -112,8 +118,10 @@ func (t Turn) IsZero() bool { return t.no == 0 }
 // No clock is compared between processes: an item tells the time its turn
 // had left when its write started, and a reader counts it from its read,
 // less one round trip of a write (the item landed one after it was made),
-// so it wakes at most a round trip and a read late, whatever the skew
-// between hosts. A waiting writer never sleeps longer than MaxDelay for a
+// so it wakes about a round trip and a read late at most, whatever the
+// skew between hosts up to skewLimit. An item read after its writer
+// stopped costs a wait of the time its turn had left, once, unless its
+// end by its writer's clock is skewLimit past. A waiting writer never sleeps longer than MaxDelay for a
 // turn and its place in line, soloCap times MaxDelay for a solo turn. The
 // turns only order the writes: the conditions of the writes keep the
 // guarantees, whatever the turns say.
@@ -312,8 +320,9 @@ func (t *Turns) Conflicted(start time.Time) {
 // writer's place in line, at most maxDelay from when it is first seen,
 // soloCap times maxDelay for a solo turn (its longest). A turn read from a
 // token ends, by this writer's clock, when ParseToken says less a round
-// trip of a write: the item landed that long after it was made. A turn
-// seen before, or this writer's own, changes nothing.
+// trip of a write: the item landed that long after it was made (unless its
+// end by its writer's clock is skewLimit past). A turn seen before, or
+// this writer's own, changes nothing.
 func (t *Turns) Saw(tn Turn, maxDelay time.Duration) {
 	now := time.Now()
 	if !now.Before(t.contended) {
@@ -324,7 +333,7 @@ func (t *Turns) Saw(tn Turn, maxDelay time.Duration) {
 		return
 	}
 	t.other = tn
-	if !tn.seen.IsZero() {
+	if !tn.seen.IsZero() && tn.end.After(now.Add(-skewLimit)) {
 		t.other.end = tn.seen.Add(-t.writeRTT())
 	}
 	if !t.other.end.After(now) {

@@ -209,9 +209,10 @@ func TestTurnsSaw(t *testing.T) {
 		}
 	})
 	t.Run("skewed clock", func(t *testing.T) {
-		// The writer's clock an hour ahead, or behind: the turn ends
-		// when its token says it had left, less a write's round trip.
-		for _, skew := range []time.Duration{time.Hour, -time.Hour} {
+		// The writer's clock ahead, or behind (up to skewLimit): the
+		// turn ends when its token says it had left, less a write's
+		// round trip.
+		for _, skew := range []time.Duration{time.Hour, skewLimit / 2, -skewLimit / 2} {
 			tr := Turns{rtt: testRTT, write: testRTT}
 			tok := token(testRequest, 1, Turn{end: now.Add(skew + 50*time.Millisecond), no: 5, solo: true}, now.Add(skew))
 			_, tn, _ := parseToken(tok, now)
@@ -219,6 +220,17 @@ func TestTurnsSaw(t *testing.T) {
 			if want := now.Add(50*time.Millisecond - testRTT); !tr.other.end.Equal(want) {
 				t.Errorf("clock %v ahead: the turn ends at %v, want %v (50ms after the read, less a round trip)", skew, tr.other.end.Sub(now), want.Sub(now))
 			}
+		}
+	})
+	t.Run("stale token", func(t *testing.T) {
+		// An item of a writer that stopped, read long after: its
+		// turn is over, whatever time it had left.
+		tr := Turns{rtt: testRTT, write: testRTT}
+		old := now.Add(-time.Hour)
+		_, tn, _ := parseToken(token(testRequest, 1, Turn{end: old.Add(time.Second), no: 5, solo: true}, old), now)
+		tr.Saw(tn, testMaxDelay)
+		if d := pause(&tr, time.Now()); d != -1 {
+			t.Errorf("wait() = %v for a turn that ended an hour ago, want none", d)
 		}
 	})
 	t.Run("another's turn ends mine", func(t *testing.T) {

@@ -10,6 +10,7 @@ package engine
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -30,6 +31,12 @@ const turnRoundTrips = 2
 // in round trips: enough for one to read the head and write, so that the
 // next one reads the turn it started instead of colliding with it.
 const turnSpacing = 3
+
+// skewLimit is how far apart the clocks of two hosts may be for their
+// turns: a turn read from a token whose end, by its writer's clock, is
+// further in the past by the reader's is over, whatever time it had left
+// (an item read long after its write, of a writer that stopped).
+const skewLimit = 10 * time.Second
 
 // maxTurnWaits is how many turns of others in a row a writer waits through
 // before it writes without waiting.
@@ -59,9 +66,14 @@ const (
 // write made in a turn names it in its item (see Token). The zero Turn is
 // no turn.
 type Turn struct {
-	end  time.Time
-	no   int64 // one more than the turn before it
-	line int64 // the turns of others between its writer's last two
+	end  time.Time // by its writer's clock: it tells the writer's turns apart
+	no   int64     // one more than the turn before it
+	line int64     // the turns of others between its writer's last two
+	solo bool      // a solo turn (see soloFirst)
+	// For a turn read from a write token: its end by the reader's clock,
+	// from the time the turn had left when its write started (see
+	// ParseToken); zero otherwise, and then end is used.
+	seen time.Time
 }
 
 // IsZero reports whether t is no turn.
@@ -103,16 +115,24 @@ func (t Turn) IsZero() bool { return t.no == 0 }
 // take turns. The single process flat out pays that gap, about 2% of its
 // time.
 //
-// The turn's end is a point in time set by the writer's clock; a waiting
-// writer never sleeps longer than soloCap times MaxDelay for it, so a
-// skewed clock costs throughput, never progress. The turns only order the
+// A skewed clock never makes a writer wait longer: an item tells its
+// turn's end by its writer's clock and the time the turn had left when its
+// write started, and a reader takes the earlier of that end and the time
+// left counted from its read, less one round trip of a write (the item
+// landed one after it was made). A writer whose clock runs behind thus
+// wakes a round trip and a read late at most; one whose clock runs ahead
+// wakes early and loses a race, as any writer outside a turn can. A turn
+// whose end by its writer's clock is skewLimit past is over. A waiting
+// writer never sleeps longer than MaxDelay for a turn and its place in
+// line, soloCap times MaxDelay for a solo turn. The turns only order the
 // writes: the conditions of the writes keep the guarantees, whatever the
 // turns say.
 type Turns struct {
 	rtt       time.Duration // how long a won write or a read takes, a moving average
 	contended time.Time     // until when the name counts as contended
 	mine      Turn          // this writer's turn, while it lasts
-	other     Turn          // the newest turn of another writer seen
+	other     Turn          // the newest turn of another writer seen; its end by this writer's clock
+	otherBy   time.Time     // the latest wake for it, its place in line included
 	held      int64         // the number of this writer's last turn
 	waited    int64         // the number of the last turn of another waited for
 	solo      int64         // the number of this writer's last solo turn
@@ -134,7 +154,7 @@ func (t *Turns) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool
 	if t.held == 0 && t.other.no != 0 { // the first turn this writer sees: in line after the others
 		t.held = t.other.no - 1
 	}
-	var until time.Time
+	var until, limit time.Time
 	var behind int64 // writers in line before this one
 	switch {
 	case now.Before(t.retry):
@@ -158,7 +178,7 @@ func (t *Turns) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool
 		// first in line does, by half a round trip) writes after its
 		// read, whatever the read says of the same turn.
 		until, behind = t.other.end, max(0, t.other.line-(t.other.no-t.held))
-		t.waited = t.other.no
+		t.waited, limit = t.other.no, t.otherBy
 	case !t.mine.end.IsZero() && !now.Add(t.writeRTT()).Before(t.mine.end):
 		// Over: in line after the others, after one at least, so as not
 		// to take the next turn from the first in line.
@@ -171,6 +191,9 @@ func (t *Turns) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool
 	// ends, as the last write of the turn lands.
 	inLine := min(time.Duration(behind*turnSpacing)*t.writeRTT(), maxDelay)
 	wake := until.Add(inLine - t.rtt/2 + rand.N(t.rtt/4+1))
+	if !limit.IsZero() && wake.After(limit) {
+		wake = limit
+	}
 	return max(0, wake.Sub(now)), true
 }
 
@@ -249,7 +272,7 @@ func (t *Turns) soloTurn(now time.Time, maxDelay time.Duration) Turn {
 	t.soloLen = min(2*n, soloRoundTrips)
 	end := now.Add(min(max(time.Duration(n)*t.writeRTT(), time.Millisecond), soloCap*maxDelay))
 	t.solo, t.soloEnd = max(t.held, t.solo)+1, time.UnixMicro(end.UnixMicro()) // as Token writes it
-	return Turn{end: t.soloEnd, no: t.solo}
+	return Turn{end: t.soloEnd, no: t.solo, solo: true}
 }
 
 // isSolo reports whether tn is this writer's last solo turn: its number
@@ -295,9 +318,13 @@ func (t *Turns) Conflicted(start time.Time) {
 }
 
 // Saw records a turn read from an item written by the name's latest write:
-// another writer's turn, unless it is over, is to be waited for, at most
-// soloCap times maxDelay from when it is first seen (a solo turn's
-// longest). A turn seen before, or this writer's own, changes nothing.
+// another writer's turn, unless it is over, is to be waited for, with the
+// writer's place in line, at most maxDelay from when it is first seen,
+// soloCap times maxDelay for a solo turn (its longest). A turn read from a
+// token ends at the earlier of its end and the time ParseToken says less a
+// round trip of a write (the item landed that long after it was made),
+// unless its end is skewLimit past. A turn seen before, or this writer's
+// own, changes nothing.
 func (t *Turns) Saw(tn Turn, maxDelay time.Duration) {
 	now := time.Now()
 	if !now.Before(t.contended) {
@@ -308,12 +335,21 @@ func (t *Turns) Saw(tn Turn, maxDelay time.Duration) {
 		return
 	}
 	t.other = tn
-	if !tn.end.After(now) {
+	if !tn.seen.IsZero() && tn.end.After(now.Add(-skewLimit)) {
+		if seen := tn.seen.Add(-t.writeRTT()); seen.Before(tn.end) {
+			t.other.end = seen
+		}
+	}
+	if !t.other.end.After(now) {
 		return
 	}
 	t.contended = now.Add(contentionWindow)
-	if limit := now.Add(soloCap * maxDelay); tn.end.After(limit) {
-		t.other.end = limit // a solo turn's longest, or a skewed clock
+	t.otherBy = now.Add(maxDelay)
+	if tn.solo {
+		t.otherBy = now.Add(soloCap * maxDelay)
+	}
+	if t.other.end.After(t.otherBy) {
+		t.other.end = t.otherBy // a solo turn's longest, or a token not believed
 	}
 	t.mine, t.soloLen = Turn{}, 0
 }
@@ -347,42 +383,65 @@ func (t *Turns) writeRTT() time.Duration {
 // The write token of an item is written by one writer (Token) and read by
 // the others (ParseToken, TurnOfItem), of any process. Its format:
 //
-//	<request>:<last>                     outside a turn
-//	<request>:<last>:<end>:<no>:<line>   in a turn
+//	<request>:<last>                            outside a turn
+//	<request>:<last>:<end>:<no>:<line>:<left>   in a turn
 //
 // request is the write's request token (RequestToken), which tells
 // the attempts of one write from any other; last is the last number the
-// write stores; end, no and line are the write's turn: its end in Unix
-// microseconds, its number and its line, in decimal. Every attempt of a
-// write carries the same token.
+// write stores; end, no, line and left are the write's turn: its end in
+// Unix microseconds by the writer's clock (which only tells its writer's
+// turns apart), its number, its line, and the microseconds it had left
+// when the write's token was made, in decimal, followed by "s" for a solo
+// turn. Every attempt of a write carries the same token. ParseToken also
+// reads <request>:<last>:<end>:<no>:<line>, as written before left was
+// (the end then read by the reader's clock).
 
 // TokenBytes is the largest size of a write token: 32 hex digits, a colon,
 // up to 19 digits, a colon and a turn.
 const TokenBytes = 32 + 1 + 19 + 1 + turnTokenBytes
 
 // turnTokenBytes is the largest size of a turn in a write token.
-const turnTokenBytes = 3*19 + 2
+const turnTokenBytes = 4*19 + 3 + 1
 
 // Token returns the write token of the items of one write: the write's
 // request token, the last number the write stores and, for a write made in
-// a turn, the turn.
+// a turn, the turn, with the time it has left now.
 func Token(request string, last int64, tn Turn) string {
+	return token(request, last, tn, time.Now())
+}
+
+// token is Token at now.
+func token(request string, last int64, tn Turn, now time.Time) string {
 	tok := request + ":" + strconv.FormatInt(last, 10)
 	if tn.no == 0 {
 		return tok
 	}
-	return tok + ":" + strconv.FormatInt(tn.end.UnixMicro(), 10) + ":" + strconv.FormatInt(tn.no, 10) + ":" + strconv.FormatInt(tn.line, 10)
+	tok += ":" + strconv.FormatInt(tn.end.UnixMicro(), 10) + ":" + strconv.FormatInt(tn.no, 10) + ":" + strconv.FormatInt(tn.line, 10) +
+		":" + strconv.FormatInt(max(0, tn.end.Sub(now).Microseconds()), 10)
+	if tn.solo {
+		tok += "s"
+	}
+	return tok
 }
 
 // ParseToken reads a write token written by Token: the last number of its
-// write, and its turn (the zero Turn when it names none). ok is false when
-// s is not such a token.
+// write, and its turn (the zero Turn when it names none), which ends, by
+// this process's clock, the time it had left after now (see Saw). ok is
+// false when s is not such a token.
 func ParseToken(s string) (last int64, tn Turn, ok bool) {
+	return parseToken(s, time.Now())
+}
+
+// parseToken is ParseToken at now.
+func parseToken(s string, now time.Time) (last int64, tn Turn, ok bool) {
 	f := strings.Split(s, ":")
 	switch len(f) {
 	case 2:
-	case 5:
+	case 5, 6:
 		if tn = parseTurn(f[2], f[3], f[4]); tn.no == 0 {
+			return 0, Turn{}, false
+		}
+		if len(f) == 6 && !parseLeft(&tn, f[5], now) {
 			return 0, Turn{}, false
 		}
 	default:
@@ -405,6 +464,19 @@ func parseTurn(end, no, line string) Turn {
 		return Turn{}
 	}
 	return Turn{end: time.UnixMicro(us), no: n, line: l}
+}
+
+// parseLeft reads the time a turn had left, and whether it is solo, as
+// Token writes them, into tn, its end by the reader's clock counted from
+// now; false when left is not such a field.
+func parseLeft(tn *Turn, left string, now time.Time) bool {
+	left, tn.solo = strings.CutSuffix(left, "s")
+	us, err := strconv.ParseInt(left, 10, 64)
+	if err != nil || us < 0 {
+		return false
+	}
+	tn.seen = now.Add(time.Duration(min(us, int64(math.MaxInt64/time.Microsecond))) * time.Microsecond)
+	return true
 }
 
 // TurnOfItem returns the turn named by the write token of item, in its

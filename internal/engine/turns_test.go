@@ -86,6 +86,7 @@ func TestTurnsSoloTurn(t *testing.T) {
 	}
 	// A writer that waited for the end wrote meanwhile: its turn, read
 	// from its item, makes this writer wait in turns.
+	now = time.Now() // Saw reads the clock
 	tr.Lost(now)
 	tr.Saw(Turn{end: now.Add(20 * time.Millisecond), no: tr.solo + 1, line: 1}, testMaxDelay)
 	if d := pause(&tr, now); d <= 0 {
@@ -193,11 +194,60 @@ func TestTurnsSaw(t *testing.T) {
 			t.Errorf("other = turn %d, want 5: an older turn changes nothing", tr.other.no)
 		}
 	})
-	t.Run("capped by soloCap MaxDelays", func(t *testing.T) {
+	t.Run("capped by MaxDelay", func(t *testing.T) {
 		tr := Turns{rtt: testRTT, write: testRTT}
-		tr.Saw(Turn{end: now.Add(time.Hour), no: 5}, testMaxDelay) // a skewed clock
-		if d := pause(&tr, time.Now()); d > soloCap*testMaxDelay+testRTT {
-			t.Errorf("wait() = %v for a turn an hour long, want at most %d MaxDelays (a solo turn's longest)", d, soloCap)
+		tr.Saw(Turn{end: now.Add(time.Hour), no: 5, line: maxTurnWaits}, testMaxDelay)
+		if d := pause(&tr, time.Now()); d > testMaxDelay {
+			t.Errorf("wait() = %v for a turn an hour long, last in line, want at most MaxDelay (%v)", d, testMaxDelay)
+		}
+	})
+	t.Run("solo capped by soloCap MaxDelays", func(t *testing.T) {
+		tr := Turns{rtt: testRTT, write: testRTT}
+		tr.Saw(Turn{end: now.Add(time.Hour), no: 5, solo: true}, testMaxDelay)
+		if d := pause(&tr, time.Now()); d <= testMaxDelay || d > soloCap*testMaxDelay {
+			t.Errorf("wait() = %v for a solo turn an hour long, want more than MaxDelay, at most %d MaxDelays (a solo turn's longest)", d, soloCap)
+		}
+	})
+	t.Run("skewed clock", func(t *testing.T) {
+		// The writer's clock ahead (the turn would seem to end later):
+		// the turn ends when its token says it had left, less a
+		// write's round trip. Behind (up to skewLimit): when its end
+		// says, the earlier of the two.
+		now := now.Truncate(time.Microsecond) // as a token writes an end
+		for _, c := range []struct {
+			skew time.Duration
+			want time.Duration
+		}{
+			{time.Hour, 50*time.Millisecond - testRTT},
+			{skewLimit / 2, 50*time.Millisecond - testRTT},
+			{0, 50*time.Millisecond - testRTT},
+			{-40 * time.Millisecond, 10 * time.Millisecond},
+		} {
+			tr := Turns{rtt: testRTT, write: testRTT}
+			tok := token(testRequest, 1, Turn{end: now.Add(c.skew + 50*time.Millisecond), no: 5, solo: true}, now.Add(c.skew))
+			_, tn, _ := parseToken(tok, now)
+			tr.Saw(tn, testMaxDelay)
+			if want := now.Add(c.want); !tr.other.end.Equal(want) {
+				t.Errorf("clock %v ahead: the turn ends at %v, want %v", c.skew, tr.other.end.Sub(now), c.want)
+			}
+		}
+		tr := Turns{rtt: testRTT, write: testRTT}
+		tok := token(testRequest, 1, Turn{end: now.Add(-skewLimit/2 + 50*time.Millisecond), no: 5, solo: true}, now.Add(-skewLimit/2))
+		_, tn, _ := parseToken(tok, now)
+		tr.Saw(tn, testMaxDelay)
+		if d := pause(&tr, time.Now()); d != -1 {
+			t.Errorf("wait() = %v for a turn whose writer's clock is %v behind, want none (its end is past by this clock)", d, skewLimit/2)
+		}
+	})
+	t.Run("stale token", func(t *testing.T) {
+		// An item of a writer that stopped, read long after: its
+		// turn is over, whatever time it had left.
+		tr := Turns{rtt: testRTT, write: testRTT}
+		old := now.Add(-time.Hour)
+		_, tn, _ := parseToken(token(testRequest, 1, Turn{end: old.Add(time.Second), no: 5, solo: true}, old), now)
+		tr.Saw(tn, testMaxDelay)
+		if d := pause(&tr, time.Now()); d != -1 {
+			t.Errorf("wait() = %v for a turn that ended an hour ago, want none", d)
 		}
 	})
 	t.Run("another's turn ends mine", func(t *testing.T) {
@@ -220,11 +270,11 @@ func TestTurnsSaw(t *testing.T) {
 func TestTurnsBounded(t *testing.T) {
 	t.Parallel()
 	t.Run("a turn read again is not waited for again", func(t *testing.T) {
-		// A head item that names a turn ending in an hour (a skewed
-		// clock): the writer waits soloCap MaxDelays once, then writes,
-		// however often it reads the same turn.
+		// A head item that names a solo turn ending in an hour (a
+		// token not believed): the writer waits soloCap MaxDelays once,
+		// then writes, however often it reads the same turn.
 		tr := Turns{rtt: testRTT, write: testRTT, held: 1}
-		far := Turn{end: time.Now().Add(time.Hour), no: 2, line: 1}
+		far := Turn{end: time.Now().Add(time.Hour), no: 2, solo: true}
 		tr.Saw(far, testMaxDelay)
 		if d := pause(&tr, time.Now()); d <= 0 || d > soloCap*testMaxDelay+testRTT {
 			t.Fatalf("first wait() = %v, want up to %d MaxDelays", d, soloCap)
@@ -250,7 +300,7 @@ func TestTurnsBounded(t *testing.T) {
 		tr.Saw(Turn{end: time.Now().Add(-time.Millisecond), no: 500, line: maxTurnWaits}, testMaxDelay)
 		tn := tr.next(time.Now(), testMaxDelay)
 		item := map[string]types.AttributeValue{"wtok": &types.AttributeValueMemberS{Value: Token("abc", 1, tn)}}
-		if got := TurnOfItem(item, "wtok"); got != tn {
+		if got := TurnOfItem(item, "wtok"); !sameTurn(got, tn) {
 			t.Errorf("the others read %+v from its token, want %+v", got, tn)
 		}
 		tr.Won(time.Now(), tn)
@@ -332,13 +382,13 @@ func TestTurnTokenRoundTrip(t *testing.T) {
 		t.Errorf("Token is %d bytes, more than TokenBytes (%d)", len(tok), TokenBytes)
 	}
 	item := map[string]types.AttributeValue{"wtok": &types.AttributeValueMemberS{Value: tok}}
-	if got := TurnOfItem(item, "wtok"); got != tn {
+	if got := TurnOfItem(item, "wtok"); !sameTurn(got, tn) {
 		t.Errorf("TurnOfItem(%q) = %+v, want %+v", tok, got, tn)
 	}
 	if got := Token("0123456789abcdef0123456789abcdef", 42, Turn{}); strings.Count(got, ":") != 1 {
 		t.Errorf("Token without a turn = %q, want the token and the last number only", got)
 	}
-	for _, bad := range []string{"", "abc", "abc:42", "abc:42:", "abc:42:x:1:2", "abc:42:1:2", "abc:42:1:2:3:4",
+	for _, bad := range []string{"", "abc", "abc:42", "abc:42:", "abc:42:x:1:2", "abc:42:1:2", "abc:42:1:2:3:4:5", "abc:42:1:2:3:-4", "abc:42:1:2:3:x", "abc:42:1:2:3:4t", "abc:42:1:2:3:",
 		"abc:42:-1:2:3", "abc:42:1:0:3", "abc:42:1:2:-3", "abc:42:1:2:99"} {
 		item := map[string]types.AttributeValue{"wtok": &types.AttributeValueMemberS{Value: bad}}
 		if got := TurnOfItem(item, "wtok"); got != (Turn{}) {
@@ -352,7 +402,7 @@ func TestTurnTokenRoundTrip(t *testing.T) {
 
 func TestParseToken(t *testing.T) {
 	t.Parallel()
-	for tok, want := range map[string]int64{"abc:7": 7, "abc:7:1795452382005262:3:2": 7} {
+	for tok, want := range map[string]int64{"abc:7": 7, "abc:7:1795452382005262:3:2": 7, "abc:7:1795452382005262:3:2:1500": 7, "abc:7:1795452382005262:3:0:1500s": 7} {
 		if last, _, ok := ParseToken(tok); !ok || last != want {
 			t.Errorf("ParseToken(%q) = %d, %v, want %d, true", tok, last, ok, want)
 		}
@@ -365,6 +415,13 @@ func TestParseToken(t *testing.T) {
 }
 
 const testRequest = "0123456789abcdef0123456789abcdef" // as RequestToken makes them
+
+// sameTurn reports whether a and b are the same turn; when they were read
+// from a token (seen) does not count.
+func sameTurn(a, b Turn) bool {
+	a.seen, b.seen = time.Time{}, time.Time{}
+	return a == b
+}
 
 // TestTokenRoundTrip: what Token writes, ParseToken reads back, within
 // TokenBytes, at the ends of every field's range.
@@ -381,6 +438,7 @@ func TestTokenRoundTrip(t *testing.T) {
 		{"a turn", 42, Turn{end: time.UnixMicro(1_795_452_382_005_262), no: 12, line: 3}},
 		{"first turn, empty line", 7, Turn{end: time.UnixMicro(1), no: 1, line: 0}},
 		{"longest", math.MaxInt64, longest},
+		{"solo", 42, Turn{end: time.UnixMicro(1_795_452_382_005_262), no: 12, solo: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -389,7 +447,7 @@ func TestTokenRoundTrip(t *testing.T) {
 				t.Errorf("Token() = %q, %d bytes, more than TokenBytes (%d)", tok, len(tok), TokenBytes)
 			}
 			last, tn, ok := ParseToken(tok)
-			if !ok || last != tt.last || tn != tt.tn {
+			if !ok || last != tt.last || !sameTurn(tn, tt.tn) {
 				t.Errorf("ParseToken(%q) = %d, %+v, %v, want %d, %+v, true", tok, last, tn, ok, tt.last, tt.tn)
 			}
 		})
@@ -410,7 +468,7 @@ func FuzzTokenRoundTrip(f *testing.F) {
 		}
 		tok := Token(testRequest, last, tn)
 		got, gotTurn, ok := ParseToken(tok)
-		if !ok || got != last || gotTurn != tn {
+		if !ok || got != last || !sameTurn(gotTurn, tn) {
 			t.Fatalf("ParseToken(%q) = %d, %+v, %v, want %d, %+v, true", tok, got, gotTurn, ok, last, tn)
 		}
 		if last >= 0 && len(tok) > TokenBytes {
@@ -422,7 +480,7 @@ func FuzzTokenRoundTrip(f *testing.F) {
 // FuzzParseToken: ParseToken never fails on what another writer may have
 // stored, and what it accepts, Token writes back the same.
 func FuzzParseToken(f *testing.F) {
-	for _, s := range []string{"abc:7", "abc:7:1795452382005262:3:2", "", ":", "abc:7:1:2", "a:-1:1:1:16"} {
+	for _, s := range []string{"abc:7", "abc:7:1795452382005262:3:2", "abc:7:1795452382005262:3:2:1500s", "", ":", "abc:7:1:2", "a:-1:1:1:16"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -435,7 +493,7 @@ func FuzzParseToken(f *testing.F) {
 		}
 		request, _, _ := strings.Cut(s, ":")
 		again, againTurn, ok := ParseToken(Token(request, last, tn))
-		if !ok || again != last || againTurn != tn {
+		if !ok || again != last || !sameTurn(againTurn, tn) {
 			t.Fatalf("ParseToken(Token(ParseToken(%q))) = %d, %+v, %v, want %d, %+v", s, again, againTurn, ok, last, tn)
 		}
 	})

@@ -34,7 +34,8 @@ import (
 // each other share one UpdateItem (up to 100 calls); for millions of
 // numbers a second, use a Block.
 //
-// A Counter is safe for concurrent use by any number of goroutines.
+// A Counter is safe for concurrent use by any number of goroutines; under
+// a throttle at the table's ceiling its sequences take turns (docs/capacity.md).
 // docs/counter.md has the details.
 type Counter struct {
 	client   Client // every request; the updates wait out throttles (see capacity.go)
@@ -53,6 +54,7 @@ type Counter struct {
 	resolver engine.Resender                                           // sends again an update the SDK gave up on
 	patience patience                                                  // the waits for capacity
 	rtt      engine.RoundTrip                                          // the updates' round trips, across names
+	share    engine.Share                                              // the table's write budget, shared by the names (see tableshare.go)
 }
 
 // counterMaxResends is how many times a Counter sends again an update

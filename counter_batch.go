@@ -64,6 +64,7 @@ type counterCall = engine.Call[counterReq, int64]
 // counterLane is what the runs of one sequence keep between them.
 type counterLane struct {
 	capacity engine.Capacity // the waits after throttles
+	seat     engine.Seat     // the sequence's place in the table's share
 }
 
 // maxSpan is the largest span one update may add: capacity (the values
@@ -105,6 +106,10 @@ func (c *Counter) write(ctx context.Context, key counterKey, lane *counterLane, 
 	if key.exp.attr != "" {
 		exp = &key.exp
 	}
+	units := c.units(key)
+	if takeSlot(&c.share, &lane.seat, calls, units, c.opts.MaxWait) {
+		return // the table's writes take turns (see engine.Share)
+	}
 	in := c.reserveInput(key.pk, span, c.opts.MaxValue-span, exp)
 	start := time.Now()
 	var out *dynamodb.UpdateItemOutput
@@ -119,10 +124,14 @@ func (c *Counter) write(ctx context.Context, key counterKey, lane *counterLane, 
 	case engine.Stored:
 		c.rtt.Add(time.Since(start))
 		lane.capacity.Reset()
+		c.share.Admitted(&lane.seat, start, units)
 		c.handOut(out.Attributes, span, calls)
 	case engine.Unknown:
 		engine.Fail(calls, fmt.Errorf("%w (an update that was applied leaves a gap; retrying is safe)", err))
 	case engine.Throttled, engine.Conflict:
+		if sharedRefusal(&c.share, &lane.seat, calls, start, units, c.opts.MaxWait, &c.stats.waits, err) {
+			return // at a ceiling the table's names share: the name's turn
+		}
 		waitForCapacity(calls, &lane.capacity, start, c.rtt.Load(), c.opts.MaxWait, 0, &c.stats.waits, err) // not paced: from the round trip
 	case engine.LostRace:
 		// A failed condition is MaxValue's (a replicated write conflict
@@ -150,4 +159,20 @@ func (c *Counter) handOut(attrs map[string]types.AttributeValue, span int64, cal
 		call.Res = first
 		first += call.Req.span
 	}
+}
+
+// units is the write units DynamoDB charges an update of the counter item
+// of key, as the table's share counts them: engine.Units of the item's
+// size at its largest (its keys, its value and its TTL), which is 1 unless
+// the key comes near DynamoDB's 2,048 bytes for a partition key value.
+func (c *Counter) units(key counterKey) float64 {
+	o := &c.opts
+	bytes := len(o.PartitionKey) + len(key.pk) + len(o.ValueAttribute) + maxNumberBytes
+	if o.SortKeyValue != "" {
+		bytes += len(o.SortKey) + len(o.SortKeyValue)
+	}
+	if key.exp.attr != "" {
+		bytes += len(key.exp.attr) + maxNumberBytes
+	}
+	return engine.Units(bytes)
 }

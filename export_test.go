@@ -18,6 +18,10 @@ func (b *Block) Figures() BlockFigures     { return b.figures() }
 func (s *SortKey) Figures() AppendFigures  { return s.stats.stats() }
 func (l *Latest) Figures() AppendFigures   { return l.stats.stats() }
 
+// ShareRate is the rate of the Counter's table share, estimated (see
+// engine.Share.Rate).
+func (c *Counter) ShareRate() float64 { return c.share.Rate() }
+
 func (f counterFigures) Capacity() CapacityFigures { return f.capacityFigures }
 func (f appendFigures) Capacity() CapacityFigures  { return f.capacityFigures }
 

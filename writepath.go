@@ -82,38 +82,17 @@ func (p pacing) waitForCapacity(w *engine.NameWriter, calls []*engine.Call[appen
 // waits for the name's turn in the table's share, any other refusal as
 // the name's Capacity says.
 func (p pacing) refused(w *engine.NameWriter, calls []*engine.Call[appendReq, int64], sent time.Time, err error) {
-	units := engine.BatchUnits(calls, p.copyLast)
-	if engine.Decide(err, ErrUnknownOutcome) == engine.Throttled {
-		now := time.Now()
-		if at, shared := p.share.Throttled(&w.Seat, sent, now, p.charged(calls), engine.ThrottleScope(err)); shared {
-			wait := at.Sub(now)
-			holdCalls(calls, wait, p.maxWait, &p.stats.waits, capacityCause(err, wait))
-			return
-		}
+	if sharedRefusal(p.share, &w.Seat, calls, sent, p.charged(calls), p.maxWait, &p.stats.waits, err) {
+		return
 	}
-	waitForCapacity(calls, &w.Capacity, sent, w.RoundTrip(), p.maxWait, units, &p.stats.waits, err)
+	waitForCapacity(calls, &w.Capacity, sent, w.RoundTrip(), p.maxWait, engine.BatchUnits(calls, p.copyLast), &p.stats.waits, err)
 }
 
-// errShared is why the calls of a name wait for their turn in the table's
-// share (see seated).
-var errShared = errors.New("the table's writes take turns after DynamoDB throttled them at a ceiling its names share")
-
 // seated reports whether calls, about to be written, must wait for the
-// name's turn in the table's share (engine.Share.Take) instead, and if so
-// puts them back in the queue until then: a caller whose context ends
-// first gets ErrThrottled, as behind a throttle, and the wait counts
-// toward Retry.MaxWait as a wait for capacity does (see holdCalls); it is
-// not a wait after a refusal of the call's, which Stats.WaitTime counts.
+// name's turn in the table's share instead, and if so puts them back in
+// the queue until then (see takeSlot).
 func (p pacing) seated(w *engine.NameWriter, calls []*engine.Call[appendReq, int64]) bool {
-	now := time.Now()
-	at := p.share.Take(&w.Seat, now, p.charged(calls))
-	if !at.After(now) {
-		return false
-	}
-	wait := at.Sub(now)
-	var uncounted capacityWaits
-	holdCalls(calls, wait, p.maxWait, &uncounted, &capacityError{kind: ErrThrottled, wait: wait, err: errShared})
-	return true
+	return takeSlot(p.share, &w.Seat, calls, p.charged(calls), p.maxWait)
 }
 
 // charged is the write units DynamoDB charges the write of calls, as the

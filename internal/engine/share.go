@@ -26,15 +26,17 @@ const sampleWrites = 8
 // The estimate: the units the table admitted between two shared throttles
 // over the time between them (the ceiling refilled them, its bucket empty
 // at both), once sampleWrites writes per name were admitted (sampleWrites
-// if that is under 3/4 of the estimate), moving half of the way each time
-// (all the way if that is under half of it); before the first bracket, the rate each sampleWrites
+// if that is under 3/4 of the estimate), moving all of the way down and
+// half of the way up; before the first bracket, the rate each sampleWrites
 // admitted writes show if it is higher. The line goes at the estimate times
 // 1+probe*(2^k-1), k counting the rounds of slots (one per name) handed
 // without a shared throttle, at most maxProbes, halved by each one, so
 // that a ceiling that grows is found. A shared throttle after nothing was
 // admitted for longer than a round is an outage, which leaves the
-// estimate as it was. The line ends after pacedWrites slots per name
-// without a shared throttle; the next one starts it again.
+// estimate as it was, and a write admitted after such a gap (an outage,
+// the process stalled) starts the bracket again. The line ends after
+// pacedWrites slots per name without a shared throttle; the next one
+// starts it again.
 //
 // A refused write goes to the end of the line, and waits at least 50, 100,
 // then 200 ms (RefusedGap/2) per refusal in a row of its name: at most 5
@@ -174,7 +176,13 @@ func (s *Share) Admitted(seat *Seat, start time.Time, units float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	seat.streak = 0
-	s.won = start
+	if s.rate > 0 && !s.won.IsZero() && start.Sub(s.won) > max(RefusedGap, 2*s.round()) {
+		// Nothing admitted for longer than a round of the names: they
+		// stalled, or the table refused them all. The bracket says
+		// nothing of the rate until now, and starts again here.
+		s.since, s.units, s.writes = start, 0, 0
+	}
+	s.won = later(s.won, start)
 	if seat == s.lastSeat {
 		s.soloRun++
 	} else {
@@ -281,7 +289,11 @@ func (s *Share) sample(start time.Time) {
 	}
 	s.guessed = s.writes < sampleWrites
 	switch {
-	case s.rate <= 0 || r < s.rate/2:
+	case s.rate <= 0 || r < s.rate:
+		// Below the estimate, the bracket is the rate: an estimate
+		// above it puts the line ahead of the refill each round, the
+		// deficit refuses the round's last slot, and the write refused
+		// there takes the last slot again, round after round.
 		s.rate = r
 	default:
 		s.rate += (r - s.rate) / 2

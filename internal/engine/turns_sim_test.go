@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dynamoseq/dynamoseq/internal/backoff"
 )
 
 // The test of this file runs Turns as Latest uses them, from writers of
@@ -176,20 +178,9 @@ func (p *simProc) writer(ctx context.Context, maxDelay time.Duration) {
 			p.known = false
 			p.cap.Reset()
 			conflicts++
-			_ = sleepCtx(ctx, p.cap.Conflict(p.turns.RoundTrip()))
+			_ = backoff.Sleep(ctx, p.cap.Conflict(p.turns.RoundTrip()))
 		}
 		p.maxRaces, p.maxConflicts = max(p.maxRaces, races), max(p.maxConflicts, conflicts)
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 
@@ -211,7 +202,7 @@ func simRun(procs, goroutines int, stagger, skew, warm, d time.Duration, seed ui
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if sleepCtx(ctx, time.Duration(i)*stagger) != nil {
+			if backoff.Sleep(ctx, time.Duration(i)*stagger) != nil {
 				return
 			}
 			var cw sync.WaitGroup // the writer and the callers

@@ -207,6 +207,15 @@ func (r *appendReq) Bytes() int { return r.size }
 // Races is the count of races lost so far (engine.Batched).
 func (r *appendReq) Races() int { return r.races }
 
+// Key is the partition key value of the call's key item, "" for none
+// (engine.Batched).
+func (r *appendReq) Key() string {
+	if r.key == nil {
+		return ""
+	}
+	return r.key.pk
+}
+
 func (r *appendReq) Lose() int {
 	r.races++
 	return r.races

@@ -200,33 +200,6 @@ type keyHeldError struct {
 
 func (e *keyHeldError) Error() string { return "dynamoseq: the idempotency key is held" }
 
-// decide is engine.Decide for a write of calls, whose key items have the
-// partition key attribute pkAttr: a failed condition that returned an item
-// holding engine.KeyAttribute is KeyTaken only when the item is the key
-// item of one of the calls (its partition key is the call's key's). Any
-// other such item is a sequence's (an item of the caller's that set the
-// attribute before the library reserved its prefix): the item in the way
-// of a lost race, as engine.Classify reads it. A write without keys
-// allocates nothing more.
-func decide(err error, calls []*engine.Call[appendReq, int64], pkAttr string) engine.Verdict {
-	v := engine.Decide(err, ErrUnknownOutcome)
-	if v != engine.KeyTaken {
-		return v
-	}
-	for _, item := range engine.KeyItems(err) {
-		pk, ok := item[pkAttr].(*types.AttributeValueMemberS)
-		if !ok || !strings.Contains(pk.Value, keySeparator) {
-			continue
-		}
-		for _, c := range calls {
-			if k := c.Req.key; k != nil && k.pk == pk.Value {
-				return engine.KeyTaken
-			}
-		}
-	}
-	return engine.LostRace
-}
-
 // heldKeys sets a keyHeldError as the outcome of the calls of a write whose
 // key items came back with err, a KeyTaken refusal, and returns the others,
 // to write again (none, the calls failed, when no call's key came back).
@@ -252,35 +225,6 @@ func heldKeys(calls []*engine.Call[appendReq, int64], pkAttr string, err error) 
 		return nil
 	}
 	return kept
-}
-
-// keyedBatches writes the calls of a run as RunBatches does, and makes the
-// key items fit: a batch holding a call with a key takes at most half of
-// maxItems calls (every call may bring its key item), and a call whose key
-// repeats one of an earlier call of the batch starts the next (DynamoDB
-// refuses two actions on one item in a transaction; the second meets the
-// first's key item, and replays it).
-func keyedBatches(batch []*engine.Call[appendReq, int64], maxItems int, copyLast bool, counted func(int), write func([]*engine.Call[appendReq, int64])) {
-	for len(batch) > 0 {
-		n, limit := 0, maxItems
-		var seen map[string]bool // made at the first key: calls without one allocate nothing
-		for ; n < len(batch); n++ {
-			if k := batch[n].Req.key; k != nil {
-				if seen == nil {
-					seen, limit = map[string]bool{}, maxItems/2
-				}
-				if seen[k.pk] {
-					break
-				}
-				seen[k.pk] = true
-			}
-		}
-		engine.RunBatches(batch[:n], limit, copyLast, counted, write)
-		if engine.PutBack(batch[:n], batch[n:]) {
-			return
-		}
-		batch = batch[n:]
-	}
 }
 
 // contentHash is the hash of an item's attributes that a key item keeps:

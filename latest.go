@@ -192,7 +192,7 @@ func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch [
 		l.appendEach(ctx, base, hint, batch)
 		return
 	}
-	keyedBatches(batch, latestMaxBatch, true, l.stats.batch, func(calls []*engine.Call[appendReq, int64]) { l.write(ctx, base, hint, calls) })
+	engine.RunBatches(batch, latestMaxBatch, true, l.stats.batch, func(calls []*engine.Call[appendReq, int64]) { l.write(ctx, base, hint, calls) })
 }
 
 // write appends the versions of calls in one transaction and sets the
@@ -218,7 +218,7 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 	in := l.transaction(base, prev, calls, tn)
 	start := time.Now()
 	err = l.commit(ctx, in)
-	switch decide(err, calls, l.opts.PartitionKey) {
+	switch engine.DecideWrite(err, ErrUnknownOutcome, calls, l.opts.PartitionKey) {
 	case engine.Stored:
 		l.pace.won(&hint.NameWriter, calls, start, tn)
 		for i, c := range calls {

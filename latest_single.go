@@ -96,7 +96,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 		start, units := time.Now(), l.pace.oneWrite(calls) // the version and 'latest'
 		tok := &types.AttributeValueMemberS{Value: engine.Token(engine.RequestToken(), v, tn)}
 		err = l.putVersion(ctx, base, v, calls[0].Req.attrs, tok)
-		switch decide(err, calls[:1], l.opts.PartitionKey) {
+		switch engine.DecideWrite(err, ErrUnknownOutcome, calls[:1], l.opts.PartitionKey) {
 		case engine.Stored:
 			if l.storedVersion(ctx, base, hint, calls, v, tok, start, tn, units) {
 				return

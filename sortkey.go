@@ -200,7 +200,7 @@ func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyC
 		s.writeEach(ctx, pk, h, batch)
 		return
 	}
-	keyedBatches(batch, engine.MaxTransactItems, false, s.stats.batch, func(calls []*sortKeyCall) { s.write(ctx, pk, h, calls) })
+	engine.RunBatches(batch, engine.MaxTransactItems, false, s.stats.batch, func(calls []*sortKeyCall) { s.write(ctx, pk, h, calls) })
 }
 
 // write stores the items of calls at the numbers that follow the last one
@@ -229,7 +229,7 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		}
 		start := time.Now()
 		err = s.put(ctx, pk, first, calls, tn)
-		switch decide(err, calls, s.opts.PartitionKey) {
+		switch engine.DecideWrite(err, ErrUnknownOutcome, calls, s.opts.PartitionKey) {
 		case engine.Stored:
 			s.pace.won(&h.NameWriter, calls, start, tn)
 			for i, c := range calls {

@@ -55,7 +55,7 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 		}
 		start := time.Now()
 		err = s.put(ctx, pk, n, calls[:1], tn)
-		switch decide(err, calls[:1], s.opts.PartitionKey) {
+		switch engine.DecideWrite(err, ErrUnknownOutcome, calls[:1], s.opts.PartitionKey) {
 		case engine.Stored:
 			s.pace.Won(&h.NameWriter, start, tn, engine.BatchUnits(calls[:1], false)) // one item a write: not paced
 			calls[0].Res, h.last = n, n

@@ -160,17 +160,23 @@ func Fail[Req any](calls []*Call[Req, int64], err error) {
 // it).
 type Batched[Req any] interface {
 	*Req
-	Bytes() int // the item's size in bytes, keys included
-	Races() int // races lost so far (see RaceLost)
+	Bytes() int  // the item's size in bytes, keys included
+	Races() int  // races lost so far (see RaceLost)
+	Key() string // the partition key value of the call's key item (see KeyAttribute); "" for none
 }
 
 // RunBatches writes the calls of one run in order, in as few writes as
 // DynamoDB's limits allow (maxItems; copyLast as for BatchLen), counting
 // each batch once with counted, and stops when a write put its calls back
-// in the queue (see PutBack).
+// in the queue (see PutBack). Key items must fit too: a batch holding a
+// call with a key takes at most half of maxItems calls (each may bring its
+// key item), and a call whose key repeats an earlier call's of the batch
+// starts the next one (DynamoDB refuses two actions on one item in a
+// transaction; the second meets the first's key item, and replays it).
 func RunBatches[Req any, R Batched[Req]](batch []*Call[Req, int64], maxItems int, copyLast bool, counted func(n int), write func([]*Call[Req, int64])) {
 	for len(batch) > 0 {
-		n := BatchLen(len(batch), maxItems, func(i int) int { return R(&batch[i].Req).Bytes() }, copyLast)
+		k, limit := keyed[Req, R](batch, maxItems)
+		n := BatchLen(k, limit, func(i int) int { return R(&batch[i].Req).Bytes() }, copyLast)
 		if R(&batch[0].Req).Races() == 0 { // a batch put back is counted once
 			counted(n)
 		}
@@ -180,6 +186,28 @@ func RunBatches[Req any, R Batched[Req]](batch []*Call[Req, int64], maxItems int
 		}
 		batch = batch[n:]
 	}
+}
+
+// keyed returns how many calls at the head of batch may share one write as
+// far as their key items go, and the most calls that write may hold:
+// maxItems, or half of it once a call brings a key item (see RunBatches).
+func keyed[Req any, R Batched[Req]](batch []*Call[Req, int64], maxItems int) (n, limit int) {
+	limit = maxItems
+	var seen map[string]bool // made at the first key: calls without one allocate nothing
+	for ; n < len(batch) && n < limit; n++ {
+		k := R(&batch[n].Req).Key()
+		if k == "" {
+			continue
+		}
+		if seen == nil {
+			seen, limit = map[string]bool{}, max(maxItems/2, 1)
+		}
+		if seen[k] {
+			break
+		}
+		seen[k] = true
+	}
+	return min(n, limit), limit
 }
 
 // NameWriter is what a SortKey or a Latest knows of the writes of one

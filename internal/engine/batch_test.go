@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -100,6 +101,56 @@ func TestPublishAndLinger(t *testing.T) {
 	for i, c := range cs {
 		if c.Err == nil {
 			t.Errorf("Fail: call %d has no error", i)
+		}
+	}
+}
+
+// keyedReq is a request with a size, races and a key (engine.Batched).
+type keyedReq struct {
+	key   string
+	races int
+}
+
+func (r *keyedReq) Bytes() int  { return 100 }
+func (r *keyedReq) Races() int  { return r.races }
+func (r *keyedReq) Key() string { return r.key }
+
+// TestRunBatchesKeys: calls without keys fill maxItems a write; a write
+// holding a key takes at most half of maxItems calls, and a key that
+// repeats one of its write's starts the next write.
+func TestRunBatchesKeys(t *testing.T) {
+	keys := func(ks ...string) []*engine.Call[keyedReq, int64] {
+		cs := make([]*engine.Call[keyedReq, int64], len(ks))
+		for i, k := range ks {
+			cs[i] = &engine.Call[keyedReq, int64]{Req: keyedReq{key: k}}
+		}
+		return cs
+	}
+	many := func(n int, key func(i int) string) []string {
+		ks := make([]string, n)
+		for i := range ks {
+			ks[i] = key(i)
+		}
+		return ks
+	}
+	for _, tt := range []struct {
+		name     string
+		keys     []string
+		maxItems int
+		want     []int
+	}{
+		{"no keys", many(150, func(int) string { return "" }), 100, []int{100, 50}},
+		{"distinct keys", many(60, func(i int) string { return string(rune('A' + i)) }), 100, []int{50, 10}},
+		{"a key late in the write", many(80, func(i int) string { return map[bool]string{true: "k"}[i == 70] }), 100, []int{50, 30}},
+		{"a repeated key", []string{"a", "b", "a", "", "c"}, 100, []int{2, 3}},
+		{"one item a write", []string{"a", "a"}, 1, []int{1, 1}},
+	} {
+		var got []int
+		engine.RunBatches(keys(tt.keys...), tt.maxItems, false, func(int) {}, func(cs []*engine.Call[keyedReq, int64]) {
+			got = append(got, len(cs))
+		})
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s: writes of %v calls, want %v", tt.name, got, tt.want)
 		}
 	}
 }

@@ -119,6 +119,32 @@ func Decide(err, unknown error) Verdict {
 	return Other
 }
 
+// DecideWrite is Decide for the write of calls, whose key items have the
+// partition key attribute pkAttr: a failed condition that returned an item
+// holding KeyAttribute is KeyTaken only when the item is the key item of
+// one of the calls (its partition key is a call's Key). Any other such
+// item is a sequence's (an item of the caller's that set the attribute
+// before the library reserved it): the item in the way of a lost race, as
+// Classify reads it. A write without keys allocates nothing more.
+func DecideWrite[Req any, R Batched[Req]](err, unknown error, calls []*Call[Req, int64], pkAttr string) Verdict {
+	v := Decide(err, unknown)
+	if v != KeyTaken {
+		return v
+	}
+	for _, item := range KeyItems(err) {
+		pk, ok := item[pkAttr].(*types.AttributeValueMemberS)
+		if !ok {
+			continue
+		}
+		for _, c := range calls {
+			if k := R(&c.Req).Key(); k != "" && k == pk.Value {
+				return KeyTaken
+			}
+		}
+	}
+	return LostRace
+}
+
 // refused reports whether DynamoDB refused the request as invalid for what
 // it carries: a ValidationException, or a cancelled transaction with a
 // ValidationError (or ValidationException) among its reasons.

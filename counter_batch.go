@@ -107,7 +107,8 @@ func (c *Counter) write(ctx context.Context, key counterKey, lane *counterLane, 
 		exp = &key.exp
 	}
 	units := c.units(key)
-	if takeSlot(&c.share, &lane.seat, calls, units, c.opts.MaxWait) {
+	if at := c.share.Take(&lane.seat, time.Now(), units); !at.IsZero() {
+		seatWait(calls, at, c.opts.MaxWait)
 		return // the table's writes take turns (see engine.Share)
 	}
 	in := c.reserveInput(key.pk, span, c.opts.MaxValue-span, exp)

@@ -113,7 +113,7 @@ func NewLatest(client Client, table string, optFns ...func(*LatestOptions)) (*La
 	l.client = countingClient{Client: client, n: &l.stats.requests}
 	l.reads = patientClient{Client: l.client, p: patience{maxWait: o.MaxWait, rtt: &l.rtt, waits: &l.stats.waits}}
 	l.resolver = o.resender(&l.stats.resends)
-	l.pace = pacing{Pace: engine.Pace{RTT: &l.rtt, Turns: &l.stats.turns}, share: new(engine.Share), single: l.single, maxWait: o.MaxWait, stats: &l.stats, copyLast: true}
+	l.pace = pacing{Pace: engine.Pace{RTT: &l.rtt, Turns: &l.stats.turns, Share: new(engine.Share), Single: l.single, CopyLast: true}, maxWait: o.MaxWait, stats: &l.stats}
 	return l, nil
 }
 
@@ -199,7 +199,8 @@ func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch [
 // outcome of every call, or puts the calls back in the queue: after a lost
 // race (see engine.RaceLost), or to wait for capacity (see waitForCapacity).
 func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls []*engine.Call[appendReq, int64]) {
-	if l.pace.seated(&hint.NameWriter, calls) {
+	if at := engine.Slot(l.pace.Pace, &hint.NameWriter, calls); !at.IsZero() {
+		seatWait(calls, at, l.pace.maxWait)
 		return // the table's writes take turns (see engine.Share)
 	}
 	tn, err := l.place(ctx, base, hint)
@@ -220,7 +221,9 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 	err = l.commit(ctx, in)
 	switch engine.DecideWrite(err, ErrUnknownOutcome, calls, l.opts.PartitionKey) {
 	case engine.Stored:
-		l.pace.won(&hint.NameWriter, calls, start, tn)
+		if next := engine.WonBatch(l.pace.Pace, &hint.NameWriter, start, tn, calls); !next.IsZero() {
+			l.pace.paced(calls, next)
+		}
 		for i, c := range calls {
 			c.Res = prev + 1 + int64(i)
 		}

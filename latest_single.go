@@ -54,7 +54,7 @@ func (l *Latest) storedVersion(ctx context.Context, base string, hint *latestHin
 		}
 		return true
 	}
-	l.pace.Won(&hint.NameWriter, start, tn, units) // both writes: the turn's round trip, the share; not paced
+	l.pace.Won(&hint.NameWriter, start, tn, units, units) // both writes: the turn's round trip, the share; not paced
 	return false
 }
 
@@ -69,7 +69,8 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			engine.Fail(calls, err)
 			return
 		}
-		if l.pace.seated(&hint.NameWriter, calls) {
+		if at := engine.Slot(l.pace.Pace, &hint.NameWriter, calls); !at.IsZero() {
+			seatWait(calls, at, l.pace.maxWait)
 			return // the table's writes take turns (see engine.Share)
 		}
 		if races == 0 {
@@ -93,7 +94,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			calls[0].Err, calls = engine.ErrCallerLeft, calls[1:]
 			continue
 		}
-		start, units := time.Now(), l.pace.oneWrite(calls) // the version and 'latest'
+		start, units := time.Now(), engine.Charged(l.pace.Pace, calls) // the version and 'latest'
 		tok := &types.AttributeValueMemberS{Value: engine.Token(engine.RequestToken(), v, tn)}
 		err = l.putVersion(ctx, base, v, calls[0].Req.attrs, tok)
 		switch engine.DecideWrite(err, ErrUnknownOutcome, calls[:1], l.opts.PartitionKey) {

@@ -104,7 +104,7 @@ func NewSortKey(client Client, table string, optFns ...func(*SortKeyOptions)) (*
 	s.client = countingClient{Client: client, n: &s.stats.requests}
 	s.reads = patientClient{Client: s.client, p: patience{maxWait: o.MaxWait, rtt: &s.rtt, waits: &s.stats.waits}}
 	s.resolver = o.resender(&s.stats.resends)
-	s.pace = pacing{Pace: engine.Pace{RTT: &s.rtt, Turns: &s.stats.turns}, share: new(engine.Share), single: s.single, maxWait: o.MaxWait, stats: &s.stats.appendStats}
+	s.pace = pacing{Pace: engine.Pace{RTT: &s.rtt, Turns: &s.stats.turns, Share: new(engine.Share), Single: s.single}, maxWait: o.MaxWait, stats: &s.stats.appendStats}
 	s.max = min(s.codec.max(), o.MaxValue)
 	s.lo, s.hi = s.codec.key(1), s.codec.key(s.max)
 	return s, nil
@@ -209,7 +209,8 @@ func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyC
 // waitForCapacity).
 func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKeyCall) {
 	races := calls[0].Req.races // the oldest call has lost the most
-	if s.pace.seated(&h.NameWriter, calls) {
+	if at := engine.Slot(s.pace.Pace, &h.NameWriter, calls); !at.IsZero() {
+		seatWait(calls, at, s.pace.maxWait)
 		return // the table's writes take turns (see engine.Share)
 	}
 	for len(calls) > 0 {
@@ -231,7 +232,9 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 		err = s.put(ctx, pk, first, calls, tn)
 		switch engine.DecideWrite(err, ErrUnknownOutcome, calls, s.opts.PartitionKey) {
 		case engine.Stored:
-			s.pace.won(&h.NameWriter, calls, start, tn)
+			if next := engine.WonBatch(s.pace.Pace, &h.NameWriter, start, tn, calls); !next.IsZero() {
+				s.pace.paced(calls, next)
+			}
 			for i, c := range calls {
 				c.Res = first + int64(i)
 			}

@@ -34,7 +34,8 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 			engine.Fail(calls, err)
 			return
 		}
-		if s.pace.seated(&h.NameWriter, calls) {
+		if at := engine.Slot(s.pace.Pace, &h.NameWriter, calls); !at.IsZero() {
+			seatWait(calls, at, s.pace.maxWait)
 			return // the table's writes take turns (see engine.Share)
 		}
 		if races == 0 {
@@ -53,11 +54,11 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 			calls[0].Err, calls = engine.ErrCallerLeft, calls[1:]
 			continue
 		}
-		start := time.Now()
+		start, units := time.Now(), engine.BatchUnits(calls[:1], false)
 		err = s.put(ctx, pk, n, calls[:1], tn)
 		switch engine.DecideWrite(err, ErrUnknownOutcome, calls[:1], s.opts.PartitionKey) {
 		case engine.Stored:
-			s.pace.Won(&h.NameWriter, start, tn, engine.BatchUnits(calls[:1], false)) // one item a write: not paced
+			s.pace.Won(&h.NameWriter, start, tn, units, units) // one item a write: not paced
 			calls[0].Res, h.last = n, n
 			calls, races = calls[1:], 0
 		case engine.Unknown:

@@ -48,15 +48,14 @@ func graceOf(r Retry, rtt *engine.RoundTrip) func(*engine.GroupOptions) {
 }
 
 // pacing is what a SortKey's or a Latest's runs need to pace the writes of
-// a name: the engine's pace (its Won records a write that succeeded),
-// Retry.MaxWait and the strategy's figures.
+// a name: the engine's pace (the table's share among them), Retry.MaxWait
+// and the strategy's figures. On a write's way, a run asks engine.Seat
+// before it and calls engine.WonBatch (or Pace.Won) after it; pacing holds
+// what follows a refusal or a wait.
 type pacing struct {
 	engine.Pace
-	share    *engine.Share // the table's write budget, shared by its names
-	maxWait  time.Duration
-	stats    *appendStats
-	copyLast bool // a write carries the last item twice (Latest's 'latest')
-	single   bool // writes one item a request, no transactions
+	maxWait time.Duration
+	stats   *appendStats
 }
 
 // headFailed handles calls whose write could not be placed: the read of
@@ -82,47 +81,10 @@ func (p pacing) waitForCapacity(w *engine.NameWriter, calls []*engine.Call[appen
 // waits for the name's turn in the table's share, any other refusal as
 // the name's Capacity says.
 func (p pacing) refused(w *engine.NameWriter, calls []*engine.Call[appendReq, int64], sent time.Time, err error) {
-	if sharedRefusal(p.share, &w.Seat, calls, sent, p.charged(calls), p.maxWait, &p.stats.waits, err) {
+	if sharedRefusal(p.Share, &w.Seat, calls, sent, engine.Charged(p.Pace, calls), p.maxWait, &p.stats.waits, err) {
 		return
 	}
-	waitForCapacity(calls, &w.Capacity, sent, w.RoundTrip(), p.maxWait, engine.BatchUnits(calls, p.copyLast), &p.stats.waits, err)
-}
-
-// seated reports whether calls, about to be written, must wait for the
-// name's turn in the table's share instead, and if so puts them back in
-// the queue until then (see takeSlot).
-func (p pacing) seated(w *engine.NameWriter, calls []*engine.Call[appendReq, int64]) bool {
-	return takeSlot(p.share, &w.Seat, calls, p.charged(calls), p.maxWait)
-}
-
-// charged is the write units DynamoDB charges the write of calls, as the
-// table's share counts them: twice the items' for a transaction (see
-// engine.Units); without transactions, the first call's write alone (see
-// oneWrite).
-func (p pacing) charged(calls []*engine.Call[appendReq, int64]) float64 {
-	if p.single {
-		return p.oneWrite(calls)
-	}
-	u := engine.BatchUnits(calls, p.copyLast)
-	if p.copyLast || len(calls) > 1 || calls[0].Req.key != nil {
-		u *= 2 // a TransactWriteItems (see SortKey.put, Latest.transaction)
-	}
-	return u
-}
-
-// oneWrite is the write units DynamoDB charges the write of calls' first
-// call without transactions, which writes one item a request: its item's,
-// twice with the copy to 'latest' (a Latest's two PutItems). The table's
-// share takes a slot and records an admitted write of that many.
-func (p pacing) oneWrite(calls []*engine.Call[appendReq, int64]) float64 {
-	return engine.BatchUnits(calls[:1], p.copyLast)
-}
-
-// Won records a write of one item a request (without transactions) that
-// DynamoDB stored (see engine.Pace.Won), in the table's share too.
-func (p pacing) Won(w *engine.NameWriter, start time.Time, tn engine.Turn, units float64) time.Time {
-	p.share.Admitted(&w.Seat, start, units)
-	return p.Pace.Won(w, start, tn, units)
+	waitForCapacity(calls, &w.Capacity, sent, w.RoundTrip(), p.maxWait, engine.BatchUnits(calls, p.CopyLast), &p.stats.waits, err)
 }
 
 // conflicted is refused for a write of calls, sent at sent, that met
@@ -138,17 +100,56 @@ func (p pacing) conflicted(w *engine.NameWriter, calls []*engine.Call[appendReq,
 	p.refused(w, calls, sent, err)
 }
 
-// errPaced is why the callers queued behind a paced write wait (see won).
+// errPaced is why the callers queued behind a paced write wait (see paced).
 var errPaced = errors.New("the name's writes are paced at the rate DynamoDB admitted them after a throttle")
 
-// won records a write of calls that DynamoDB stored, started at start in
-// turn tn (see engine.Pace.Won), and paces the name's next run: it starts
-// no earlier than Capacity.Won says.
-func (p pacing) won(w *engine.NameWriter, calls []*engine.Call[appendReq, int64], start time.Time, tn engine.Turn) {
-	p.share.Admitted(&w.Seat, start, p.charged(calls))
-	if next := p.Pace.Won(w, start, tn, engine.BatchUnits(calls, p.copyLast)); !next.IsZero() {
-		// The callers queued meanwhile wait for capacity: one whose
-		// context ends first gets ErrThrottled, as behind a throttle.
-		calls[0].NotBefore, calls[0].Cause = next, &capacityError{kind: ErrThrottled, wait: time.Until(next), err: errPaced}
+// paced makes the name's next run, after the write of calls that DynamoDB
+// stored, start no earlier than next (engine.WonBatch's): the callers
+// queued meanwhile wait for capacity, and one whose context ends first
+// gets ErrThrottled, as behind a throttle.
+func (p pacing) paced(calls []*engine.Call[appendReq, int64], next time.Time) {
+	calls[0].NotBefore, calls[0].Cause = next, &capacityError{kind: ErrThrottled, wait: time.Until(next), err: errPaced}
+}
+
+// The table's share: the writes of a strategy's names take turns in one
+// write budget of the table (engine.Share, one per SortKey, Latest and
+// Counter) once DynamoDB throttled them at a ceiling the names share.
+// A run asks for the name's slot before each write (engine.Slot, or
+// Share.Take for a Counter); the two helpers below hold the calls when it
+// must wait.
+
+// errShared is why the calls of a name wait for their turn in the table's
+// share (see seatWait).
+var errShared = errors.New("the table's writes take turns after DynamoDB throttled them at a ceiling its names share")
+
+// seatWait puts calls back in the queue until at, the name's slot in the
+// table's share (see engine.Share.Take): a caller whose context ends
+// first gets ErrThrottled, as behind a throttle, and the wait counts
+// toward Retry.MaxWait (maxWait) as a wait for capacity does (see
+// holdCalls); it is not a wait after a refusal of the call's, which
+// Stats.WaitTime counts.
+func seatWait[Req any, R refusable[Req]](calls []*engine.Call[Req, int64], at time.Time, maxWait time.Duration) {
+	wait := time.Until(at)
+	var uncounted capacityWaits
+	holdCalls[Req, R](calls, wait, maxWait, &uncounted, &capacityError{kind: ErrThrottled, wait: wait, err: errShared})
+}
+
+// sharedRefusal reports whether err, DynamoDB's refusal of the write of
+// calls (units write units) sent at sent, is a throttle at a ceiling the
+// table's names share (engine.Share.Throttled, from the throttle's scope),
+// and if so puts calls back in the queue until the name's slot in the
+// table's share, as waitForCapacity does after a refusal (the wait counted
+// in waits). Any other refusal is left to the caller: the name's Capacity.
+func sharedRefusal[Req any, R refusable[Req]](share *engine.Share, seat *engine.Seat, calls []*engine.Call[Req, int64], sent time.Time, units float64, maxWait time.Duration, waits *capacityWaits, err error) bool {
+	if engine.Decide(err, ErrUnknownOutcome) != engine.Throttled {
+		return false
 	}
+	now := time.Now()
+	at, shared := share.Throttled(seat, sent, now, units, engine.ThrottleScope(err))
+	if !shared {
+		return false
+	}
+	wait := at.Sub(now)
+	holdCalls[Req, R](calls, wait, maxWait, waits, capacityCause(err, wait))
+	return true
 }

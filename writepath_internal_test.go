@@ -22,22 +22,19 @@ func TestPacingCharged(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name  string
-		p     pacing
+		p     engine.Pace
 		calls []*engine.Call[appendReq, int64]
 		want  float64
 	}{
-		{"Latest without transactions", pacing{copyLast: true, single: true}, calls(3000, 100), 6},
-		{"SortKey without transactions", pacing{single: true}, calls(3000, 100), 3},
-		{"Latest, a transaction", pacing{copyLast: true}, calls(3000, 100), 2 * (3 + 1 + 1)},
-		{"SortKey, a lone PutItem", pacing{}, calls(3000), 3},
+		{"Latest without transactions", engine.Pace{CopyLast: true, Single: true}, calls(3000, 100), 6},
+		{"SortKey without transactions", engine.Pace{Single: true}, calls(3000, 100), 3},
+		{"Latest, a transaction", engine.Pace{CopyLast: true}, calls(3000, 100), 2 * (3 + 1 + 1)},
+		{"SortKey, a lone PutItem", engine.Pace{}, calls(3000), 3},
+		{"SortKey, a lone PutItem with its key item", engine.Pace{}, []*engine.Call[appendReq, int64]{{Req: appendReq{size: 3000, key: &idemKey{pk: "k"}}}}, 6},
 	} {
-		if got := tc.p.charged(tc.calls); got != tc.want {
+		if got := engine.Charged(tc.p, tc.calls); got != tc.want {
 			t.Errorf("%s: charged = %v units, want %v", tc.name, got, tc.want)
 		}
-	}
-	single := pacing{copyLast: true, single: true}
-	if got, want := single.charged(calls(1000)), single.oneWrite(calls(1000)); got != want {
-		t.Errorf("Latest without transactions: charged = %v units, want %v, the units Won records (oneWrite)", got, want)
 	}
 }
 
@@ -57,12 +54,18 @@ func TestSeatedMaxWait(t *testing.T) {
 	// A call that waits for its slot in the table's share waits for
 	// capacity: the wait starts its Retry.MaxWait, and one that would
 	// overrun it fails with ErrThrottled instead of waiting.
-	p := pacing{share: sharedLine(), single: true, maxWait: time.Minute, stats: &appendStats{}}
+	seated := func(p engine.Pace, maxWait time.Duration, calls []*engine.Call[appendReq, int64]) bool {
+		at := engine.Slot(p, &engine.NameWriter{}, calls)
+		if at.IsZero() {
+			return false
+		}
+		seatWait(calls, at, maxWait)
+		return true
+	}
 	call := &engine.Call[appendReq, int64]{Req: appendReq{size: 100}}
-	var w engine.NameWriter
 	before := time.Now()
-	if !p.seated(&w, []*engine.Call[appendReq, int64]{call}) {
-		t.Fatal("seated = false under a shared line, want true (the call waits for its slot)")
+	if !seated(engine.Pace{Share: sharedLine(), Single: true}, time.Minute, []*engine.Call[appendReq, int64]{call}) {
+		t.Fatal("Slot = now under a shared line, want later (the call waits for its slot)")
 	}
 	if !call.Again || call.NotBefore.IsZero() {
 		t.Errorf("a call waiting for its slot: Again = %v, NotBefore = %v, want true and the slot", call.Again, call.NotBefore)
@@ -71,10 +74,9 @@ func TestSeatedMaxWait(t *testing.T) {
 		t.Errorf("a call waiting for its slot: waitingSince = %v, want the time of the wait (after %v): MaxWait counts from it", call.Req.waitingSince, before)
 	}
 
-	p = pacing{share: sharedLine(), single: true, maxWait: time.Millisecond, stats: &appendStats{}}
 	late := &engine.Call[appendReq, int64]{Req: appendReq{size: 100}}
-	if !p.seated(&engine.NameWriter{}, []*engine.Call[appendReq, int64]{late}) {
-		t.Fatal("seated = false under a shared line, want true")
+	if !seated(engine.Pace{Share: sharedLine(), Single: true}, time.Millisecond, []*engine.Call[appendReq, int64]{late}) {
+		t.Fatal("Slot = now under a shared line, want later")
 	}
 	if late.Again || !errors.Is(late.Err, ErrThrottled) {
 		t.Errorf("a call whose slot is past its MaxWait (1ms): Again = %v, Err = %v, want false and ErrThrottled", late.Again, late.Err)

@@ -221,23 +221,55 @@ type NameWriter struct {
 }
 
 // Pace is what a strategy's runs need to pace the writes of a name: the
-// strategy's round trips, and the count of the turns its writes started.
+// strategy's round trips, the count of the turns its writes started, and
+// the table's write budget that its names share.
 type Pace struct {
-	RTT   *RoundTrip
-	Turns *atomic.Int64
+	RTT      *RoundTrip
+	Turns    *atomic.Int64
+	Share    *Share
+	CopyLast bool // a write carries the last item twice (Latest's 'latest')
+	Single   bool // one item a request, without transactions
 }
 
-// Won records a write of w's name of units write units that started at
-// start, in turn tn, and succeeded (both writes, without transactions),
-// and returns when the name's next write may start (see Capacity.Won).
-func (p Pace) Won(w *NameWriter, start time.Time, tn Turn, units float64) time.Time {
+// Won records a write of w's name that started at start, in turn tn, and
+// succeeded (both writes, without transactions): units write units of
+// items, for which DynamoDB charged charged (see Charged). It returns when
+// the name's next write may start (see Capacity.Won).
+func (p Pace) Won(w *NameWriter, start time.Time, tn Turn, units, charged float64) time.Time {
 	now := time.Now()
 	p.RTT.Add(now.Sub(start))
+	p.Share.Admitted(&w.Seat, start, charged)
 	next := w.Capacity.Won(start, units)
 	if w.Won(start, tn) {
 		p.Turns.Add(1)
 	}
 	return next
+}
+
+// WonBatch is Won for the write of calls, in one request.
+func WonBatch[Req any, R Batched[Req]](p Pace, w *NameWriter, start time.Time, tn Turn, calls []*Call[Req, int64]) time.Time {
+	return p.Won(w, start, tn, BatchUnits[Req, R](calls, p.CopyLast), Charged[Req, R](p, calls))
+}
+
+// Slot returns when the write of calls may start, as the table's share
+// says (see Share.Take): the zero time for now.
+func Slot[Req any, R Batched[Req]](p Pace, w *NameWriter, calls []*Call[Req, int64]) time.Time {
+	return p.Share.Take(&w.Seat, time.Now(), Charged[Req, R](p, calls))
+}
+
+// Charged is the write units DynamoDB charges the write of calls, as the
+// table's share counts them: twice the items' for a transaction (see
+// Units); with Single, the first call's write alone, one item a request
+// (twice with CopyLast: a Latest's version and 'latest').
+func Charged[Req any, R Batched[Req]](p Pace, calls []*Call[Req, int64]) float64 {
+	if p.Single {
+		return BatchUnits[Req, R](calls[:1], p.CopyLast)
+	}
+	u := BatchUnits[Req, R](calls, p.CopyLast)
+	if p.CopyLast || len(calls) > 1 || R(&calls[0].Req).Key() != "" {
+		u *= 2 // a TransactWriteItems
+	}
+	return u
 }
 
 // BatchUnits is the write units of the items of calls (see Units), with

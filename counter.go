@@ -54,7 +54,7 @@ type Counter struct {
 	resolver engine.Resender                                           // sends again an update the SDK gave up on
 	patience patience                                                  // the waits for capacity
 	rtt      engine.RoundTrip                                          // the updates' round trips, across names
-	share    engine.Share                                              // the table's write budget, shared by the names (see tableshare.go)
+	share    engine.Share                                              // the table's write budget, shared by the names (see writepath.go's seatWait)
 }
 
 // counterMaxResends is how many times a Counter sends again an update

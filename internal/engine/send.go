@@ -444,3 +444,32 @@ func clip(msg string) string {
 	}
 	return msg
 }
+
+// RoundTrip is a moving average of a strategy's round trips, across its
+// names: the first wait for capacity of a request made outside a run, and
+// the grace of a caller whose context ends while its write is in flight.
+// It is safe for concurrent use.
+type RoundTrip struct{ ns atomic.Int64 }
+
+// Add adds a round trip that took d. Concurrent adds may lose one of
+// them: an estimate needs no more.
+func (r *RoundTrip) Add(d time.Duration) {
+	old := time.Duration(r.ns.Load())
+	if old == 0 {
+		old = d
+	}
+	r.ns.Store(int64((3*old + d) / 4))
+}
+
+// Load returns the average; 0 before any round trip was added.
+func (r *RoundTrip) Load() time.Duration { return time.Duration(r.ns.Load()) }
+
+// minGrace is the shortest grace of a caller whose context ends while its
+// write is in flight: about DynamoDB's median PutItem round trip, for a
+// strategy that has measured none yet.
+const minGrace = 10 * time.Millisecond
+
+// Grace is how long a caller whose context has ended waits for the outcome
+// of its write in flight (GroupOptions.Grace): one round trip, at least
+// minGrace.
+func (r *RoundTrip) Grace() time.Duration { return max(r.Load(), minGrace) }

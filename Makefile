@@ -37,7 +37,7 @@ MODELBENCH ?= ^BenchmarkModel(Processes|Shapes)?$$
 # Where make bench keeps the raw output that make charts reads.
 BENCHOUT ?= bench.out
 
-.PHONY: all demo test bench charts java ddblocal deps vet fmt-check lint clean-cache
+.PHONY: all demo test bench charts callpath java ddblocal deps vet fmt-check lint clean-cache
 
 all: test
 
@@ -73,6 +73,12 @@ bench: deps ddblocal
 		$(GO) test -run '^$$' -bench '$(MODELBENCH)' -benchtime 1x -count 1 -timeout 60m . && \
 		$(GO) test -run '^$$' -bench '$(BENCH)' -skip '^BenchmarkModel(Processes|Shapes)?$$' -benchmem -count $(BENCHCOUNT) -timeout 30m ./... ; \
 	} | tee $(BENCHOUT) /dev/stderr | $(GO) run ./tools/benchratio
+
+## callpath: the files one warm call runs code in (statement counts of two runs; at most 8 for SortKey.Append), as docs/architecture.md names them
+callpath: deps ddblocal
+	$(GO) run ./tools/callpath -strategy sortkey
+	$(GO) run ./tools/callpath -strategy latest -max 9
+	$(GO) run ./tools/callpath -strategy counter -max 9
 
 ## charts: docs/performance's SVGs from the model set in bench.out (make bench first); not part of make test
 charts:

@@ -47,6 +47,14 @@ const turnSpacing = 3
 // (an item read long after its write, of a writer that stopped).
 const skewLimit = 10 * time.Second
 
+// probeRoundTrips is when, in round trips of a write, a writer that read
+// another's solo turn from the head reads the head again, when the turn
+// has longer left: a holder flat out has written meanwhile; if the head
+// is the same item, the holder has stopped (a restart, a deploy) and the
+// writer writes at once instead of sleeping out the rest of the turn, up
+// to soloRoundTrips round trips (see probed).
+const probeRoundTrips = 8
+
 // maxTurnWaits is how many turns of others in a row a writer waits through
 // before it writes without waiting.
 const maxTurnWaits = 16
@@ -122,7 +130,11 @@ func (t Turn) IsZero() bool { return t.no == 0 }
 // trips (see soloFirst): a writer of another process, which cannot win a
 // race against writes that follow each other back to back, reads the
 // solo turn, waits for its end and writes then, and from then on the two
-// take turns. The single process flat out pays that gap, about 2% of its
+// take turns. A solo turn with long left is read again first, after
+// probeRoundTrips round trips: the same item means that its holder has
+// stopped (a restart), and the writer writes at once. Contention only
+// read in another's turn ends when a read shows that the other stopped
+// (see Saw). The single process flat out pays that gap, about 2% of its
 // time.
 //
 // A skewed clock never makes a writer wait longer: an item tells its
@@ -153,6 +165,8 @@ type Turns struct {
 	wonAt     time.Time     // when its last won write ended
 	write     time.Duration // how long a won write takes, a moving average
 	retry     time.Time     // after a conflict: when to read the head again
+	probe     Turn          // another's solo turn read from the head, to be read again (see probeRoundTrips)
+	probeAt   time.Time     // when it was read; zero: no probe pending
 }
 
 // wait reports whether the writer must wait before its next write at now,
@@ -189,6 +203,9 @@ func (t *Turns) wait(now time.Time, maxDelay time.Duration) (time.Duration, bool
 		// Once per turn: a writer that wakes before the turn ends (the
 		// first in line does, by half a round trip) writes after its
 		// read, whatever the read says of the same turn.
+		if at, ok := t.probeWake(); ok {
+			return max(0, at.Sub(now)), true // the head is read again then (see probed)
+		}
 		until, behind = t.other.end, max(0, t.other.line-(t.other.no-t.held))
 		t.waited, limit = t.other.no, t.otherBy
 	case !t.mine.end.IsZero() && !now.Add(t.writeRTT()).Before(t.mine.end):
@@ -390,6 +407,10 @@ func (t *Turns) saw(tn Turn, maxDelay time.Duration, now time.Time) {
 	if t.ownAfterOther(tn, now) {
 		t.contended = time.Time{} // the others stopped
 	}
+	if t.probed(tn, now) {
+		t.other.end, t.contended = now, time.Time{} // its holder stopped
+		return
+	}
 	if tn.no == 0 || tn.no == t.held || tn.no <= t.other.no || t.isSolo(tn) {
 		return
 	}
@@ -404,8 +425,12 @@ func (t *Turns) saw(tn Turn, maxDelay time.Duration, now time.Time) {
 	}
 	t.contended = now.Add(contentionWindow)
 	t.otherBy = now.Add(maxDelay)
+	t.probeAt = time.Time{}
 	if tn.solo {
 		t.otherBy = now.Add(soloCap * maxDelay)
+		if !tn.seen.IsZero() { // a token that tells the time left
+			t.probe, t.probeAt = tn, now
+		}
 	}
 	if t.other.end.After(t.otherBy) {
 		t.other.end = t.otherBy // a solo turn's longest, or a token not believed
@@ -419,6 +444,38 @@ func (t *Turns) saw(tn Turn, maxDelay time.Duration, now time.Time) {
 func (t *Turns) ownAfterOther(tn Turn, now time.Time) bool {
 	return tn.no != 0 && !tn.solo && tn.no == t.held && tn.end.Equal(t.heldEnd) && tn.no > t.other.no &&
 		!now.Before(tn.end.Add(otherGone*t.writeRTT()))
+}
+
+// probeWake returns when to read the head again to probe another's solo
+// turn (see probeRoundTrips); false when no probe is pending, or the turn
+// ends by then anyway.
+func (t *Turns) probeWake() (time.Time, bool) {
+	if t.probeAt.IsZero() || t.probe.no != t.other.no {
+		return time.Time{}, false
+	}
+	at := t.probeAt.Add(probeRoundTrips * t.writeRTT())
+	if !at.Before(t.other.end.Add(-t.rtt)) {
+		t.probeAt = time.Time{}
+		return time.Time{}, false
+	}
+	return at, true
+}
+
+// probed reports whether tn, read from the head at now, is the very item
+// that the pending probe read (see probeRoundTrips): the same solo turn,
+// its end as read moved on by the time between the two reads, as it does
+// for one item read twice, not for two writes of the turn (the later one
+// had less time left, by at least the holder's round trip). It ends the
+// probe either way. A reader that stalls between its read and now by
+// more than the tolerance takes the item for another: it then waits for
+// the turn's end, as without a probe.
+func (t *Turns) probed(tn Turn, now time.Time) bool {
+	if t.probeAt.IsZero() || tn.no != t.probe.no || !tn.end.Equal(t.probe.end) || !tn.solo || tn.seen.IsZero() {
+		return false
+	}
+	moved := tn.seen.Sub(t.probe.seen) - now.Sub(t.probeAt)
+	t.probeAt = time.Time{}
+	return moved.Abs() <= min(t.writeRTT()/2, time.Millisecond)
 }
 
 // RoundTrip is the moving average of the writer's round trips at the name

@@ -27,6 +27,7 @@ type startRun struct {
 	waited              time.Duration // the time spent waiting
 	readsPast           int           // reads of the head after the other's turn ended
 	contendedUntil      time.Time     // when the name last counted as contended
+	firstWrite          time.Time     // when the writer's first write started
 	contendedWaits      int           // waits while it did
 }
 
@@ -64,6 +65,9 @@ func runAlone(t *testing.T, clk *simClock, tr *Turns, tok string, otherEnd time.
 			t.Fatal(err)
 		}
 		start := clk.t
+		if i == 0 {
+			r.firstWrite = start
+		}
 		head = token(testRequest, int64(i), tn, start)
 		clk.t = clk.t.Add(startWrite)
 		if tr.won(start, tn, clk.t) {
@@ -77,39 +81,94 @@ func runAlone(t *testing.T, clk *simClock, tr *Turns, tok string, otherEnd time.
 }
 
 // TestTurnsStartAfterAnother: a writer comes to a name whose head is
-// another writer's solo turn, 10 ms from its end, and that writer never
-// writes again. The newcomer waits for the turn's end, writes one turn of
-// its own and waits one place in line, and its next read of the head,
-// which finds only its own write, ends the contention: within about a read
-// past the other's turn (two reads past its end, the newcomer's own turn
-// between them), not contentionWindow later. Before, it took turns, each
-// with a wait in line and a read, for contentionWindow (over 100 of them
-// in 2,000 appends here).
+// another writer's solo turn, and that writer never writes again.
+//
+// With 10 ms left (a writer that stopped early in its solo turns), the
+// newcomer waits for the turn's end, writes one turn of its own and waits
+// one place in line, and its next read of the head, which finds only its
+// own write, ends the contention: within about a read past the other's
+// turn (two reads past its end, the newcomer's own turn between them), not
+// contentionWindow later. Before, it took turns, each with a wait in line
+// and a read, for contentionWindow (96 of them in 2,000 appends here).
+//
+// With 200 ms left (one that wrote flat out for a while: its solo turns
+// grow to 128 round trips), the newcomer reads the head again
+// probeRoundTrips round trips later, finds the same item, and writes at
+// once, alone: it no longer sleeps out the rest of the turn (200 ms).
 func TestTurnsStartAfterAnother(t *testing.T) {
 	t.Parallel()
+	for _, left := range []time.Duration{10 * time.Millisecond, 200 * time.Millisecond} {
+		at := time.UnixMicro(1_795_452_382_000_000)
+		otherEnd := at.Add(left)
+		tok := token("other", 100, Turn{end: otherEnd, no: 9, solo: true}, at.Add(-startWrite))
+		clk := &simClock{t: at}
+		var tr Turns
+		r := runAlone(t, clk, &tr, tok, otherEnd, 2000)
+		until := "never after a write"
+		if !r.contendedUntil.IsZero() {
+			until = r.contendedUntil.Sub(otherEnd).String() + " after the other's turn ended"
+		}
+		t.Logf("%v left: first write %v after it came; 2000 appends in %v: %d reads (%d past the other's turn), %d turns, %d waits (%d while contended) of %v in all; contended %s",
+			left, r.firstWrite.Sub(at), clk.t.Sub(at), r.reads, r.readsPast, r.turns, r.waits, r.contendedWaits, r.waited, until)
+		if want := min(left, probeRoundTrips*startRead) + 3*startWrite; r.firstWrite.Sub(at) > want {
+			t.Errorf("%v left: the first write started %v after the writer came, want at most %v", left, r.firstWrite.Sub(at), want)
+		}
+		// The other's turn, then one turn of this writer (turnRoundTrips
+		// writes), a place in line (turnSpacing round trips) and a read.
+		bound := otherEnd.Add((turnRoundTrips+turnSpacing+2)*startWrite + 2*startRead)
+		if r.contendedUntil.After(bound) {
+			t.Errorf("%v left: the name counted as contended until %v after the other's turn ended, want at most %v (one turn and one place in line past it), far from contentionWindow (%v)",
+				left, r.contendedUntil.Sub(otherEnd), bound.Sub(otherEnd), contentionWindow)
+		}
+		if r.readsPast > 2 || r.turns > 1 || r.contendedWaits > 2 {
+			t.Errorf("%v left: reads past the other's turn %d, turns %d, waits while contended %d; want at most 2, 1 and 2 (the other's end, one place in line)",
+				left, r.readsPast, r.turns, r.contendedWaits)
+		}
+		// Alone from then on: a read of the head only at the start.
+		if r.reads > 3 {
+			t.Errorf("%v left: %d reads of the head in 2000 appends alone, want at most 3", left, r.reads)
+		}
+	}
+}
+
+// TestTurnsProbeLiveHolder: a writer that reads another's solo turn with
+// long left and, on its probe, a later write of the same turn (the holder
+// writes on) waits for the turn's end, as without a probe.
+func TestTurnsProbeLiveHolder(t *testing.T) {
+	t.Parallel()
 	at := time.UnixMicro(1_795_452_382_000_000)
-	otherEnd := at.Add(10 * time.Millisecond)
-	tok := token("other", 100, Turn{end: otherEnd, no: 9, solo: true}, at.Add(-startWrite))
-	clk := &simClock{t: at}
-	var tr Turns
-	r := runAlone(t, clk, &tr, tok, otherEnd, 2000)
-	t.Logf("2000 appends in %v: %d reads (%d past the other's turn), %d turns, %d waits (%d while contended) of %v in all; contended until %v after the other's turn ended",
-		clk.t.Sub(at), r.reads, r.readsPast, r.turns, r.waits, r.contendedWaits, r.waited, r.contendedUntil.Sub(otherEnd))
-	// The other's turn, then one turn of this writer (turnRoundTrips
-	// writes), a place in line (turnSpacing round trips) and a read.
-	bound := otherEnd.Add((turnRoundTrips+turnSpacing+2)*startWrite + 2*startRead)
-	if r.contendedUntil.After(bound) {
-		t.Errorf("the name counted as contended until %v after the other's turn ended, want at most %v (one turn and one place in line past it), far from contentionWindow (%v)",
-			r.contendedUntil.Sub(otherEnd), bound.Sub(otherEnd), contentionWindow)
+	solo := Turn{end: at.Add(200 * time.Millisecond), no: 9, solo: true}
+	tr := Turns{rtt: startRead}
+	read := func(tok string, now time.Time) {
+		_, tn, _ := parseToken(tok, now)
+		tr.saw(tn, testMaxDelay, now)
 	}
-	if r.readsPast > 2 || r.turns > 1 || r.contendedWaits > 2 {
-		t.Errorf("reads past the other's turn %d, turns %d, waits while contended %d; want at most 2, 1 and 2 (the other's end, one place in line)",
-			r.readsPast, r.turns, r.contendedWaits)
+	now := at.Add(startRead)
+	read(token("other", 100, solo, at.Add(-startWrite)), now)
+	d, wait := tr.wait(now, testMaxDelay)
+	if !wait || d > probeRoundTrips*startRead {
+		t.Fatalf("wait() = %v, %v after reading a solo turn 200 ms from its end, want a probe within %v", d, wait, probeRoundTrips*startRead)
 	}
-	// Alone from then on: a read of the head only at the start.
-	if r.reads > 3 {
-		t.Errorf("%d reads of the head in 2000 appends alone, want at most 3", r.reads)
+	now = now.Add(d + startRead)
+	read(token("other", 140, solo, now.Add(-startRead-startWrite)), now) // written meanwhile
+	if d, wait := tr.wait(now, testMaxDelay); !wait || now.Add(d).Before(solo.end.Add(-startRead)) {
+		t.Errorf("wait() = %v, %v after the holder wrote again, want until the turn's end (%v)", d, wait, solo.end.Sub(now))
 	}
+	t.Run("the same item", func(t *testing.T) {
+		tr = Turns{rtt: startRead}
+		now := at.Add(startRead)
+		tok := token("other", 100, solo, at.Add(-startWrite))
+		read(tok, now)
+		d, _ := tr.wait(now, testMaxDelay)
+		now = now.Add(d + startRead)
+		read(tok, now)
+		if d, wait := tr.wait(now, testMaxDelay); wait {
+			t.Errorf("wait() = %v after reading the same item of a solo turn again, want none (its holder stopped)", d)
+		}
+		if tn := tr.next(now, testMaxDelay); !tn.IsZero() {
+			t.Errorf("next() = %+v after the holder stopped, want no turn (alone)", tn)
+		}
+	})
 }
 
 // TestTurnsStartKeepsRealContention: what ends contention seen in another's

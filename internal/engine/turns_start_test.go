@@ -225,3 +225,28 @@ func TestTurnsStartKeepsRealContention(t *testing.T) {
 		}
 	})
 }
+
+// TestTurnsSoloGapShare: what the solo turns cost a writer alone flat out,
+// on a simulated clock with writes of exactly one round trip: the gap of
+// soloGap round trips at the end of each solo turn, and the part of a
+// round trip that a write which would end after the turn leaves (a whole
+// one here): soloGap+1 round trips in every soloRoundTrips+soloGap+1,
+// 2.3%, once the solo turns have grown, and more over a writer's first
+// appends, while they grow from soloFirst round trips.
+func TestTurnsSoloGapShare(t *testing.T) {
+	t.Parallel()
+	at := time.UnixMicro(1_795_452_382_000_000)
+	clk := &simClock{t: at}
+	var tr Turns
+	first := runAlone(t, clk, &tr, token("other", 0, Turn{}, at), at, 2000) // a head of no turn
+	firstTook := clk.t.Sub(at)
+	mid := clk.t
+	steady := runAlone(t, clk, &tr, token(testRequest, 0, Turn{}, mid), mid, 20000)
+	share := func(r startRun, took time.Duration) float64 { return 100 * float64(r.waited) / float64(took) }
+	want := 100 * float64(soloGap+1) / float64(soloRoundTrips+soloGap+1)
+	t.Logf("first 2,000 appends: %d waits, %.2f%% of the time; next 20,000: %d waits, %.2f%% (by construction %.2f%%)",
+		first.waits, share(first, firstTook), steady.waits, share(steady, clk.t.Sub(mid)), want)
+	if got := share(steady, clk.t.Sub(mid)); got > want+0.2 || got < want-0.5 {
+		t.Errorf("a writer alone flat out waited %.2f%% of its time, want about %.2f%% (soloGap+1 round trips a solo turn)", got, want)
+	}
+}

@@ -109,7 +109,7 @@ func TestTurnsConflicted(t *testing.T) {
 	if d < testRTT-time.Millisecond || d > 2*testRTT {
 		t.Errorf("wait() after a conflict = %v, want %v to %v", d, testRTT, 2*testRTT)
 	}
-	if !now.Before(tr.contended) {
+	if !tr.contendedAt(now) {
 		t.Errorf("a conflict did not make the name contended")
 	}
 	if d := pause(&tr, now.Add(2*testRTT+time.Millisecond)); d != -1 {
@@ -168,7 +168,7 @@ func TestTurnsWaitInLine(t *testing.T) {
 		if d < lo || d > lo+testRTT/4 {
 			t.Errorf("held turn %d: wait() = %v, want %v to %v", held, d, lo, lo+testRTT/4)
 		}
-		if !now.Before(tr.contended) {
+		if !tr.contendedAt(now) {
 			t.Errorf("held turn %d: another's turn did not make the name contended", held)
 		}
 	}

@@ -74,11 +74,11 @@ bench: deps ddblocal
 		$(GO) test -run '^$$' -bench '$(BENCH)' -skip '^BenchmarkModel(Processes|Shapes)?$$' -benchmem -count $(BENCHCOUNT) -timeout 30m ./... ; \
 	} | tee $(BENCHOUT) /dev/stderr | $(GO) run ./tools/benchratio
 
-## callpath: the files one warm call runs code in (statement counts of two runs; at most 8 for SortKey.Append), as docs/architecture.md names them
+## callpath: the files one warm call runs code in (statement counts of two runs; at most 8 each), as docs/architecture.md names them
 callpath: deps ddblocal
 	$(GO) run ./tools/callpath -strategy sortkey
-	$(GO) run ./tools/callpath -strategy latest -max 9
-	$(GO) run ./tools/callpath -strategy counter -max 9
+	$(GO) run ./tools/callpath -strategy latest
+	$(GO) run ./tools/callpath -strategy counter
 
 ## charts: docs/performance's SVGs from the model set in bench.out (make bench first); not part of make test
 charts:

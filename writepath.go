@@ -49,7 +49,7 @@ func graceOf(r Retry, rtt *engine.RoundTrip) func(*engine.GroupOptions) {
 
 // pacing is what a SortKey's or a Latest's runs need to pace the writes of
 // a name: the engine's pace (the table's share among them), Retry.MaxWait
-// and the strategy's figures. On a write's way, a run asks engine.Seat
+// and the strategy's figures. On a write's way, a run asks engine.Slot
 // before it and calls engine.WonBatch (or Pace.Won) after it; pacing holds
 // what follows a refusal or a wait.
 type pacing struct {

@@ -14,9 +14,9 @@
 //   - capacity.go: the pace of a name's writes: the rate DynamoDB admitted
 //     them at (Capacity), the table's write budget in a process, in which
 //     its names take turns once a ceiling they share throttles them
-//     (Share), and a run's steps before and after each write (Pace: Slot,
-//     Won, Charged); scope.go reads which ceiling a throttle met
-//     (ThrottleScope).
+//     (Share), and a run's steps before and after each write (Slot before
+//     it; Pace.Won or WonBatch after it, with the units Charged says);
+//     scope.go reads which ceiling a throttle met (ThrottleScope).
 //   - turns.go: the turns that processes writing one name flat out take, and
 //     the write tokens that name them.
 //   - send.go: one request on the wire: its resends while its outcome is

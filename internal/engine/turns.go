@@ -136,8 +136,8 @@ func (t Turn) IsZero() bool { return t.no == 0 }
 // stopped (a restart), and the writer writes at once. Contention only
 // read in another's turn ends when a read shows that the other stopped
 // (see Saw). The single process flat out pays that gap, 2-3% of its
-// time (about 10% of its writes a second on DynamoDB Local, where the
-// wake after each gap costs too: docs/performance.md).
+// time, more over its first thousand writes while its solo turns grow
+// (docs/performance.md).
 //
 // A skewed clock never makes a writer wait longer: an item tells its
 // turn's end by its writer's clock and the time the turn had left when its

@@ -64,8 +64,8 @@ FAULT_TESTS := ^(TestFaults|TestCrashRestart)
 test: deps ddblocal vet fmt-check lint
 	$(GO) test -race -count=1 -timeout 20m -skip '$(FAULT_TESTS)' ./...
 	$(GO) test -race -count=1 -timeout 10m -v -run '$(FAULT_TESTS)' .
-	$(GO) test -run '^$$' -fuzz '^FuzzKeyRoundTrip$$' -fuzztime 10s ./examples/favorites
-	$(GO) test -run '^$$' -fuzz '^FuzzIDRoundTrip$$' -fuzztime 10s .
+	$(GO) test -run '^$$' -fuzz '^FuzzKeyRoundTrip$$' -fuzztime 50000x ./examples/favorites
+	$(GO) test -run '^$$' -fuzz '^FuzzIDRoundTrip$$' -fuzztime 50000x .
 
 ## bench: the library beside the recipes it replaces, on the service model and then on DynamoDB Local, with their ratios (raw output in bench.out)
 bench: deps ddblocal

@@ -25,12 +25,47 @@ func Units(bytes int) float64 {
 // RefusedGap caps the wait between two sends of a write that DynamoDB
 // refuses again and again when the refill it has shown is quicker than
 // that (see Capacity.Throttled). Each wait is drawn from the upper half of
-// its ceiling, so a name sends at most 2/RefusedGap requests a second (5)
-// while every one is refused, as through an outage, and one within
-// RefusedGap once capacity is back. It is the library's own bound on a
-// storm, not a figure of the service: a partition that has shown a slower
-// refill is waited for as long as its refill takes.
+// its ceiling, and the first quick ones count toward the same bound
+// (refusedBurst), so a name sends at most 2/RefusedGap requests (5) in
+// any second while every one is refused, as through an outage, from the
+// first refusal on, and one within RefusedGap once capacity is back. It is
+// the library's own bound on a storm, not a figure of the service: a
+// partition that has shown a slower refill is waited for as long as its
+// refill takes.
 const RefusedGap = 400 * time.Millisecond
+
+// refusedBurst is how many sends of a write refused in a row go in any
+// refusedBurst*RefusedGap/2 (1 s) at most (see Capacity.Throttled): a
+// throttle is retried quickly, from a share of the refill, but each wait
+// is at least twice the time since the first refusal in a row (at most
+// RefusedGap/2), so that the five sends of the first second reach from
+// a few milliseconds to most of it, and the sixth within a second, an
+// outage's or a refill far slower than shown, waits until a second has
+// passed since the first of the last five.
+const refusedBurst = 5
+
+// refusals is the send times of a write's refusals in a row, which bound
+// its next send (see refusedBurst). The zero refusals has none.
+type refusals struct {
+	at    [refusedBurst]time.Time // the last ones: the n-th sent at at[n%refusedBurst]
+	n     int                     // refusals in a row recorded
+	first time.Time               // the first one's send
+}
+
+// refused records the refusal of a write sent at start, the streak-th in
+// a row (1: the first since one was admitted), and returns the least wait
+// from start before its next send that keeps refusedBurst sends in any
+// second (0 before refusedBurst of them) and the time since the first.
+func (r *refusals) refused(start time.Time, streak int) (least, since time.Duration) {
+	if streak <= 1 {
+		r.n, r.first = 0, start
+	}
+	r.at[r.n%refusedBurst] = start
+	if r.n++; r.n >= refusedBurst {
+		least = r.at[r.n%refusedBurst].Add(refusedBurst * RefusedGap / 2).Sub(start)
+	}
+	return least, start.Sub(r.first)
+}
 
 // The estimate of the admitted rate and the pace (see Capacity): an
 // admitted write after a refusal moves the estimate 1/rateGain of the way
@@ -95,6 +130,8 @@ type Capacity struct {
 	before           float64 // the estimate an outage lowered, tried once (see sample)
 	// Rand is backoff.Policy.Rand; nil means rand.Int64N.
 	Rand func(n int64) int64
+
+	refusals refusals // the last sends refused in a row (see Throttled)
 }
 
 // Won records a write of units write units that DynamoDB admitted, sent
@@ -176,10 +213,23 @@ func (c *Capacity) sample(start time.Time, units float64) {
 
 // Throttled counts one more refusal for want of capacity of a write of
 // units write units, sent at start, whose round trip is rtt as measured
-// (0 when none was), and returns the wait before it is sent again. With
+// (0 when none was), and returns the wait before it is sent again, from
+// the refusal's answer: long enough that at most refusedBurst sends of
+// the write refused in a row go in any second (see RefusedGap). With
 // units 0 (a request whose writes are not paced: the Counter's updates,
 // the read methods' reads) the wait is a conflict's, from the round trip.
 func (c *Capacity) Throttled(start time.Time, rtt time.Duration, units float64) time.Duration {
+	wait := c.refill(start, rtt, units)
+	if units <= 0 {
+		return wait
+	}
+	least, since := c.refusals.refused(start, c.streak)
+	return max(wait, least, min(2*since, RefusedGap/2))
+}
+
+// refill is Throttled's wait before the bound of refusedBurst: from a
+// share of the refill of the refused units, doubling.
+func (c *Capacity) refill(start time.Time, rtt time.Duration, units float64) time.Duration {
 	c.streak++
 	if units <= 0 {
 		return c.jittered(rtt) // a request outside the pace: see Throttled's doc
@@ -342,6 +392,8 @@ type Seat struct {
 	gen     int       // Share.gen when it last took a slot
 	bracket int       // Share.bracket when it last took a slot
 	streak  int       // shared refusals in a row
+
+	refusals refusals // the last sends refused in a row (see Share.Throttled)
 }
 
 // Take asks for a slot for a write of units units that the name of seat
@@ -493,6 +545,9 @@ func (s *Share) Throttled(seat *Seat, start, now time.Time, units float64, scope
 	floor := RefusedGap / 2 >> (3 - min(seat.streak, 3))
 	if at.Before(now.Add(floor)) {
 		at = now.Add(floor)
+	}
+	if least, _ := seat.refusals.refused(start, seat.streak); at.Before(start.Add(least)) {
+		at = start.Add(least) // at most refusedBurst in any second
 	}
 	seat.at, seat.units = at, units
 	return at, true

@@ -51,15 +51,21 @@ func TestCapacityThrottled(t *testing.T) {
 	}
 	// Then they start at firstShare of the refill of the write's units at
 	// the estimate (32 units at 200 a second: 160ms), doubling, at most
-	// RefusedGap, from the upper half of the ceiling.
+	// RefusedGap, from the upper half of the ceiling; each at least twice
+	// the time since the first refusal (at most RefusedGap/2), and the
+	// sixth send no sooner than a second after the first (refusedBurst).
+	// Each send here goes when its wait ends.
 	c := bracketed(200, 32)
 	if got := c.Rate(); got != 200 {
 		t.Fatalf("Rate() = %v, want 200", got)
 	}
-	for i, want := range []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond, 160 * time.Millisecond, 320 * time.Millisecond, RefusedGap, RefusedGap} {
-		if got := c.Throttled(epoch, 0, 32); got != want {
-			t.Errorf("refusal %d: Throttled(32) = %v, want %v", i+1, got, want)
+	at := epoch
+	for i, want := range []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 60 * time.Millisecond, 180 * time.Millisecond, 730 * time.Millisecond, 320 * time.Millisecond, RefusedGap, RefusedGap} {
+		got := c.Throttled(at, 0, 32)
+		if got != want {
+			t.Errorf("refusal %d, %v after the first: Throttled(32) = %v, want %v", i+1, at.Sub(epoch), got, want)
 		}
+		at = at.Add(got)
 	}
 	low := bracketed(200, 32)
 	low.Rand = func(int64) int64 { return 0 }

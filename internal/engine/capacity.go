@@ -249,10 +249,10 @@ func (c *Capacity) Rate() float64 { return c.est.rate }
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // estimate is an admitted rate of write units, learned from the writes
-// DynamoDB admitted between refusals that found the bucket empty: the
-// refill took about the time between them. A Capacity brackets one write
-// of a name (see Capacity.Won), a Share the table's writes between two
-// shared throttles (see Share.sample). The zero estimate has none.
+// DynamoDB admitted between refusals, which found the bucket empty: one
+// write of a name for a Capacity (see Capacity.Won), the table's writes
+// between two shared throttles for a Share (see Share.sample). The zero
+// estimate has none.
 type estimate struct {
 	rate     float64 // write units a second; 0: none yet
 	measured bool    // a bracket measured rate; until then it is a guess
@@ -286,18 +286,19 @@ const sampleWrites = 8
 
 // Share is one table's write budget in one process, shared by its names.
 // It costs nothing until a ceiling the names share refuses a write: a
-// throttle whose reasons say so (ScopeShared), or one of unknown scope
-// (a cancelled transaction's) within RefusedGap of another name's. From
-// then on every write of the table takes a slot in one line (Take), handed
-// in the order asked, each as long as its units take at the table's
-// admitted rate, estimated (see sample): each name writing gets its turn,
-// about rate/names, instead of the names refused at random starving. A
-// refused write goes to the end of the line (Throttled), at most 5
-// requests a second per name while the table refuses everything. The line
-// ends after pacedWrites slots per name without a shared throttle. Other
-// throttles are left to the name's Capacity, as are all of a name whose
-// writes were the table's last sampleWrites: a single hot name pays
-// nothing. docs/capacity.md has the mechanism.
+// throttle whose reasons say so (ScopeShared), or one of unknown scope (a
+// cancelled transaction's) within RefusedGap of another name's. From then
+// on every write of the table takes a slot in one line (Take), handed in
+// the order asked, each as long as its units take at the table's admitted
+// rate, estimated (see sample): each name writing gets its turn, about
+// rate/names, instead of the names refused at random starving. A write
+// refused meanwhile, unless at its key's or a read's limit, goes to the
+// end of the line (Throttled): at most 5 requests a second per name while
+// the table refuses everything. The line ends after pacedWrites slots per
+// name without a shared throttle. Other throttles are left to the name's
+// Capacity, as are all of a name whose writes were the table's last
+// sampleWrites: a single hot name pays nothing. docs/capacity.md has the
+// mechanism.
 //
 // A Share is safe for concurrent use; a name's Seat belongs to the one
 // writer of the name at a time (see NameWriter). The zero Share is ready.
@@ -533,10 +534,7 @@ func (s *Share) sample(start time.Time) {
 		return
 	}
 	if s.writes == 0 || s.est.rate > 0 && start.Sub(s.won) > max(RefusedGap, 2*s.round()) {
-		// Nothing admitted for longer than a round of the names takes:
-		// an outage, which says nothing of the rate once it is over.
-		// The bracket starts again from here.
-		s.close(start)
+		s.close(start) // an outage: the bracket starts again here
 		return
 	}
 	r := s.units / span

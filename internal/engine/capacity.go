@@ -52,12 +52,12 @@ type refusals struct {
 	first time.Time               // the first one's send
 }
 
-// refused records the refusal of a write sent at start, the streak-th in
-// a row (1: the first since one was admitted), and returns the least wait
+// refused records the refusal of a write sent at start, the first of a
+// row if first (none since one was admitted), and returns the least wait
 // from start before its next send that keeps refusedBurst sends in any
 // second (0 before refusedBurst of them) and the time since the first.
-func (r *refusals) refused(start time.Time, streak int) (least, since time.Duration) {
-	if streak <= 1 {
+func (r *refusals) refused(start time.Time, first bool) (least, since time.Duration) {
+	if first {
 		r.n, r.first = 0, start
 	}
 	r.at[r.n%refusedBurst] = start
@@ -209,7 +209,10 @@ func (c *Capacity) Throttled(start time.Time, rtt time.Duration, units float64) 
 	if units <= 0 {
 		return wait
 	}
-	least, since := c.refusals.refused(start, c.streak)
+	// The first throttle since a write was admitted (conflicts may
+	// have come before it in the streak).
+	first := c.streak <= 1 || c.wonAt.After(c.refusals.first)
+	least, since := c.refusals.refused(start, first)
 	return max(wait, least, min(2*since, RefusedGap/2))
 }
 
@@ -546,7 +549,7 @@ func (s *Share) Throttled(seat *Seat, start, now time.Time, units float64, scope
 	if at.Before(now.Add(floor)) {
 		at = now.Add(floor)
 	}
-	if least, _ := seat.refusals.refused(start, seat.streak); at.Before(start.Add(least)) {
+	if least, _ := seat.refusals.refused(start, seat.streak <= 1); at.Before(start.Add(least)) {
 		at = start.Add(least) // at most refusedBurst in any second
 	}
 	seat.at, seat.units = at, units

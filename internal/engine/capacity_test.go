@@ -54,16 +54,17 @@ func TestCapacityThrottled(t *testing.T) {
 	// RefusedGap, from the upper half of the ceiling; each at least twice
 	// the time since the first refusal (at most RefusedGap/2), and the
 	// sixth send no sooner than a second after the first (refusedBurst).
-	// Each send here goes when its wait ends.
+	// Each send here goes when its wait ends, from a second after the
+	// bracket.
 	c := bracketed(200, 32)
 	if got := c.Rate(); got != 200 {
 		t.Fatalf("Rate() = %v, want 200", got)
 	}
-	at := epoch
+	at := epoch.Add(time.Second)
 	for i, want := range []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 60 * time.Millisecond, 180 * time.Millisecond, 730 * time.Millisecond, 320 * time.Millisecond, RefusedGap, RefusedGap} {
 		got := c.Throttled(at, 0, 32)
 		if got != want {
-			t.Errorf("refusal %d, %v after the first: Throttled(32) = %v, want %v", i+1, at.Sub(epoch), got, want)
+			t.Errorf("refusal %d, %v after the first: Throttled(32) = %v, want %v", i+1, at.Sub(epoch.Add(time.Second)), got, want)
 		}
 		at = at.Add(got)
 	}

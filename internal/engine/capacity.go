@@ -174,6 +174,15 @@ func (c *Capacity) sample(start time.Time, units float64) {
 	}
 }
 
+// Lined records that the name's write waited for its slot in its table's
+// line (see Share) since the name's last admitted write: the time until
+// the write is admitted is the other names' turns, not the partition's
+// refill, and Won takes no sample of the estimate from it (a name refused
+// at a ceiling of unknown scope before the line started, then admitted a
+// round of the line later, read as a partition of 4 units a round and
+// was paced at that on top of its slots).
+func (c *Capacity) Lined() { c.wonAt = time.Time{} }
+
 // Throttled counts one more refusal for want of capacity of a write of
 // units write units, sent at start, whose round trip is rtt as measured
 // (0 when none was), and returns the wait before it is sent again. With
@@ -292,9 +301,12 @@ const sampleWrites = 8
 // pacedWrites slots per name without a shared throttle; the next one
 // starts it again.
 //
-// A refused write goes to the end of the line, and waits at least 50, 100,
-// then 200 ms (RefusedGap/2) per refusal in a row of its name: at most 5
-// requests a second per name while the table refuses everything.
+// A refused write takes the line's next slot, the slots after it moving
+// back by its own (it had its turn, which the line, ahead of the refill,
+// spent), on its name's first refusal in a row (see requeue), or else
+// goes to the end of the line; it waits at least 50, 100, then 200 ms
+// (RefusedGap/2) per refusal in a row of its name: at most 5 requests a
+// second per name while the table refuses everything.
 // Throttles that say they are a partition's (ScopeKey) are left to the
 // name's Capacity, as are those of unknown scope while the Share is off and
 // no other name was refused, and any while the table's last sampleWrites
@@ -329,6 +341,7 @@ type Share struct {
 	winUnits     float64
 	winWrites    int
 	lastRefusals map[*Seat]time.Time // throttles of unknown scope lately, per name
+	held         map[*Seat]bool      // the seats holding a slot (see hold)
 	lastSeat     *Seat               // the name of the last admitted write
 	soloRun      int                 // admitted writes in a row of lastSeat's name
 }
@@ -342,6 +355,7 @@ type Seat struct {
 	gen     int       // Share.gen when it last took a slot
 	bracket int       // Share.bracket when it last took a slot
 	streak  int       // shared refusals in a row
+	lined   bool      // a write waited for a slot since the last admitted one
 }
 
 // Take asks for a slot for a write of units units that the name of seat
@@ -354,7 +368,7 @@ func (s *Share) Take(seat *Seat, now time.Time, units float64) time.Time {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.on {
-		seat.at = time.Time{}
+		s.hold(seat, time.Time{}, 0)
 		return time.Time{}
 	}
 	if !seat.at.IsZero() {
@@ -364,15 +378,66 @@ func (s *Share) Take(seat *Seat, now time.Time, units float64) time.Time {
 		if extra := units - seat.units; extra > 0 {
 			s.next = later(s.next, now).Add(seconds(extra / s.pace()))
 		}
-		seat.at = time.Time{}
+		s.hold(seat, time.Time{}, 0)
 		return time.Time{}
 	}
 	at := s.reserve(seat, now, units)
 	if !at.After(now) {
 		return time.Time{}
 	}
-	seat.at, seat.units = at, units
+	s.hold(seat, at, units)
 	return at
+}
+
+// hold makes seat hold the slot at for units units (none with the zero
+// time). s.mu is held.
+func (s *Share) hold(seat *Seat, at time.Time, units float64) {
+	seat.at, seat.units = at, units
+	if at.IsZero() {
+		delete(s.held, seat)
+		return
+	}
+	if s.held == nil {
+		s.held = map[*Seat]bool{}
+	}
+	s.held[seat], seat.lined = true, true
+}
+
+// requeue hands seat, whose write of units units the table refused at
+// now, the line's next slot after from: the slots held from then on move
+// back by the units' own (reserve has added them at the line's end), and
+// their names, woken at the old time, wait on (Take). It returns the slot.
+// s.mu is held.
+//
+// Only a name's first refusal in a row, of a write no larger than twice
+// the line's mean slot, is put first: at the end of the line the refused
+// name waits two rounds without a write admitted (3.2 s for 8 names of 4
+// units at 20 units a second, longer than a 2 s window); a write that
+// needs more (a batch larger than the bucket, admitted only when it is
+// full, which a slot right after another's write never finds) would be
+// refused there again, its slot idle, and the line's estimate, sampled
+// over idle slots, fell to 0.3 of the ceiling (simulated clock).
+func (s *Share) requeue(seat *Seat, now, from time.Time, units float64) time.Time {
+	at := s.reserve(seat, now, units)
+	head := at
+	for other := range s.held {
+		switch {
+		case !other.at.After(now):
+			delete(s.held, other) // going now, or gone: its name stopped writing
+		case !other.at.Before(from) && other.at.Before(head):
+			head = other.at
+		}
+	}
+	if !head.Before(at) {
+		return at // no slot held after from: the end of the line
+	}
+	d := seconds(units / s.pace())
+	for other := range s.held {
+		if other != seat && !other.at.Before(head) {
+			other.at = other.at.Add(d)
+		}
+	}
+	return head
 }
 
 // reserve hands seat the next slot of the line for units units, no
@@ -425,11 +490,13 @@ func (s *Share) pace() float64 {
 }
 
 // Admitted records a write of units units by the name of seat, sent at
-// start, that DynamoDB admitted.
-func (s *Share) Admitted(seat *Seat, start time.Time, units float64) {
+// start, that DynamoDB admitted, and reports whether the name waited for
+// a slot in the line (Take, or a shared throttle) since its last admitted
+// write (see Capacity.Lined).
+func (s *Share) Admitted(seat *Seat, start time.Time, units float64) (lined bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	seat.streak = 0
+	lined, seat.lined, seat.streak = seat.lined, false, 0
 	if s.rate > 0 && !s.won.IsZero() && start.Sub(s.won) > max(RefusedGap, 2*s.round()) {
 		// Nothing admitted for longer than a round of the names: they
 		// stalled, or the table refused them all. The bracket says
@@ -449,12 +516,13 @@ func (s *Share) Admitted(seat *Seat, start time.Time, units float64) {
 	s.writes++
 	s.winUnits += units
 	if s.winWrites++; s.winWrites < sampleWrites {
-		return
+		return lined
 	}
 	if span := start.Sub(s.win).Seconds(); span > 0 && s.guessed {
 		s.rate = max(s.rate, s.winUnits/span) // a rate the table has shown
 	}
 	s.win, s.winUnits, s.winWrites = start, 0, 0
+	return lined
 }
 
 // Throttled records that DynamoDB refused, with a throttle of scope, a
@@ -487,14 +555,16 @@ func (s *Share) Throttled(seat *Seat, start, now time.Time, units float64, scope
 		s.rate, s.guessed = units/RefusedGap.Seconds(), true
 	}
 	s.on, s.gen, s.left, s.k, s.slots = true, s.gen+1, 0, s.k/2, 0
-	seat.at = time.Time{}
+	s.hold(seat, time.Time{}, 0)
 	seat.streak++
-	at = s.reserve(seat, now, units)
-	floor := RefusedGap / 2 >> (3 - min(seat.streak, 3))
-	if at.Before(now.Add(floor)) {
-		at = now.Add(floor)
+	floor := now.Add(RefusedGap / 2 >> (3 - min(seat.streak, 3)))
+	if seat.streak == 1 && units <= 2*s.mean {
+		at = s.requeue(seat, now, floor, units)
+	} else {
+		at = s.reserve(seat, now, units) // see requeue
 	}
-	seat.at, seat.units = at, units
+	at = later(at, floor)
+	s.hold(seat, at, units)
 	return at, true
 }
 
@@ -600,12 +670,23 @@ type Pace struct {
 func (p Pace) Won(w *NameWriter, start time.Time, tn Turn, units, charged float64) time.Time {
 	now := time.Now()
 	p.RTT.Add(now.Sub(start))
-	p.Share.Admitted(&w.Seat, start, charged)
-	next := w.Capacity.Won(start, units)
+	next := wonIn(p.Share, &w.Seat, &w.Capacity, start, units, charged)
 	if w.Won(start, tn) {
 		p.Turns.Add(1)
 	}
 	return next
+}
+
+// wonIn records an admitted write of a name, sent at start, in its
+// table's share (charged units) and its Capacity (units), and returns when
+// the name's next write may start (see Capacity.Won): a write that waited
+// in the table's line since the name's last one tells the Capacity
+// nothing of the partition's refill (see Capacity.Lined).
+func wonIn(s *Share, seat *Seat, c *Capacity, start time.Time, units, charged float64) time.Time {
+	if s.Admitted(seat, start, charged) {
+		c.Lined()
+	}
+	return c.Won(start, units)
 }
 
 // WonBatch is Won for the write of calls, in one request.

@@ -43,7 +43,8 @@ const counterAtCeiling = 0.85
 // the share takes a sample below its estimate whole, 0 in 8 runs (loaded
 // 7-12 times); since a refused update takes the line's next slot, 0 in 4
 // runs, loaded 5.5-8 times and, with two CPU burners besides, 9.6-11.6
-// (and 0 in the 4 runs of the code before, interleaved with them).
+// (and 0 in the 4 runs of the code before, interleaved with them), and
+// 0 in 2 with -race and two CPU burners besides.
 const counterEmptyWindows = 0
 
 // TestModelCounterTableCeiling: counterNames hot Counter names of

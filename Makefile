@@ -31,8 +31,9 @@ BENCHCOUNT ?= 3
 # own, at Scale 1; every row runs on three bucket depths (20ms, 100ms, 1s)
 # and two seeds, and tools/benchratio reports the median and range of its
 # windows. MODELBENCH='^$$' leaves it out; DYNAMOSEQ_BENCH_WINDOW,
-# DYNAMOSEQ_BENCH_BURSTS, DYNAMOSEQ_BENCH_SEEDS and DYNAMOSEQ_BENCH_SCALE
-# change its window, depths, seeds and scale (model_bench_test.go).
+# DYNAMOSEQ_BENCH_BURSTS, DYNAMOSEQ_BENCH_SEEDS, DYNAMOSEQ_BENCH_SCALE and
+# DYNAMOSEQ_BENCH_RAMP change its window, depths, seeds, scale and the ramp
+# before each window (model_bench_test.go).
 MODELBENCH ?= ^BenchmarkModel(Processes|Shapes)?$$
 # Where make bench keeps the raw output that make charts reads.
 BENCHOUT ?= bench.out

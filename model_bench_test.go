@@ -64,7 +64,10 @@ import (
 // DYNAMOSEQ_BENCH_BURSTS the bucket depths, comma-separated (default
 // 20ms,100ms,1s); DYNAMOSEQ_BENCH_SEEDS the seeds of each row and depth
 // (default 2); DYNAMOSEQ_BENCH_LATENCY a factor on the model's published
-// latencies (default 1; 0.5 halves them). The ramp is 0.4s/scale.
+// latencies (default 1; 0.5 halves them); DYNAMOSEQ_BENCH_RAMP the ramp
+// before each window (default 0.4s/scale: long enough for the bucket's
+// drain to settle, not for a SortKey's or Latest's solo turns to grow,
+// which takes a few seconds of a name written flat out).
 
 // modelAttrs is what each append stores beside its key: a title of about
 // forty bytes, as BenchmarkProcessesOneName stores.
@@ -106,13 +109,7 @@ func newModelBench(b *testing.B) modelBench {
 	mb := modelBench{scale: 1, window: time.Second, bursts: modelBursts, seeds: modelSeeds, latency: 1}
 	envFloat(b, "DYNAMOSEQ_BENCH_SCALE", &mb.scale)
 	envFloat(b, "DYNAMOSEQ_BENCH_LATENCY", &mb.latency)
-	if s := os.Getenv("DYNAMOSEQ_BENCH_WINDOW"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 {
-			b.Fatalf("DYNAMOSEQ_BENCH_WINDOW=%q: want a positive duration", s)
-		}
-		mb.window = d
-	}
+	envDuration(b, "DYNAMOSEQ_BENCH_WINDOW", &mb.window)
 	if s := os.Getenv("DYNAMOSEQ_BENCH_BURSTS"); s != "" {
 		mb.bursts = nil
 		for _, f := range strings.Split(s, ",") {
@@ -124,6 +121,7 @@ func newModelBench(b *testing.B) modelBench {
 		}
 	}
 	mb.ramp = time.Duration(float64(400*time.Millisecond) / mb.scale)
+	envDuration(b, "DYNAMOSEQ_BENCH_RAMP", &mb.ramp)
 	if s := os.Getenv("DYNAMOSEQ_BENCH_SEEDS"); s != "" {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 1 {
@@ -143,6 +141,19 @@ func envFloat(b *testing.B, name string, v *float64) {
 			b.Fatalf("%s=%q: want a positive number", name, s)
 		}
 		*v = f
+	}
+}
+
+// envDuration sets *v from the environment variable name, when set: a
+// positive duration (time.ParseDuration), else the benchmark fails.
+func envDuration(b *testing.B, name string, v *time.Duration) {
+	b.Helper()
+	if s := os.Getenv(name); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			b.Fatalf("%s=%q: want a positive duration", name, s)
+		}
+		*v = d
 	}
 }
 

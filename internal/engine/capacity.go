@@ -34,15 +34,15 @@ const RefusedGap = 400 * time.Millisecond
 
 // The estimate of the admitted rate and the pace (see Capacity): an
 // admitted write after a refusal moves the estimate 1/rateGain of the way
-// to the rate its interval showed (see Won). The writes of a name that DynamoDB throttled lately
-// are paced at the estimate times 1+probe*2^k, k being the writes admitted
-// in a row (at most maxProbes), so that capacity that grows is found
-// within a few writes and a steady one is probed little. The first wait
-// after a throttle is firstShare of the refill of the refused units (it
-// doubles per refusal in a row). pacedWrites writes in a row that are not
-// refused end the pacing. Chosen on capacity_sim_test.go's simulated
-// partitions (buckets of 0.01 to 1 s, 300 to 1,000 units a second, steps
-// and an outage).
+// to the rate its interval showed (see Won). The writes of a name that
+// DynamoDB throttled lately are paced at the estimate times 1+probe*2^k,
+// k being the writes admitted in a row (at most maxProbes), so that
+// capacity that grows is found within a few writes and a steady one is
+// probed little. The first wait after a throttle is firstShare of the
+// refill of the refused units (it doubles per refusal in a row).
+// pacedWrites writes in a row that are not refused end the pacing. Chosen
+// on capacity_sim_test.go's simulated partitions (buckets of 0.01 to 1 s,
+// 300 to 1,000 units a second, steps and an outage).
 const (
 	rateGain     = 4
 	probe        = 0.01
@@ -64,34 +64,26 @@ const minCapacityBase = time.Millisecond
 // Capacity is what one name's writer has learned of the capacity DynamoDB
 // admits its writes at, and the waits that follow from it. Before the
 // first throttle it costs nothing and delays nothing. From then on it
-// estimates the rate at which the partition admitted the name's write
-// units (from the units of each admitted write and the time since the
-// one before), and:
-//   - paces the writes (Won): the next write starts no earlier than the
-//     units just written take to refill at the estimate (times probe), so
-//     that it finds them refilled instead of being refused, whatever the
-//     depth of the partition's bucket, which DynamoDB does not publish;
-//   - waits after a throttle (Throttled) about the time the refused
-//     write's units take to refill at the estimate, doubling per refusal
-//     in a row, at most RefusedGap unless the refill is slower, drawn from
-//     the upper half of that ceiling;
-//   - waits after a conflict (Conflict) from about one round trip,
-//     doubling, with full jitter: another transaction held the items,
-//     which says nothing of capacity.
+// estimates the partition's admitted rate of the name's write units and
+// paces the writes at it (Won), so that each finds the last one's units
+// refilled whatever the depth of the bucket, which DynamoDB does not
+// publish; after a throttle it waits about the refused units' refill,
+// doubling, at most RefusedGap unless the refill is slower (Throttled);
+// after a conflict, from a round trip with full jitter (Conflict).
+// docs/capacity.md has the mechanism.
 //
 // The zero Capacity has seen no refusal. It is not safe for concurrent
 // use: it belongs to the one writer of a name at a time.
 type Capacity struct {
-	streak int     // refusals in a row
-	rate   float64 // the admitted write units a second, estimated; 0: none yet
-	paced  int     // admitted writes still to pace (pacedWrites after a throttle)
-	probes int     // admitted writes in a row, none refused in between
+	streak int      // refusals in a row
+	est    estimate // the admitted write units a second
+	paced  int      // admitted writes still to pace (pacedWrites after a throttle)
+	probes int      // admitted writes in a row, none refused in between
 	// The last admitted write: when it was sent and its units; and when
 	// the last write refused since was sent (zero if none was).
 	wonAt, refusedAt time.Time
 	wonUnits         float64
 	capped           bool    // a wait since reached its cap (RefusedGap, or the refill)
-	sampled          bool    // a refill was bracketed (see sample)
 	before           float64 // the estimate an outage lowered, tried once (see sample)
 	// Rand is backoff.Policy.Rand; nil means rand.Int64N.
 	Rand func(n int64) int64
@@ -112,7 +104,7 @@ type Capacity struct {
 func (c *Capacity) Won(start time.Time, units float64) time.Time {
 	saturated := c.streak > 0 || c.paced > 0
 	c.streak = 0
-	if saturated && c.rate > 0 && !c.wonAt.IsZero() {
+	if saturated && c.est.rate > 0 && !c.wonAt.IsZero() {
 		c.sample(start, units)
 	}
 	if c.refusedAt.IsZero() {
@@ -121,11 +113,11 @@ func (c *Capacity) Won(start time.Time, units float64) time.Time {
 		c.probes = 0
 	}
 	c.wonAt, c.wonUnits, c.refusedAt, c.capped = start, units, time.Time{}, false
-	if c.paced == 0 || c.rate <= 0 {
+	if c.paced == 0 || c.est.rate <= 0 {
 		return time.Time{}
 	}
 	c.paced--
-	rate := c.rate * (1 + probe*float64(int(1)<<c.probes))
+	rate := c.est.rate * (1 + probe*float64(int(1)<<c.probes))
 	if c.before > rate {
 		rate, c.before = c.before*afterOutage, 0 // the rate from before an outage, once
 	}
@@ -140,7 +132,7 @@ func (c *Capacity) sample(start time.Time, units float64) {
 		return
 	}
 	if c.refusedAt.IsZero() {
-		c.rate = max(c.rate, c.wonUnits/hi) // a bound the partition has shown
+		c.est.raise(c.wonUnits, hi) // a bound the partition has shown
 		return
 	}
 	// The refill the refusal waited for: of this write's units, the
@@ -149,28 +141,22 @@ func (c *Capacity) sample(start time.Time, units float64) {
 	// batch's before a lone call's as one of 16).
 	lo := max(0, c.refusedAt.Sub(c.wonAt).Seconds())
 	r := units / ((lo + hi) / 2)
-	if r < c.rate/2 && c.capped {
+	if r < c.est.rate/2 && c.capped {
 		// Refused until the waits reached their cap: an outage or a
-		// stall, which says little of the rate once it is over, or
-		// capacity that fell far. The estimate drops by a quarter, so
-		// that one that fell far is found in a few writes, and the
-		// next write tries the rate from before once (Won), so that
-		// after an outage it is found again in one.
-		c.before = max(c.before, c.rate)
-		c.rate *= 3.0 / 4
+		// stall, which says little of the rate once over, or capacity
+		// that fell far. Down by a quarter, one that fell far is found
+		// in a few writes; the next write tries the rate from before
+		// once (Won), which finds it again in one after an outage.
+		c.before = max(c.before, c.est.rate)
+		c.est.rate *= 3.0 / 4
 		return
 	}
-	c.sampled = true
-	switch {
-	case r < c.rate/2:
-		c.rate = r // an estimate far too high: the first one
-	default:
-		c.rate += (r - c.rate) / rateGain
-	}
+	c.est.move(r, 1.0/2, rateGain) // under half: an estimate far too high, the first one
+	c.est.measured = true
 	if lo > 0 {
 		// The refusal shows the units did not refill in lo: the rate
 		// is below units/lo, whatever the estimate was.
-		c.rate = min(c.rate, units/lo)
+		c.est.rate = min(c.est.rate, units/lo)
 	}
 }
 
@@ -195,14 +181,14 @@ func (c *Capacity) Throttled(start time.Time, rtt time.Duration, units float64) 
 	}
 	c.paced = pacedWrites
 	c.refusedAt, c.before = start, 0
-	if c.rate <= 0 && rtt > 0 {
+	if c.est.rate <= 0 && rtt > 0 {
 		// The first throttle: the name was sending about a write a
 		// round trip, a little over what the partition admits. The
 		// estimate starts above that, at overestimate times it: one too
 		// high comes down by halves, one too low climbs by the probe.
-		c.rate = overestimate * units / rtt.Seconds()
+		c.est.guess(overestimate * units / rtt.Seconds())
 	}
-	if !c.sampled {
+	if !c.est.measured {
 		// The estimate is a guess until an admitted write after a
 		// refusal has bracketed the refill: wait from the round trip.
 		// Refusals that go on at the waits' cap, three in a row, are
@@ -216,9 +202,9 @@ func (c *Capacity) Throttled(start time.Time, rtt time.Duration, units float64) 
 		}
 		return c.jittered(rtt)
 	}
-	refill := seconds(units / c.rate)
+	refill := seconds(units / c.est.rate)
 	limit := max(RefusedGap, refill)
-	first := seconds(units / c.rate * firstShare)
+	first := seconds(units / c.est.rate * firstShare)
 	ceiling := limit
 	if shift := c.streak - 1; shift < 62 && first < limit>>shift {
 		ceiling = first << shift
@@ -267,9 +253,40 @@ func (c *Capacity) Streak() int { return c.streak }
 
 // Rate is the admitted write units a second estimated; 0 before the
 // first throttle.
-func (c *Capacity) Rate() float64 { return c.rate }
+func (c *Capacity) Rate() float64 { return c.est.rate }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// estimate is an admitted rate of write units, learned from the writes
+// DynamoDB admitted between refusals, which found the bucket empty: one
+// write of a name for a Capacity (see Capacity.Won), the table's writes
+// between two shared throttles for a Share (see Share.sample). The zero
+// estimate has none.
+type estimate struct {
+	rate     float64 // write units a second; 0: none yet
+	measured bool    // a bracket measured rate; until then it is a guess
+}
+
+// guess sets a first estimate, r, that no bracket measured.
+func (e *estimate) guess(r float64) { e.rate, e.measured = r, false }
+
+// raise raises the estimate to units admitted over span seconds, a rate
+// DynamoDB has shown; a span of 0 or less shows none.
+func (e *estimate) raise(units, span float64) {
+	if span > 0 {
+		e.rate = max(e.rate, units/span)
+	}
+}
+
+// move moves the estimate toward r, a bracket's rate: all of the way if
+// there was none or r is under below times it, else 1/gain of the way.
+func (e *estimate) move(r, below, gain float64) {
+	if e.rate <= 0 || r < e.rate*below {
+		e.rate = r
+	} else {
+		e.rate += (r - e.rate) / gain
+	}
+}
 
 // sampleWrites is how many admitted writes a sample of the table's admitted
 // rate takes at least (see Share): fewer say more of the bucket's depth
@@ -277,58 +294,37 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 const sampleWrites = 8
 
 // Share is one table's write budget in one process, shared by its names.
-// It costs nothing until a ceiling that the table's names share refuses a
-// write: a throttle whose reasons say so (ScopeShared), or one that says
-// nothing (ScopeUnknown, as a cancelled transaction's) within RefusedGap
-// of another name's. From then on every write of the table takes a slot
-// in one line (Take): the slots are handed in the order they are asked for,
-// each one as long as its units take at the table's admitted rate,
-// estimated, so that each name writing gets its turn, about rate/names,
-// instead of the names refused at random starving while the others go.
-//
-// The estimate: the units the table admitted between two shared throttles
-// over the time between them (the ceiling refilled them, its bucket empty
-// at both), once sampleWrites writes per name were admitted (sampleWrites
-// if that is under 3/4 of the estimate), moving all of the way down and
-// half of the way up; before the first bracket, the rate each sampleWrites
-// admitted writes show if it is higher. The line goes at the estimate times
-// 1+probe*(2^k-1), k counting the rounds of slots (one per name) handed
-// without a shared throttle, at most maxProbes, halved by each one, so
-// that a ceiling that grows is found. A shared throttle after nothing was
-// admitted for longer than a round is an outage, which leaves the
-// estimate as it was, and a write admitted after such a gap (an outage,
-// the process stalled) starts the bracket again. The line ends after
-// pacedWrites slots per name without a shared throttle; the next one
-// starts it again.
-//
-// A refused write takes the line's next slot, the slots after it moving
-// back by its own (it had its turn, which the line, ahead of the refill,
-// spent), on its name's first refusal in a row (see requeue), or else
-// goes to the end of the line; it waits at least 50, 100, then 200 ms
-// (RefusedGap/2) per refusal in a row of its name: at most 5 requests a
-// second per name while the table refuses everything.
-// Throttles that say they are a partition's (ScopeKey) are left to the
-// name's Capacity, as are those of unknown scope while the Share is off and
-// no other name was refused, and any while the table's last sampleWrites
-// admitted writes were all the refused name's: a single hot name pays
-// nothing for the Share.
+// It costs nothing until a ceiling the names share refuses a write: a
+// throttle whose reasons say so (ScopeShared), or one of unknown scope (a
+// cancelled transaction's) within RefusedGap of another name's. From then
+// on every write of the table takes a slot in one line (Take), handed in
+// the order asked, each as long as its units take at the table's admitted
+// rate, estimated (see sample): each name writing gets its turn, about
+// rate/names, instead of the names refused at random starving. A write
+// refused meanwhile, unless at its key's or a read's limit, takes the
+// line's next slot on its name's first refusal in a row, else the end of
+// the line (Throttled, requeue): at most 5 requests a second per name
+// while the table refuses everything. The line ends after pacedWrites
+// slots per name without a shared throttle. Other throttles are left to
+// the name's Capacity, as are all of a name whose writes were the table's
+// last sampleWrites: a single hot name pays nothing. docs/capacity.md has
+// the mechanism.
 //
 // A Share is safe for concurrent use; a name's Seat belongs to the one
 // writer of the name at a time (see NameWriter). The zero Share is ready.
 type Share struct {
 	mu sync.Mutex // protects the fields below and the Seats passed in
 
-	rate    float64   // the table's admitted write units a second, estimated; 0: none yet
-	guessed bool      // the rate is a guess, no bracket measured it: Admitted raises it
-	next    time.Time // the end of the line: when the next slot may start
-	on      bool      // a shared ceiling refused a write lately: writes take slots
-	left    int       // slots to hand before the line ends
-	gen     int       // counts shared throttles: a Seat that took a slot since holds gen
-	seen    int       // names that took a slot in this bracket (see below)
-	prev    int       // names that took slots in the bracket before
-	k       int       // rounds of slots handed since the last shared throttle, at most maxProbes
-	slots   int       // slots handed in this round
-	mean    float64   // the units of a slot, a moving average
+	est   estimate  // the table's admitted write units a second; a guess Admitted raises
+	next  time.Time // the end of the line: when the next slot may start
+	on    bool      // a shared ceiling refused a write lately: writes take slots
+	left  int       // slots to hand before the line ends
+	gen   int       // counts shared throttles: a Seat that took a slot since holds gen
+	seen  int       // names that took a slot in this bracket (see below)
+	prev  int       // names that took slots in the bracket before
+	k     int       // rounds of slots handed since the last shared throttle, at most maxProbes
+	slots int       // slots handed in this round
+	mean  float64   // the units of a slot, a moving average
 
 	// The bracket: the units admitted since the last shared throttle
 	// that closed one (see sample), which counts the brackets.
@@ -480,13 +476,15 @@ func (s *Share) names() int { return max(s.seen, s.prev, 1) }
 // round is how long a round of the line takes: a slot of the mean units
 // per name, at the estimate. s.mu is held.
 func (s *Share) round() time.Duration {
-	return seconds(float64(s.names()) * s.mean / s.rate)
+	return seconds(float64(s.names()) * s.mean / s.est.rate)
 }
 
-// pace is the rate the line goes at: the estimate, a little over it the
-// longer no shared throttle came. s.mu is held.
+// pace is the rate the line goes at: the estimate times 1+probe*(2^k-1),
+// k counting the rounds of slots (one per name) handed without a shared
+// throttle, at most maxProbes, halved by each one, so that a ceiling that
+// grows is found. s.mu is held.
 func (s *Share) pace() float64 {
-	return s.rate * (1 + probe*float64(int(1)<<s.k-1))
+	return s.est.rate * (1 + probe*float64(int(1)<<s.k-1))
 }
 
 // Admitted records a write of units units by the name of seat, sent at
@@ -497,7 +495,7 @@ func (s *Share) Admitted(seat *Seat, start time.Time, units float64) (lined bool
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	lined, seat.lined, seat.streak = seat.lined, false, 0
-	if s.rate > 0 && !s.won.IsZero() && start.Sub(s.won) > max(RefusedGap, 2*s.round()) {
+	if s.est.rate > 0 && !s.won.IsZero() && start.Sub(s.won) > max(RefusedGap, 2*s.round()) {
 		// Nothing admitted for longer than a round of the names: they
 		// stalled, or the table refused them all. The bracket says
 		// nothing of the rate until now, and starts again here.
@@ -518,8 +516,8 @@ func (s *Share) Admitted(seat *Seat, start time.Time, units float64) (lined bool
 	if s.winWrites++; s.winWrites < sampleWrites {
 		return lined
 	}
-	if span := start.Sub(s.win).Seconds(); span > 0 && s.guessed {
-		s.rate = max(s.rate, s.winUnits/span) // a rate the table has shown
+	if s.est.rate > 0 && !s.est.measured {
+		s.est.raise(s.winUnits, start.Sub(s.win).Seconds()) // a rate the table has shown
 	}
 	s.win, s.winUnits, s.winWrites = start, 0, 0
 	return lined
@@ -528,10 +526,10 @@ func (s *Share) Admitted(seat *Seat, start time.Time, units float64) (lined bool
 // Throttled records that DynamoDB refused, with a throttle of scope, a
 // write of units units that the name of seat sent at start, answered at
 // now, and reports whether the refusal is the shared ceiling's: if so, at
-// is when the write
-// may be sent again, at its slot in the line (see Share). If not (a
-// partition's limit, as far as is known), the Share leaves it to the
-// name's Capacity.
+// is when the write may be sent again, at its slot at the end of the line
+// and at least 50, 100, then 200 ms (RefusedGap/2) after now per refusal
+// in a row of the name. If not (a partition's limit, as far as is known),
+// the Share leaves it to the name's Capacity.
 func (s *Share) Throttled(seat *Seat, start, now time.Time, units float64, scope Scope) (at time.Time, shared bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -549,10 +547,10 @@ func (s *Share) Throttled(seat *Seat, start, now time.Time, units float64, scope
 		return time.Time{}, false
 	}
 	s.sample(start)
-	if s.rate <= 0 {
+	if s.est.rate <= 0 {
 		// Nothing admitted yet to tell the rate: a write each RefusedGap,
 		// which the windows of Admitted raise.
-		s.rate, s.guessed = units/RefusedGap.Seconds(), true
+		s.est.guess(units / RefusedGap.Seconds())
 	}
 	s.on, s.gen, s.left, s.k, s.slots = true, s.gen+1, 0, s.k/2, 0
 	s.hold(seat, time.Time{}, 0)
@@ -589,39 +587,36 @@ func (s *Share) coincides(seat *Seat, start time.Time) bool {
 	return both
 }
 
-// sample moves the estimate by the units admitted since the last shared
-// throttle, which ended with the one sent at start (see Share). s.mu is
-// held.
+// sample moves the estimate by the bracket that the shared throttle of
+// the write sent at start closes: the units the table admitted since the
+// last one over the time between them (the ceiling refilled them, its
+// bucket empty at both). Once sampleWrites writes per name were admitted
+// (sampleWrites, if they show under 3/4 of the estimate), it moves all of
+// the way down and half of the way up; until sampleWrites writes measured
+// it, Admitted raises it to the rate each sampleWrites writes show. A
+// bracket with nothing admitted for longer than a round (an outage)
+// leaves it as it was. s.mu is held.
 func (s *Share) sample(start time.Time) {
 	span := start.Sub(s.since).Seconds()
 	if s.since.IsZero() || span <= 0 {
 		return
 	}
-	if s.writes == 0 || s.rate > 0 && start.Sub(s.won) > max(RefusedGap, 2*s.round()) {
-		// Nothing admitted for longer than a round of the names takes:
-		// an outage, which says nothing of the rate once it is over.
-		// The bracket starts again from here.
-		s.close(start)
+	if s.writes == 0 || s.est.rate > 0 && start.Sub(s.won) > max(RefusedGap, 2*s.round()) {
+		s.close(start) // an outage: the bracket starts again here
 		return
 	}
 	r := s.units / span
-	if s.rate > 0 && s.writes < sampleWrites*s.names() && (s.writes < sampleWrites || r >= s.rate*3/4) {
-		// Too short to tell the rate, unless it shows an estimate far
-		// too high (the first, from the bucket's first burst), which
-		// sampleWrites writes may correct: the bracket goes on.
+	if s.est.rate > 0 && s.writes < sampleWrites*s.names() && (s.writes < sampleWrites || r >= s.est.rate*3/4) {
+		// Too short to tell, unless it shows an estimate far too high
+		// (the first, from the bucket's first burst): it goes on.
 		return
 	}
-	s.guessed = s.writes < sampleWrites
-	switch {
-	case s.rate <= 0 || r < s.rate:
-		// Below the estimate, the bracket is the rate: an estimate
-		// above it puts the line ahead of the refill each round, the
-		// deficit refuses the round's last slot, and the write refused
-		// there takes the last slot again, round after round.
-		s.rate = r
-	default:
-		s.rate += (r - s.rate) / 2
-	}
+	// Below the estimate, the bracket is the rate: an estimate above it
+	// puts the line ahead of the refill each round, the deficit refuses
+	// the round's last slot, and the write refused there takes the last
+	// slot again, round after round.
+	s.est.move(r, 1, 2)
+	s.est.measured = s.writes >= sampleWrites
 	s.close(start)
 }
 
@@ -639,7 +634,7 @@ func (s *Share) close(start time.Time) {
 func (s *Share) Rate() float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.rate
+	return s.est.rate
 }
 
 // NameWriter is what a SortKey or a Latest knows of the writes of one

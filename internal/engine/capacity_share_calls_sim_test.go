@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"container/heap"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -31,19 +30,6 @@ type callName struct {
 	seat     Seat
 	cap      Capacity
 	at       time.Duration
-}
-
-type callLine []*callName
-
-func (l callLine) Len() int           { return len(l) }
-func (l callLine) Less(i, j int) bool { return l[i].at < l[j].at }
-func (l callLine) Swap(i, j int)      { l[i], l[j] = l[j], l[i] }
-func (l *callLine) Push(x any)        { *l = append(*l, x.(*callName)) }
-func (l *callLine) Pop() any {
-	old := *l
-	n := old[len(old)-1]
-	*l = old[:len(old)-1]
-	return n
 }
 
 // callRun is what simulateCalls measured: each call that returned (its
@@ -96,17 +82,17 @@ func simulateCalls(c callTable, p *simPartition, seed uint64) callRun {
 	var sh Share
 	epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var res callRun
-	line := &callLine{}
+	line := &simHeap[*callName]{at: func(n *callName) time.Duration { return n.at }}
 	for i := range c.names {
 		n := &callName{i: i, at: time.Duration(rng.Int64N(int64(max(c.latency, c.stagger))))}
 		n.cap.Rand = func(n int64) int64 { return rng.Int64N(n) }
 		for range c.callers {
 			n.waiting = append(n.waiting, n.at)
 		}
-		heap.Push(line, n)
+		line.push(n)
 	}
 	for line.Len() > 0 {
-		n := heap.Pop(line).(*callName)
+		n := line.pop()
 		if n.at >= c.d && !n.answer {
 			continue
 		}
@@ -138,12 +124,12 @@ func simulateCalls(c callTable, p *simPartition, seed uint64) callRun {
 					n.at += n.cap.Throttled(start, c.latency, n.units)
 				}
 			}
-			heap.Push(line, n)
+			line.push(n)
 			continue
 		}
 		if n.at >= c.pause[0] && n.at < c.pause[1] {
 			n.at = c.pause[1]
-			heap.Push(line, n)
+			line.push(n)
 			continue
 		}
 		units := c.unitsPerCall * float64(len(n.waiting))
@@ -152,7 +138,7 @@ func simulateCalls(c callTable, p *simPartition, seed uint64) callRun {
 		}
 		if at := sh.Take(&n.seat, now, units); !at.IsZero() {
 			n.at = at.Sub(epoch)
-			heap.Push(line, n)
+			line.push(n)
 			continue
 		}
 		res.sends++
@@ -165,7 +151,7 @@ func simulateCalls(c callTable, p *simPartition, seed uint64) callRun {
 		}
 		n.at += lat
 		n.answer = true
-		heap.Push(line, n)
+		line.push(n)
 	}
 	return res
 }

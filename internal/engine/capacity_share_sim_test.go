@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"container/heap"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -25,19 +24,6 @@ type simName struct {
 	at    time.Duration
 }
 
-type simLine []*simName
-
-func (l simLine) Len() int           { return len(l) }
-func (l simLine) Less(i, j int) bool { return l[i].at < l[j].at }
-func (l simLine) Swap(i, j int)      { l[i], l[j] = l[j], l[i] }
-func (l *simLine) Push(x any)        { *l = append(*l, x.(*simName)) }
-func (l *simLine) Pop() any {
-	old := *l
-	n := old[len(old)-1]
-	*l = old[:len(old)-1]
-	return n
-}
-
 // simTable is a simulated run: the units each name had admitted, by when.
 type simTable struct {
 	admitted [][]simSend // per name
@@ -55,15 +41,15 @@ func simulateTable(units []float64, p *simPartition, latency, d time.Duration, s
 	var sh Share
 	epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	res := simTable{admitted: make([][]simSend, len(units)), units: units, requests: make([]int, len(units))}
-	line := &simLine{}
+	line := &simHeap[*simName]{at: func(n *simName) time.Duration { return n.at }}
 	for i, u := range units {
 		n := &simName{i: i, units: u, at: time.Duration(rng.Int64N(int64(latency)))}
 		n.cap.Rand = func(n int64) int64 { return rng.Int64N(n) }
-		heap.Push(line, n)
+		line.push(n)
 	}
 	rtt := latency
 	for line.Len() > 0 {
-		n := heap.Pop(line).(*simName)
+		n := line.pop()
 		if n.at >= d {
 			continue
 		}
@@ -71,7 +57,7 @@ func simulateTable(units []float64, p *simPartition, latency, d time.Duration, s
 		if share {
 			if at := sh.Take(&n.seat, now, n.units); !at.IsZero() {
 				n.at = at.Sub(epoch)
-				heap.Push(line, n)
+				line.push(n)
 				continue
 			}
 		}
@@ -93,7 +79,7 @@ func simulateTable(units []float64, p *simPartition, latency, d time.Duration, s
 				n.at = answered + n.cap.Throttled(now, rtt, n.units)
 			}
 		}
-		heap.Push(line, n)
+		line.push(n)
 	}
 	return res
 }

@@ -95,3 +95,17 @@ func TestShareRefusedFirst(t *testing.T) {
 		t.Fatalf("c refused twice in a row: its slot at %v, want after a's, %v (the end of the line)", again.Sub(now), moved.Sub(now))
 	}
 }
+
+// Before a shared throttle the Share has no estimate: the windows of
+// Admitted raise a guess only, never none (the Share stays free).
+func TestShareNoEstimateBeforeThrottle(t *testing.T) {
+	epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var s Share
+	var a Seat
+	for i := range 4 * sampleWrites {
+		s.Admitted(&a, epoch.Add(time.Duration(i)*time.Millisecond), 2)
+	}
+	if got := s.Rate(); got != 0 {
+		t.Errorf("Rate() = %v after %d writes admitted and no throttle, want 0", got, 4*sampleWrites)
+	}
+}

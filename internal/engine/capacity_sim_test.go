@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"container/heap"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -49,6 +50,26 @@ func (p *simPartition) admit(at time.Duration, units float64) bool {
 		return true
 	}
 	return false
+}
+
+// simHeap is the simulations' actors (names, writers) in the order they
+// act in: a min-heap by when each acts next, as at says.
+type simHeap[T any] struct {
+	at    func(T) time.Duration
+	items []T
+}
+
+func (h *simHeap[T]) push(x T) { heap.Push(h, x) }
+func (h *simHeap[T]) pop() T   { return heap.Pop(h).(T) }
+
+func (h *simHeap[T]) Len() int           { return len(h.items) }
+func (h *simHeap[T]) Less(i, j int) bool { return h.at(h.items[i]) < h.at(h.items[j]) }
+func (h *simHeap[T]) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *simHeap[T]) Push(x any)         { h.items = append(h.items, x.(T)) }
+func (h *simHeap[T]) Pop() any {
+	n := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return n
 }
 
 // simSend is one request of the simulated writer: when it was sent, and

@@ -201,3 +201,35 @@ func TestCapacityLined(t *testing.T) {
 		}
 	}
 }
+
+func TestEstimate(t *testing.T) {
+	// The rules Capacity and Share both move their estimates by: a bound
+	// shown raises it, a bracket's rate moves it all of the way from none
+	// or under below times it, else 1/gain of the way.
+	for _, tc := range []struct {
+		name        string
+		from        float64
+		do          func(e *estimate)
+		want        float64
+		wantMeasure bool
+	}{
+		{"guess", 0, func(e *estimate) { e.guess(40) }, 40, false},
+		{"raise higher", 100, func(e *estimate) { e.raise(30, 0.25) }, 120, true},
+		{"raise lower", 100, func(e *estimate) { e.raise(5, 0.1) }, 100, true},
+		{"raise no span", 100, func(e *estimate) { e.raise(5, 0) }, 100, true},
+		{"move from none", 0, func(e *estimate) { e.move(80, 1.0/2, 4) }, 80, true},
+		{"move under half", 100, func(e *estimate) { e.move(40, 1.0/2, 4) }, 40, true},
+		{"move a quarter down", 100, func(e *estimate) { e.move(60, 1.0/2, 4) }, 90, true},
+		{"move a quarter up", 100, func(e *estimate) { e.move(200, 1.0/2, 4) }, 125, true},
+		{"move all the way down", 100, func(e *estimate) { e.move(99, 1, 2) }, 99, true},
+		{"move half up", 100, func(e *estimate) { e.move(200, 1, 2) }, 150, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := estimate{rate: tc.from, measured: true}
+			tc.do(&e)
+			if e.rate != tc.want || e.measured != tc.wantMeasure {
+				t.Errorf("from %v: rate %v, measured %v; want %v, %v", tc.from, e.rate, e.measured, tc.want, tc.wantMeasure)
+			}
+		})
+	}
+}

@@ -526,7 +526,8 @@ func (s *Share) Admitted(seat *Seat, start time.Time, units float64) (lined bool
 // Throttled records that DynamoDB refused, with a throttle of scope, a
 // write of units units that the name of seat sent at start, answered at
 // now, and reports whether the refusal is the shared ceiling's: if so, at
-// is when the write may be sent again, at its slot at the end of the line
+// is when the write may be sent again, at its slot in the line (the next
+// one on the name's first refusal in a row, see requeue; else the end)
 // and at least 50, 100, then 200 ms (RefusedGap/2) after now per refusal
 // in a row of the name. If not (a partition's limit, as far as is known),
 // the Share leaves it to the name's Capacity.

@@ -24,17 +24,31 @@ import (
 // starves. Issue 26 asks, on the service model: the table used at 0.85 of
 // its ceiling at least, every name storing something in every 2-second
 // window, p99 at most 1 s and no error with a 10 s deadline. The test asks
-// no error as it is, and bounds with a margin for a loaded machine (whose
-// own latency, unthrottled, reached a p99 of 2 s with the machine loaded 8
-// times over its 2 cores, and which at 14-16 times sometimes offered less
-// than the ceiling, or stalled every name for 2 s): every name storing
-// something over the windows and the table's share at minTableShare; the
-// p99 is logged, bounded only by the deadline (no error): on a quiet
-// machine it measured 1.2-6.5 s, a name sometimes stalled for 4 s.
-// It logs what it measured, the numbers each name stored in each 2 s
-// window among them (with the machine loaded 8 times, every name stored in
-// every window with the share; without it, some names stored nothing in a
-// window in each of 4 runs while one stored 26).
+// no error, every name storing something over the windows and the table's
+// share at minTableShare, and logs the rest: at tableUnits a round of the
+// names' slots takes 1.6 s with transactions (8 writes of 2 calls, 4
+// units each), so a p99 of 1 s cannot be reached here (the simulation of
+// this shape, internal/engine's TestShareSimCallsModelShape: 1.7-2.3 s),
+// and the share less the bucket full at the start is at most 0.83 at the
+// ceiling exactly. Figures (SortKey, both forms, without -race), before and after a
+// refused write took the line's next slot (it took the end of the line,
+// and its name went two rounds, 3.2 s, without a write), interleaved,
+// machine loaded 5.5-8 times over its 2 cores: before, a name stored
+// nothing in a 2 s window in each of 4 runs with transactions ([5 0 0],
+// [11 0 2], [12 2 0]...), p99 2.9-7.9 s, 1.15-1.23 s without; after,
+// every name in every window in 4 runs, p99 1.7-2.3 s, 0.86-0.90 s
+// without, the share 0.80-0.84 (0.97-1.01 with the bucket); with -race
+// and the four cases in parallel (loaded 5.8), a name stored nothing in
+// a window in both cases with transactions ([2 0 0], [3 0 2]), p99
+// 1.7-1.9 s, 0.88-0.89 s without, the share 0.83; one at a time with
+// -race (loaded 4.7-5.3), every name in every window. With two CPU
+// burners besides (loaded 9.6-11.6), after: a name stored nothing in a
+// window in 2 runs of 6 with transactions (in the one traced, refused 5
+// times in a row, the share's estimate standing above the ceiling, 25.8
+// units a second for 20); p99 up to 6.6 s, the share 0.54-1.01; before,
+// in one run the starved process never reached the ceiling (0.29 of it,
+// nothing throttled: the test failed, proving nothing), and so it did
+// after, with -race (0.03 of it; another case 0.43).
 
 // Sizes of TestModelTableCeilingFair: tableNames hot names of
 // tableGoroutines goroutines each on a table of tableUnits write units a
@@ -53,7 +67,9 @@ const (
 )
 
 // minTableShare is the test's bound on the share of the table's ceiling
-// used (issue 26: 0.85).
+// used, less the bucket (issue 26: 0.85): with -race and two CPU burners
+// besides the test, 0.43 once (and 0.03, where the starved process never
+// reached the ceiling and the test failed for want of a throttle).
 const minTableShare = 0.3
 
 // TestModelTableCeilingFair: SortKey, whose writes are transactions of 2
@@ -106,9 +122,15 @@ func TestModelTableCeilingFair(t *testing.T) {
 				p99 := took[len(took)*99/100]
 				// Less the table's bucket, which may have been full when the
 				// windows opened.
-				share := (after.WriteUnits - before.WriteUnits - tableUnits*tableBurst.Seconds()) / (tableUnits * tableWindows * 2)
-				t.Logf("%d calls, p99 %v; %.2f of the table's ceiling; numbers stored per name per 2 s window: %v; model: %d requests, %d throttled; library: %+v",
-					len(calls), p99.Round(time.Millisecond), share, stored, after.Requests-before.Requests, after.Throttled-before.Throttled, stats().Capacity())
+				units := after.WriteUnits - before.WriteUnits
+				share := (units - tableUnits*tableBurst.Seconds()) / (tableUnits * tableWindows * 2)
+				least := stored[0][0]
+				for _, windows := range stored {
+					least = min(least, slices.Min(windows[:]))
+				}
+				t.Logf("%d calls, p99 %v (issue 26: 1 s; a round of the names' slots takes %v with transactions); %.2f of the table's ceiling (%.2f with the bucket; issue 26: 0.85); numbers stored per name per 2 s window: %v, the least %d (issue 26: 1); model: %d requests, %d throttled; library: %+v",
+					len(calls), p99.Round(time.Millisecond), time.Duration(float64(tableNames*4)/tableUnits*float64(time.Second)), share, units/(tableUnits*tableWindows*2), stored, least,
+					after.Requests-before.Requests, after.Throttled-before.Throttled, stats().Capacity())
 				require.Empty(t, failed, "%d of %d calls failed with a %v deadline", len(failed), len(calls), tableDeadline)
 				capFigures := stats().Capacity()
 				require.Positive(t, capFigures.Throttled+capFigures.ThrottledTransactions,
@@ -119,9 +141,9 @@ func TestModelTableCeilingFair(t *testing.T) {
 						total += stored[n][w]
 					}
 					// Every name in every 2 s window is what the share aims
-					// at; on a quiet machine one name in one run of five stored
-					// nothing for 4 s (docs/capacity.md), so the test asks
-					// something stored over the windows and logs the rest.
+					// at, which a loaded machine does not always show (see
+					// the file's doc): the test asks something stored over
+					// the windows and logs the rest.
 					require.Positive(t, total, "numbers name %d stored in the %d windows of 2 s", n, tableWindows)
 				}
 				for n := range tableNames {

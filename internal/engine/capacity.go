@@ -197,6 +197,15 @@ func (c *Capacity) sample(start time.Time, units float64) {
 	}
 }
 
+// Lined records that the name's write waited for its slot in its table's
+// line (see Share) since the name's last admitted write: the time until
+// the write is admitted is the other names' turns, not the partition's
+// refill, and Won takes no sample of the estimate from it (a name refused
+// at a ceiling of unknown scope before the line started, then admitted a
+// round of the line later, read as a partition of 4 units a round and
+// was paced at that on top of its slots).
+func (c *Capacity) Lined() { c.wonAt = time.Time{} }
+
 // Throttled counts one more refusal for want of capacity of a write of
 // units write units, sent at start, whose round trip is rtt as measured
 // (0 when none was), and returns the wait before it is sent again, from
@@ -345,13 +354,14 @@ const sampleWrites = 8
 // the order asked, each as long as its units take at the table's admitted
 // rate, estimated (see sample): each name writing gets its turn, about
 // rate/names, instead of the names refused at random starving. A write
-// refused meanwhile, unless at its key's or a read's limit, goes to the
-// end of the line (Throttled): at most 5 requests a second per name while
-// the table refuses everything. The line ends after pacedWrites slots per
-// name without a shared throttle. Other throttles are left to the name's
-// Capacity, as are all of a name whose writes were the table's last
-// sampleWrites: a single hot name pays nothing. docs/capacity.md has the
-// mechanism.
+// refused meanwhile, unless at its key's or a read's limit, takes the
+// line's next slot on its name's first refusal in a row, else the end of
+// the line (Throttled, requeue): at most 5 requests a second per name
+// while the table refuses everything. The line ends after pacedWrites
+// slots per name without a shared throttle. Other throttles are left to
+// the name's Capacity, as are all of a name whose writes were the table's
+// last sampleWrites: a single hot name pays nothing. docs/capacity.md has
+// the mechanism.
 //
 // A Share is safe for concurrent use; a name's Seat belongs to the one
 // writer of the name at a time (see NameWriter). The zero Share is ready.
@@ -380,6 +390,7 @@ type Share struct {
 	winUnits     float64
 	winWrites    int
 	lastRefusals map[*Seat]time.Time // throttles of unknown scope lately, per name
+	held         map[*Seat]bool      // the seats holding a slot (see hold)
 	lastSeat     *Seat               // the name of the last admitted write
 	soloRun      int                 // admitted writes in a row of lastSeat's name
 }
@@ -393,8 +404,9 @@ type Seat struct {
 	gen     int       // Share.gen when it last took a slot
 	bracket int       // Share.bracket when it last took a slot
 	streak  int       // shared refusals in a row
+	lined   bool      // a write waited for a slot since the last admitted one
 
-	refusals refusals // the last sends refused in a row (see Share.Throttled)
+	refusals refusals // the sends refused in a row (see Share.bound)
 }
 
 // Take asks for a slot for a write of units units that the name of seat
@@ -407,7 +419,7 @@ func (s *Share) Take(seat *Seat, now time.Time, units float64) time.Time {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.on {
-		seat.at = time.Time{}
+		s.hold(seat, time.Time{}, 0)
 		return time.Time{}
 	}
 	if !seat.at.IsZero() {
@@ -417,15 +429,66 @@ func (s *Share) Take(seat *Seat, now time.Time, units float64) time.Time {
 		if extra := units - seat.units; extra > 0 {
 			s.next = later(s.next, now).Add(seconds(extra / s.pace()))
 		}
-		seat.at = time.Time{}
+		s.hold(seat, time.Time{}, 0)
 		return time.Time{}
 	}
 	at := s.reserve(seat, now, units)
 	if !at.After(now) {
 		return time.Time{}
 	}
-	seat.at, seat.units = at, units
+	s.hold(seat, at, units)
 	return at
+}
+
+// hold makes seat hold the slot at for units units (none with the zero
+// time). s.mu is held.
+func (s *Share) hold(seat *Seat, at time.Time, units float64) {
+	seat.at, seat.units = at, units
+	if at.IsZero() {
+		delete(s.held, seat)
+		return
+	}
+	if s.held == nil {
+		s.held = map[*Seat]bool{}
+	}
+	s.held[seat], seat.lined = true, true
+}
+
+// requeue hands seat, whose write of units units the table refused at
+// now, the line's next slot after from: the slots held from then on move
+// back by the units' own (reserve has added them at the line's end), and
+// their names, woken at the old time, wait on (Take). It returns the slot.
+// s.mu is held.
+//
+// Only a name's first refusal in a row, of a write no larger than twice
+// the line's mean slot, is put first: at the end of the line the refused
+// name waits two rounds without a write admitted (3.2 s for 8 names of 4
+// units at 20 units a second, longer than a 2 s window); a write that
+// needs more (a batch larger than the bucket, admitted only when it is
+// full, which a slot right after another's write never finds) would be
+// refused there again, its slot idle, and the line's estimate, sampled
+// over idle slots, fell to 0.3 of the ceiling (simulated clock).
+func (s *Share) requeue(seat *Seat, now, from time.Time, units float64) time.Time {
+	at := s.reserve(seat, now, units)
+	head := at
+	for other := range s.held {
+		switch {
+		case !other.at.After(now):
+			delete(s.held, other) // going now, or gone: its name stopped writing
+		case !other.at.Before(from) && other.at.Before(head):
+			head = other.at
+		}
+	}
+	if !head.Before(at) {
+		return at // no slot held after from: the end of the line
+	}
+	d := seconds(units / s.pace())
+	for other := range s.held {
+		if other != seat && !other.at.Before(head) {
+			other.at = other.at.Add(d)
+		}
+	}
+	return head
 }
 
 // reserve hands seat the next slot of the line for units units, no
@@ -480,11 +543,13 @@ func (s *Share) pace() float64 {
 }
 
 // Admitted records a write of units units by the name of seat, sent at
-// start, that DynamoDB admitted.
-func (s *Share) Admitted(seat *Seat, start time.Time, units float64) {
+// start, that DynamoDB admitted, and reports whether the name waited for
+// a slot in the line (Take, or a shared throttle) since its last admitted
+// write (see Capacity.Lined).
+func (s *Share) Admitted(seat *Seat, start time.Time, units float64) (lined bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	seat.streak = 0
+	lined, seat.lined, seat.streak = seat.lined, false, 0
 	if s.est.rate > 0 && !s.won.IsZero() && start.Sub(s.won) > max(RefusedGap, 2*s.round()) {
 		// Nothing admitted for longer than a round of the names: they
 		// stalled, or the table refused them all. The bracket says
@@ -504,18 +569,20 @@ func (s *Share) Admitted(seat *Seat, start time.Time, units float64) {
 	s.writes++
 	s.winUnits += units
 	if s.winWrites++; s.winWrites < sampleWrites {
-		return
+		return lined
 	}
 	if s.est.rate > 0 && !s.est.measured {
 		s.est.raise(s.winUnits, start.Sub(s.win).Seconds()) // a rate the table has shown
 	}
 	s.win, s.winUnits, s.winWrites = start, 0, 0
+	return lined
 }
 
 // Throttled records that DynamoDB refused, with a throttle of scope, a
 // write of units units that the name of seat sent at start, answered at
 // now, and reports whether the refusal is the shared ceiling's: if so, at
-// is when the write may be sent again, at its slot at the end of the line
+// is when the write may be sent again, at its slot in the line (the next
+// one on the name's first refusal in a row, see requeue; else the end)
 // and at least 50, 100, then 200 ms (RefusedGap/2) after now per refusal
 // in a row of the name. If not (a partition's limit, as far as is known),
 // the Share leaves it to the name's Capacity.
@@ -542,18 +609,35 @@ func (s *Share) Throttled(seat *Seat, start, now time.Time, units float64, scope
 		s.est.guess(units / RefusedGap.Seconds())
 	}
 	s.on, s.gen, s.left, s.k, s.slots = true, s.gen+1, 0, s.k/2, 0
-	seat.at = time.Time{}
+	s.hold(seat, time.Time{}, 0)
 	seat.streak++
-	at = s.reserve(seat, now, units)
-	floor := RefusedGap / 2 >> (3 - min(seat.streak, 3))
-	if at.Before(now.Add(floor)) {
-		at = now.Add(floor)
+	floor := now.Add(RefusedGap / 2 >> (3 - min(seat.streak, 3)))
+	if least := s.bound(seat, start); least > 0 {
+		at = s.reserve(seat, start.Add(least), units)
+	} else if seat.streak == 1 && units <= 2*s.mean {
+		at = s.requeue(seat, now, floor, units)
+	} else {
+		at = s.reserve(seat, now, units) // see requeue
 	}
-	if least, _ := seat.refusals.refused(start, seat.streak <= 1); at.Before(start.Add(least)) {
-		at = start.Add(least) // at most refusedBurst in any second
-	}
-	seat.at, seat.units = at, units
+	at = later(at, floor)
+	s.hold(seat, at, units)
 	return at, true
+}
+
+// bound records the refusal of seat's write sent at start and returns the
+// least wait from start before its next send while the table admits no
+// write of any name since the name's refusal before (an outage):
+// at most refusedBurst sends in any second. While it admits others'
+// writes, the floors of Throttled bound the name's sends (5 a second once
+// they are 200 ms), and the line its turns. s.mu is held.
+func (s *Share) bound(seat *Seat, start time.Time) time.Duration {
+	r := &seat.refusals
+	prev := r.at[(r.n+refusedBurst-1)%refusedBurst] // the previous refusal in a row
+	least, _ := r.refused(start, seat.streak == 1)
+	if r.n < 2 || s.won.After(prev) {
+		return 0
+	}
+	return least
 }
 
 // coincides records a throttle of unknown scope of seat's name at start,
@@ -655,12 +739,23 @@ type Pace struct {
 func (p Pace) Won(w *NameWriter, start time.Time, tn Turn, units, charged float64) time.Time {
 	now := time.Now()
 	p.RTT.Add(now.Sub(start))
-	p.Share.Admitted(&w.Seat, start, charged)
-	next := w.Capacity.Won(start, units)
+	next := wonIn(p.Share, &w.Seat, &w.Capacity, start, units, charged)
 	if w.Won(start, tn) {
 		p.Turns.Add(1)
 	}
 	return next
+}
+
+// wonIn records an admitted write of a name, sent at start, in its
+// table's share (charged units) and its Capacity (units), and returns when
+// the name's next write may start (see Capacity.Won): a write that waited
+// in the table's line since the name's last one tells the Capacity
+// nothing of the partition's refill (see Capacity.Lined).
+func wonIn(s *Share, seat *Seat, c *Capacity, start time.Time, units, charged float64) time.Time {
+	if s.Admitted(seat, start, charged) {
+		c.Lined()
+	}
+	return c.Won(start, units)
 }
 
 // WonBatch is Won for the write of calls, in one request.

@@ -66,8 +66,7 @@ func simulateTable(units []float64, p *simPartition, latency, d time.Duration, s
 		res.requests[n.i]++
 		res.admitted[n.i] = append(res.admitted[n.i], simSend{n.at, ok})
 		if ok {
-			sh.Admitted(&n.seat, now, n.units)
-			next := n.cap.Won(now, n.units)
+			next := wonIn(&sh, &n.seat, &n.cap, now, n.units, n.units)
 			n.at += lat
 			if t := next.Sub(epoch); !next.IsZero() && t > n.at {
 				n.at = t

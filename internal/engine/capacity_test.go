@@ -183,6 +183,32 @@ func TestCapacityBracketSmallAfterBatch(t *testing.T) {
 	}
 }
 
+// A write that waited for its slot in the table's line (Lined) says
+// nothing of its partition's refill: a name refused once at a ceiling of
+// unknown scope before the line started, then admitted a round of the
+// line later (1.6 s), keeps its estimate and is not paced at 4 units a
+// round on top of its slots.
+func TestCapacityLined(t *testing.T) {
+	epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, lined := range []bool{false, true} {
+		c := Capacity{Rand: func(n int64) int64 { return n - 1 }}
+		c.Won(epoch, 4)
+		c.Throttled(epoch.Add(100*time.Millisecond), 50*time.Millisecond, 4) // 320 units a second
+		if lined {
+			c.Lined()
+		}
+		start := epoch.Add(1700 * time.Millisecond)
+		pace := c.Won(start, 4).Sub(start)
+		t.Logf("lined %v: paced %v, estimate %.1f units a second", lined, pace, c.Rate())
+		if lined && pace > 50*time.Millisecond {
+			t.Errorf("after a wait in the line: the next write paced %v later (estimate %.1f units a second), want at most 50 ms", pace, c.Rate())
+		}
+		if !lined && pace < 500*time.Millisecond {
+			t.Errorf("without Lined the refusal's bracket reads %.1f units a second, pace %v: the test no longer shows what Lined prevents", c.Rate(), pace)
+		}
+	}
+}
+
 func TestEstimate(t *testing.T) {
 	// The rules Capacity and Share both move their estimates by: a bound
 	// shown raises it, a bracket's rate moves it all of the way from none

@@ -92,53 +92,20 @@ func TestModelTableCeilingFair(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				svc := dynamoseqtest.Service{TableWriteUnits: tableUnits, Burst: tableBurst, Throttle: form.form}
-				srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(svc))
-				table := srv.NewTable(t, dynamoseq.SortKeyTable("fair"))
-				appendFn, stats, _ := modelAppender(t, "SortKey", srv.Client(), table, noTx)
-				start := time.Now()
-				end := start.Add(tableWarm + tableWindows*2*time.Second)
-				warm, shut := make(chan dynamoseqtest.ModelStats, 1), make(chan dynamoseqtest.ModelStats, 1)
-				time.AfterFunc(tableWarm, func() { warm <- srv.ModelStats() })
-				time.AfterFunc(time.Until(end), func() { shut <- srv.ModelStats() })
-				calls := callNames(appendFn, tableNames, tableGoroutines, end.Add(time.Second))
-				before, after := <-warm, <-shut
-				var failed []string
-				stored := make([][tableWindows]int, tableNames)
-				var took []time.Duration
-				for _, c := range calls {
-					if !c.done.Add(-c.took).Before(start.Add(tableWarm)) {
-						took = append(took, c.took) // not the first calls, which meet a cold server
+				var r fairRun
+				for attempt := 1; ; attempt++ {
+					if r = runTableFair(t, form.form, noTx); r.throttled > 0 {
+						break
 					}
-					if c.err != nil {
-						failed = append(failed, c.err.Error())
-						continue
-					}
-					if w := c.done.Sub(start.Add(tableWarm)) / (2 * time.Second); w >= 0 && w < tableWindows {
-						stored[c.name][w]++
-					}
+					// A loaded machine may offer the table less than its
+					// ceiling: such a run proves nothing (untilThrottled).
+					require.Less(t, attempt, maxFairRuns, "runs in which the model throttled none of the library's writes: the test proves nothing")
+					t.Logf("run %d: the model throttled none of the library's writes (the machine offered less than the ceiling); again", attempt)
 				}
-				slices.Sort(took)
-				p99 := took[len(took)*99/100]
-				// Less the table's bucket, which may have been full when the
-				// windows opened.
-				units := after.WriteUnits - before.WriteUnits
-				share := (units - tableUnits*tableBurst.Seconds()) / (tableUnits * tableWindows * 2)
-				least := stored[0][0]
-				for _, windows := range stored {
-					least = min(least, slices.Min(windows[:]))
-				}
-				t.Logf("%d calls, p99 %v (issue 26: 1 s; a round of the names' slots takes %v with transactions); %.2f of the table's ceiling (%.2f with the bucket; issue 26: 0.85); numbers stored per name per 2 s window: %v, the least %d (issue 26: 1); model: %d requests, %d throttled; library: %+v",
-					len(calls), p99.Round(time.Millisecond), time.Duration(float64(tableNames*4)/tableUnits*float64(time.Second)), share, units/(tableUnits*tableWindows*2), stored, least,
-					after.Requests-before.Requests, after.Throttled-before.Throttled, stats().Capacity())
-				require.Empty(t, failed, "%d of %d calls failed with a %v deadline", len(failed), len(calls), tableDeadline)
-				capFigures := stats().Capacity()
-				require.Positive(t, capFigures.Throttled+capFigures.ThrottledTransactions,
-					"the model throttled none of the library's writes: the test proves nothing") // often before the windows open, where the share starts
-				for n := range stored {
+				for n := range r.stored {
 					total := 0
 					for w := range tableWindows {
-						total += stored[n][w]
+						total += r.stored[n][w]
 					}
 					// Every name in every 2 s window is what the share aims
 					// at, which a loaded machine does not always show (see
@@ -148,17 +115,80 @@ func TestModelTableCeilingFair(t *testing.T) {
 				}
 				for n := range tableNames {
 					var results []appendResult
-					for _, c := range calls {
+					for _, c := range r.calls {
 						if c.name == n {
 							results = append(results, c.appendResult)
 						}
 					}
-					checkAppends(t, srv.Client(), table, "n"+strconv.Itoa(n), results, false)
+					checkAppends(t, r.srv.Client(), r.table, "n"+strconv.Itoa(n), results, false)
 				}
-				require.GreaterOrEqual(t, share, minTableShare, "share of the table's ceiling used")
+				require.GreaterOrEqual(t, r.share, minTableShare, "share of the table's ceiling used")
 			})
 		}
 	}
+}
+
+// maxFairRuns is how many runs TestModelTableCeilingFair makes of a case
+// at most until the model throttles the library's writes.
+const maxFairRuns = 3
+
+// fairRun is one run of a case of TestModelTableCeilingFair.
+type fairRun struct {
+	srv       *dynamoseqtest.Server
+	table     string
+	calls     []nameCall
+	stored    [][tableWindows]int // numbers stored per name per window
+	share     float64             // of the table's ceiling, less its bucket
+	throttled int64               // the library's writes the model throttled
+}
+
+// runTableFair runs a case of TestModelTableCeilingFair once on a model of
+// its own, logs its figures and requires that no call failed.
+func runTableFair(t *testing.T, form dynamoseqtest.ThrottleForm, noTx bool) fairRun {
+	t.Helper()
+	svc := dynamoseqtest.Service{TableWriteUnits: tableUnits, Burst: tableBurst, Throttle: form}
+	srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(svc))
+	r := fairRun{srv: srv, table: srv.NewTable(t, dynamoseq.SortKeyTable("fair"))}
+	appendFn, stats, _ := modelAppender(t, "SortKey", srv.Client(), r.table, noTx)
+	start := time.Now()
+	end := start.Add(tableWarm + tableWindows*2*time.Second)
+	warm, shut := make(chan dynamoseqtest.ModelStats, 1), make(chan dynamoseqtest.ModelStats, 1)
+	time.AfterFunc(tableWarm, func() { warm <- srv.ModelStats() })
+	time.AfterFunc(time.Until(end), func() { shut <- srv.ModelStats() })
+	r.calls = callNames(appendFn, tableNames, tableGoroutines, end.Add(time.Second))
+	before, after := <-warm, <-shut
+	var failed []string
+	r.stored = make([][tableWindows]int, tableNames)
+	var took []time.Duration
+	for _, c := range r.calls {
+		if !c.done.Add(-c.took).Before(start.Add(tableWarm)) {
+			took = append(took, c.took) // not the first calls, which meet a cold server
+		}
+		if c.err != nil {
+			failed = append(failed, c.err.Error())
+			continue
+		}
+		if w := c.done.Sub(start.Add(tableWarm)) / (2 * time.Second); w >= 0 && w < tableWindows {
+			r.stored[c.name][w]++
+		}
+	}
+	slices.Sort(took)
+	p99 := took[len(took)*99/100]
+	// Less the table's bucket, which may have been full when the windows
+	// opened.
+	units := after.WriteUnits - before.WriteUnits
+	r.share = (units - tableUnits*tableBurst.Seconds()) / (tableUnits * tableWindows * 2)
+	least := r.stored[0][0]
+	for _, windows := range r.stored {
+		least = min(least, slices.Min(windows[:]))
+	}
+	capFigures := stats().Capacity()
+	r.throttled = capFigures.Throttled + capFigures.ThrottledTransactions // often before the windows open, where the share starts
+	t.Logf("%d calls, p99 %v (issue 26: 1 s; a round of the names' slots takes %v with transactions); %.2f of the table's ceiling (%.2f with the bucket; issue 26: 0.85); numbers stored per name per 2 s window: %v, the least %d (issue 26: 1); model: %d requests, %d throttled; library: %+v",
+		len(r.calls), p99.Round(time.Millisecond), time.Duration(float64(tableNames*4)/tableUnits*float64(time.Second)), r.share, units/(tableUnits*tableWindows*2), r.stored, least,
+		after.Requests-before.Requests, after.Throttled-before.Throttled, capFigures)
+	require.Empty(t, failed, "%d of %d calls failed with a %v deadline", len(failed), len(r.calls), tableDeadline)
+	return r
 }
 
 // nameCall is one call of callNames: its name's index, its result, when

@@ -31,7 +31,10 @@ import (
 //   - outage=<d>: 16 goroutines on one hot name, without deadline, and
 //     capacity cut to nothing for d in the middle of the window.
 //     outage-req/s: requests on the name a second during the outage;
-//     outage-stored: numbers stored during it; recover-ms: from its end to
+//     outage-stored: numbers stored during it (by when their calls
+//     returned: a write admitted before the cut may return after it);
+//     outage-wu: the write units the model admitted on the name during it
+//     (0: nothing stored that was sent in it); recover-ms: from its end to
 //     the next number stored; after-ops/s: numbers stored a second from 1 s
 //     after its end to the window's end.
 //
@@ -224,6 +227,7 @@ func (mb modelBench) runOutage(b *testing.B, kind, mode string, seed uint64, out
 	w.extra = map[string]float64{
 		"outage-req/s":  float64(during.Requests) / dur.Seconds(),
 		"outage-stored": float64(ok.count(hot, cut, end)),
+		"outage-wu":     during.WriteUnits,
 		"recover-ms":    recover,
 		"after-ops/s":   afterRate,
 	}

@@ -79,7 +79,7 @@ func (r *modelRow) shaped() bool {
 
 // shapeUnits are the metrics of BenchmarkModelShapes' rows, in the order
 // they are printed.
-var shapeUnits = []string{"ceiling-%", "name-min", "name-max", "outage-req/s", "outage-stored", "recover-ms", "after-ops/s", "after-%", "step1-%", "step2-%", "step3-%", "p99-ms"}
+var shapeUnits = []string{"ceiling-%", "name-min", "name-max", "outage-req/s", "outage-stored", "outage-wu", "recover-ms", "after-ops/s", "after-%", "step1-%", "step2-%", "step3-%", "p99-ms"}
 
 // values returns a metric of one side (baseline or dynamoseq) over the
 // row's windows (of depth burst only, unless burst is ""), the median of
@@ -198,7 +198,7 @@ func printShapes(w io.Writer, rows []*modelRow) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Shapes (table=: names under a table's ceiling, ceiling-% of the table's, name-min/max: numbers one name stored in a 2 s part;")
-	fmt.Fprintln(w, "outage=: capacity cut to nothing; requests a second on the name and numbers stored during it, ms to the next number after, numbers a second and % of the ceiling from 1 s after;")
+	fmt.Fprintln(w, "outage=: capacity cut to nothing; requests a second on the name, numbers stored during it and write units admitted in it, ms to the next number after, numbers a second and % of the ceiling from 1 s after;")
 	fmt.Fprintln(w, "steps=: capacity stepping up; % of each step's ceiling from 2 s after the step; p99-ms of the calls that succeeded):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "strategy\tthrottle\tshape\tside\t%s\t\n", strings.Join(shapeUnits, "\t"))

@@ -87,7 +87,7 @@ func TestReportModelShapes(t *testing.T) {
 	if shapes < 0 {
 		t.Fatalf("the report has no shapes table:\n%s", out)
 	}
-	if got := strings.Join(strings.Fields(out[shapes:]), " "); !strings.Contains(got, "outage=3s dynamoseq - - - 2.50 - 300") {
+	if got := strings.Join(strings.Fields(out[shapes:]), " "); !strings.Contains(got, "outage=3s dynamoseq - - - 2.50 - - 300") {
 		t.Errorf("shapes table: want the library's 2.50 requests a second and 300 ms; got\n%s", out[shapes:])
 	}
 	if strings.Count(out, "outage=3s") != 2 {

@@ -584,7 +584,9 @@ func (s *Share) Admitted(seat *Seat, start time.Time, units float64) (lined bool
 // is when the write may be sent again, at its slot in the line (the next
 // one on the name's first refusal in a row, see requeue; else the end)
 // and at least 50, 100, then 200 ms (RefusedGap/2) after now per refusal
-// in a row of the name. If not (a partition's limit, as far as is known),
+// in a row of the name; while the table admits nothing, at most
+// refusedBurst sends of the name in any second (see bound). If not (a
+// partition's limit, as far as is known),
 // the Share leaves it to the name's Capacity.
 func (s *Share) Throttled(seat *Seat, start, now time.Time, units float64, scope Scope) (at time.Time, shared bool) {
 	s.mu.Lock()

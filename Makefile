@@ -61,15 +61,9 @@ endif
 # that CI's log shows it.
 FAULT_TESTS := ^(TestFaults|TestCrashRestart)
 
-# The suite's tests mostly wait (on the model's latencies, on DynamoDB
-# Local): with 4 parallel tests a package, not GOMAXPROCS (2 here), the
-# root package takes 257 s in place of 347 s on the 2-core machine, its
-# CPU about the same (3.5 minutes).
-TEST_PARALLEL := 4
-
 ## test: go vet, gofmt check, staticcheck, the whole suite with the race detector, and short fuzz runs
 test: deps ddblocal vet fmt-check lint
-	$(GO) test -race -count=1 -parallel $(TEST_PARALLEL) -timeout 20m -skip '$(FAULT_TESTS)' ./...
+	$(GO) test -race -count=1 -timeout 20m -skip '$(FAULT_TESTS)' ./...
 	$(GO) test -race -count=1 -timeout 10m -v -run '$(FAULT_TESTS)' .
 	$(GO) test -run '^$$' -fuzz '^FuzzKeyRoundTrip$$' -fuzztime 50000x ./examples/favorites
 	$(GO) test -run '^$$' -fuzz '^FuzzIDRoundTrip$$' -fuzztime 50000x .

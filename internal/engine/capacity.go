@@ -405,8 +405,6 @@ type Seat struct {
 	bracket int       // Share.bracket when it last took a slot
 	streak  int       // shared refusals in a row
 	lined   bool      // a write waited for a slot since the last admitted one
-
-	refusals refusals // the sends refused in a row (see Share.bound)
 }
 
 // Take asks for a slot for a write of units units that the name of seat
@@ -584,9 +582,7 @@ func (s *Share) Admitted(seat *Seat, start time.Time, units float64) (lined bool
 // is when the write may be sent again, at its slot in the line (the next
 // one on the name's first refusal in a row, see requeue; else the end)
 // and at least 50, 100, then 200 ms (RefusedGap/2) after now per refusal
-// in a row of the name; while the table admits nothing, at most
-// refusedBurst sends of the name in any second (see bound). If not (a
-// partition's limit, as far as is known),
+// in a row of the name. If not (a partition's limit, as far as is known),
 // the Share leaves it to the name's Capacity.
 func (s *Share) Throttled(seat *Seat, start, now time.Time, units float64, scope Scope) (at time.Time, shared bool) {
 	s.mu.Lock()
@@ -614,9 +610,7 @@ func (s *Share) Throttled(seat *Seat, start, now time.Time, units float64, scope
 	s.hold(seat, time.Time{}, 0)
 	seat.streak++
 	floor := now.Add(RefusedGap / 2 >> (3 - min(seat.streak, 3)))
-	if least := s.bound(seat, start); least > 0 {
-		at = s.reserve(seat, start.Add(least), units)
-	} else if seat.streak == 1 && units <= 2*s.mean {
+	if seat.streak == 1 && units <= 2*s.mean {
 		at = s.requeue(seat, now, floor, units)
 	} else {
 		at = s.reserve(seat, now, units) // see requeue
@@ -624,22 +618,6 @@ func (s *Share) Throttled(seat *Seat, start, now time.Time, units float64, scope
 	at = later(at, floor)
 	s.hold(seat, at, units)
 	return at, true
-}
-
-// bound records the refusal of seat's write sent at start and returns the
-// least wait from start before its next send while the table admits no
-// write of any name since the name's refusal before (an outage):
-// at most refusedBurst sends in any second. While it admits others'
-// writes, the floors of Throttled bound the name's sends (5 a second once
-// they are 200 ms), and the line its turns. s.mu is held.
-func (s *Share) bound(seat *Seat, start time.Time) time.Duration {
-	r := &seat.refusals
-	prev := r.at[(r.n+refusedBurst-1)%refusedBurst] // the previous refusal in a row
-	least, _ := r.refused(start, seat.streak == 1)
-	if r.n < 2 || s.won.After(prev) {
-		return 0
-	}
-	return least
 }
 
 // coincides records a throttle of unknown scope of seat's name at start,

@@ -94,9 +94,9 @@ const (
 // callers get nothing but their deadline's error (with ErrThrottled, or
 // ErrUnknownOutcome for one whose deadline passed with its write in
 // flight), nothing of a failed call is stored, the name sends at most 5
-// requests a second through the outage, its first second included, and once capacity is back it uses
-// at least minOutageShare of the partition's rate from 1 s after (see
-// outageRecovery).
+// requests a second through the outage, its first second included, and
+// once capacity is back it uses at least minOutageShare of the
+// partition's rate from 1 s after (see outageRecovery).
 func TestModelOutage(t *testing.T) {
 	t.Parallel()
 	const outFrom, outTo, end = 5 * time.Second, 9 * time.Second, 15 * time.Second

@@ -600,12 +600,13 @@ func (s *Share) Throttled(seat *Seat, start, now time.Time, units float64, scope
 		// nothing to share, and its Capacity paces it better.
 		return time.Time{}, false
 	}
-	s.sample(start)
+	s.sample(start, units)
 	if s.est.rate <= 0 {
 		// Nothing admitted yet to tell the rate: a write each RefusedGap,
 		// which the windows of Admitted raise.
 		s.est.guess(units / RefusedGap.Seconds())
 	}
+	s.win, s.winUnits, s.winWrites = start, 0, 0 // from an empty bucket: what it held is not the rate
 	s.on, s.gen, s.left, s.k, s.slots = true, s.gen+1, 0, s.k/2, 0
 	s.hold(seat, time.Time{}, 0)
 	seat.streak++
@@ -647,10 +648,15 @@ func (s *Share) coincides(seat *Seat, start time.Time) bool {
 // bucket empty at both). Once sampleWrites writes per name were admitted
 // (sampleWrites, if they show under 3/4 of the estimate), it moves all of
 // the way down and half of the way up; until sampleWrites writes measured
-// it, Admitted raises it to the rate each sampleWrites writes show. A
-// bracket with nothing admitted for longer than a round (an outage)
-// leaves it as it was. s.mu is held.
-func (s *Share) sample(start time.Time) {
+// it, Admitted raises it to the rate each sampleWrites writes show since
+// the last shared throttle, and a bracket of any length that shows under
+// half of it, even with the write refused at its end (units refused)
+// admitted, halves it: the bucket's first burst, and writes that reach
+// the table late (a loaded machine) and so bunch by when they were sent,
+// raise it far above the ceiling, whose refusals then end brackets before
+// sampleWrites writes. A bracket with nothing admitted for longer than a
+// round (an outage) leaves it as it was. s.mu is held.
+func (s *Share) sample(start time.Time, refused float64) {
 	span := start.Sub(s.since).Seconds()
 	if s.since.IsZero() || span <= 0 {
 		return
@@ -660,6 +666,11 @@ func (s *Share) sample(start time.Time) {
 		return
 	}
 	r := s.units / span
+	if !s.est.measured && s.est.rate > 0 && (s.units+refused)/span < s.est.rate/2 {
+		s.est.rate /= 2 // by halves, each on a bracket of its own: a short one may show too little
+		s.close(start)
+		return
+	}
 	if s.est.rate > 0 && s.writes < sampleWrites*s.names() && (s.writes < sampleWrites || r >= s.est.rate*3/4) {
 		// Too short to tell, unless it shows an estimate far too high
 		// (the first, from the bucket's first burst): it goes on.

@@ -73,6 +73,7 @@ type callTable struct {
 	d              time.Duration
 	pause          [2]time.Duration // no write is sent in [pause[0], pause[1]): the process stalls
 	stagger        time.Duration    // the names' first calls begin over [0, stagger), not within a round trip
+	arrive         time.Duration    // the median of a write's way to the table (a loaded machine's), before its latency; 0: under 1 ms
 }
 
 // simulateCalls runs c on a table whose ceiling is p, with the Share.
@@ -144,12 +145,16 @@ func simulateCalls(c callTable, p *simPartition, seed uint64) callRun {
 		res.sends++
 		n.inflight, n.waiting = n.waiting, nil
 		n.sent, n.units = n.at, units
-		n.ok = p.admit(n.at+time.Duration(rng.Int64N(int64(time.Millisecond))), units)
+		way := time.Duration(rng.Int64N(int64(time.Millisecond)))
+		if c.arrive > 0 {
+			way = lognormal(rng, c.arrive, 8*c.arrive)
+		}
+		n.ok = p.admit(n.at+way, units)
 		lat := lognormal(rng, c.latency, 4*c.latency)
 		if !n.ok {
 			lat /= 3
 		}
-		n.at += lat
+		n.at += way + lat
 		n.answer = true
 		line.push(n)
 	}
@@ -383,6 +388,36 @@ func TestShareSimCallsModelShape(t *testing.T) {
 							name, used, empty, p99.Round(time.Millisecond), paces, allowed)
 					}
 				}
+			}
+		}
+	}
+}
+
+// The shape of TestShareSimCallsModelShape with transactions, on a loaded
+// machine: a write reaches the table a while after it was sent (median
+// arrive, 8 times that at p99), so that the writes admitted, dated by
+// when they were sent, bunch. Over the whole run (from the bucket full at
+// the start): no call longer than 10 s (the deadline of the model test),
+// no name refused more than 12 times in a row. When Admitted raised an
+// estimate no bracket had measured to the rate of any 8 writes, the
+// bucket's first burst and the bunching raised it to 7 times the ceiling
+// (141 units a second for 20), and the brackets, cut short by the gaps of
+// the line's refusals, never brought it down: one name was refused 21
+// times in a row, a call took 18 s.
+func TestShareSimCallsLateArrival(t *testing.T) {
+	for _, arrive := range []time.Duration{0, 20 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond} {
+		for seed := range uint64(12) {
+			name := fmt.Sprintf("arrive %v, seed %d", arrive, seed)
+			c := callTable{names: 8, callers: 2, unitsPerCall: 1, tx: true, scope: ScopeUnknown, latency: 25 * time.Millisecond, d: 40 * time.Second, stagger: 500 * time.Millisecond, arrive: arrive}
+			r := simulateCalls(c, &simPartition{rate: constant(20), depth: 20}, seed)
+			var longest time.Duration
+			for _, call := range r.calls {
+				longest = max(longest, call.end-call.began)
+			}
+			streak := r.streak(0, c.d)
+			t.Logf("%s: %.2f of the ceiling, the longest call %v, %d refusals in a row", name, r.used(20, 5*time.Second, 35*time.Second), longest.Round(time.Millisecond), streak)
+			if longest > 10*time.Second || streak > 12 {
+				t.Errorf("%s: the longest call %v, %d refusals in a row of a name; want at most 10 s and 12", name, longest.Round(time.Millisecond), streak)
 			}
 		}
 	}

@@ -81,7 +81,8 @@ const minTableShare = 0.3
 // the guarantees hold, and the table is used at minTableShare of its
 // ceiling at least; it logs the p99 of the calls begun after tableWarm
 // (the first ones meet a cold server). Latest, all transactions, runs the
-// same shape in make bench (BenchmarkModelShapes, table=).
+// same shape in make bench (BenchmarkModelShapes, table=). make test runs
+// it apart from the other tests (APART_TESTS in the Makefile).
 func TestModelTableCeilingFair(t *testing.T) {
 	t.Parallel()
 	for _, form := range throttleForms {

@@ -93,7 +93,8 @@ const (
 // schedule at 0 from 5 s to 9 s), in either form of throttling: the
 // callers get nothing but their deadline's error (with ErrThrottled, or
 // ErrUnknownOutcome for one whose deadline passed with its write in
-// flight), nothing of a failed call is stored, the name sends at most 5
+// flight: none sends for a caller whose deadline comes within a round
+// trip, but a loaded machine's answers may come later than that), nothing of a failed call is stored, the name sends at most 5
 // requests a second through the outage, its first second included, and
 // once capacity is back it uses at least minOutageShare of the
 // partition's rate from 1 s after (see outageRecovery).

@@ -90,6 +90,9 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			engine.Fail(calls, fmt.Errorf("%w: version %d is the highest the sort key holds", ErrExhausted, l.maxVersion))
 			return
 		}
+		if calls = l.pace.late(&hint.NameWriter, calls); len(calls) == 0 {
+			return
+		}
 		if !calls[0].Publish(v) { // its caller left: nothing to write
 			calls[0].Err, calls = engine.ErrCallerLeft, calls[1:]
 			continue

@@ -100,6 +100,38 @@ func (p pacing) conflicted(w *engine.NameWriter, calls []*engine.Call[appendReq,
 	p.refused(w, calls, sent, err)
 }
 
+// errLate is why a call is held back (see late).
+var errLate = errors.New("its deadline came within a round trip while DynamoDB refused the name's writes for want of capacity")
+
+// late holds back, while DynamoDB refuses the name's writes for want of
+// capacity (w.Refused), the calls whose caller's deadline comes within a
+// round trip, and returns the others, to send: a write sent for them would
+// most likely be refused, and still be in flight when the caller leaves,
+// who would learn only ErrUnknownOutcome. Held, the caller leaves at its
+// deadline with ErrThrottled. The calls held ask the name's next run to
+// wait the round trip; the wait is not a refusal's (Stats.WaitTime).
+func (p pacing) late(w *engine.NameWriter, calls []*engine.Call[appendReq, int64]) []*engine.Call[appendReq, int64] {
+	if !w.Refused() {
+		return calls
+	}
+	rtt := w.RoundTrip()
+	by := time.Now().Add(rtt)
+	var send, held []*engine.Call[appendReq, int64]
+	for _, c := range calls {
+		if d := c.Deadline(); !d.IsZero() && d.Before(by) {
+			held = append(held, c)
+		} else {
+			send = append(send, c)
+		}
+	}
+	if len(held) == 0 {
+		return calls
+	}
+	var uncounted capacityWaits
+	holdCalls[appendReq](held, rtt, p.maxWait, &uncounted, &capacityError{kind: ErrThrottled, wait: rtt, err: errLate})
+	return send
+}
+
 // errPaced is why the callers queued behind a paced write wait (see paced).
 var errPaced = errors.New("the name's writes are paced at the rate DynamoDB admitted them after a throttle")
 

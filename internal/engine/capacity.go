@@ -712,6 +712,10 @@ type NameWriter struct {
 	Turns             // with writers of other processes
 }
 
+// Refused reports whether DynamoDB refused the name's last write for want
+// of capacity, its partition's or its table's.
+func (w *NameWriter) Refused() bool { return w.Capacity.streak > 0 || w.Seat.streak > 0 }
+
 // Pace is what a strategy's runs need to pace the writes of a name: the
 // strategy's round trips, the count of the turns its writes started, and
 // the table's write budget that its names share.

@@ -206,6 +206,7 @@ func (g *Group[K, S, Req, Res]) Do(ctx context.Context, key K, req Req,
 		return zero, err
 	}
 	w := &waiter[Req, Res]{ctx: ctx, call: Call[Req, Res]{Req: req, mu: &g.mu}, wake: make(chan struct{}, 1)}
+	w.call.deadline, _ = ctx.Deadline()
 	q := g.enqueue(key, w)
 	returned := false
 	defer func() {
@@ -723,7 +724,13 @@ type Call[Req, Res any] struct {
 	published bool // run has published pending
 	pending   Res
 	gone      bool // the caller has left Do while the call was in a batch
+
+	deadline time.Time // the caller's context's (see Deadline)
 }
+
+// Deadline is when the context of the call's caller ends; the zero time if
+// it has no deadline, or the call was made outside a Group.
+func (c *Call[Req, Res]) Deadline() time.Time { return c.deadline }
 
 // ErrUnknownOutcome is the error (joined with its context's error) of a
 // caller that gave up, after GroupOptions.Grace, while the write of its call

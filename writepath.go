@@ -109,17 +109,25 @@ var errLate = errors.New("its deadline came within a round trip while DynamoDB r
 // most likely be refused, and still be in flight when the caller leaves,
 // who would learn only ErrUnknownOutcome. Held, the caller leaves at its
 // deadline with ErrThrottled. The calls held ask the name's next run to
-// wait the round trip; the wait is not a refusal's (Stats.WaitTime).
+// wait until their callers have left; the wait is not a refusal's
+// (Stats.WaitTime).
 func (p pacing) late(w *engine.NameWriter, calls []*engine.Call[appendReq, int64]) []*engine.Call[appendReq, int64] {
 	if !w.Refused() {
 		return calls
 	}
 	rtt := w.RoundTrip()
-	by := time.Now().Add(rtt)
+	if p.RTT != nil {
+		rtt = max(rtt, p.RTT.Grace()) // the grace a caller waits past its deadline
+	}
+	now := time.Now()
 	var send, held []*engine.Call[appendReq, int64]
+	var last time.Time // the last deadline of the calls held
 	for _, c := range calls {
-		if d := c.Deadline(); !d.IsZero() && d.Before(by) {
+		if d := c.Deadline(); !d.IsZero() && d.Before(now.Add(rtt)) {
 			held = append(held, c)
+			if d.After(last) {
+				last = d
+			}
 		} else {
 			send = append(send, c)
 		}
@@ -128,7 +136,8 @@ func (p pacing) late(w *engine.NameWriter, calls []*engine.Call[appendReq, int64
 		return calls
 	}
 	var uncounted capacityWaits
-	holdCalls[appendReq](held, rtt, p.maxWait, &uncounted, &capacityError{kind: ErrThrottled, wait: rtt, err: errLate})
+	wait := last.Sub(now)
+	holdCalls[appendReq](held, wait, p.maxWait, &uncounted, &capacityError{kind: ErrThrottled, wait: wait, err: errLate})
 	return send
 }
 

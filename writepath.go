@@ -108,7 +108,7 @@ var errLate = errors.New("its deadline came within a round trip while DynamoDB r
 // round trip, and returns the others, to send: a write sent for them would
 // most likely be refused, and still be in flight when the caller leaves,
 // who would learn only ErrUnknownOutcome. Held, the caller leaves at its
-// deadline with ErrThrottled. The calls held ask the name's next run to
+// deadline with ErrThrottled (RetryAfter: the round trip). The calls held ask the name's next run to
 // wait until their callers have left; the wait is not a refusal's
 // (Stats.WaitTime).
 func (p pacing) late(w *engine.NameWriter, calls []*engine.Call[appendReq, int64]) []*engine.Call[appendReq, int64] {
@@ -136,8 +136,8 @@ func (p pacing) late(w *engine.NameWriter, calls []*engine.Call[appendReq, int64
 		return calls
 	}
 	var uncounted capacityWaits
-	wait := last.Sub(now)
-	holdCalls[appendReq](held, wait, p.maxWait, &uncounted, &capacityError{kind: ErrThrottled, wait: wait, err: errLate})
+	cause := &capacityError{kind: ErrThrottled, wait: rtt, err: errLate} // RetryAfter: a round trip
+	holdCalls[appendReq](held, last.Sub(now), p.maxWait, &uncounted, cause)
 	return send
 }
 

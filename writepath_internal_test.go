@@ -106,6 +106,8 @@ func TestPacingLate(t *testing.T) {
 	refused.Capacity.Throttled(time.Now(), time.Millisecond, 1)
 	if sent, err := call(&refused, 50*time.Millisecond); sent || !errors.Is(err, ErrThrottled) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("a name refused, a deadline within the round trip (1 s): sent %v, %v; want not sent, ErrThrottled and the deadline", sent, err)
+	} else if wait, retry := RetryAfter(err); !retry || wait != time.Second {
+		t.Errorf("RetryAfter(%v) = %v, %v; want the round trip (1s), true", err, wait, retry)
 	}
 	if sent, err := call(&refused, 5*time.Second); !sent || err != nil {
 		t.Errorf("a name refused, a deadline after the round trip: sent %v, %v; want sent, no error", sent, err)

@@ -3,6 +3,7 @@ package dynamoseq_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -51,45 +52,54 @@ func (s *slowThrottle) RoundTrip(req *http.Request) (*http.Response, error) {
 // round trips it measured and the refusal it saw stay as they were.
 func TestSortKeyShortDeadlinesAfterThrottle(t *testing.T) {
 	t.Parallel()
+	for _, noTx := range []bool{false, true} {
+		t.Run(fmt.Sprintf("NoTransactions=%v", noTx), func(t *testing.T) {
+			t.Parallel()
+			shortDeadlinesAfterThrottle(t, noTx)
+		})
+	}
+}
+
+func shortDeadlinesAfterThrottle(t *testing.T, noTx bool) {
 	const latency = 300 * time.Millisecond
 	srv := dynamoseqtest.Start(t)
 	table := srv.NewTable(t, dynamoseq.SortKeyTable("late"))
-	net := &slowThrottle{latency: latency}
-	s, err := dynamoseq.NewSortKey(srv.Client(dynamoseqtest.WithTransport(net), dbtest.FastRetries()), table, func(o *dynamoseq.SortKeyOptions) { o.NoTransactions = true })
+	link := &slowThrottle{latency: latency}
+	s, err := dynamoseq.NewSortKey(srv.Client(dynamoseqtest.WithTransport(link), dbtest.FastRetries()), table, func(o *dynamoseq.SortKeyOptions) { o.NoTransactions = noTx })
 	require.NoError(t, err)
 
-	net.slow.Store(true)
+	link.slow.Store(true)
 	for range 2 {
 		_, err = s.Next(context.Background(), "n") // round trips of 300 ms
 		require.NoError(t, err)
 	}
-	net.slow.Store(false)
-	net.refusing.Store(true)
+	link.slow.Store(false)
+	link.refusing.Store(true)
 	ctx, cancel := context.WithTimeout(context.Background(), latency)
 	_, err = s.Next(ctx, "n")
 	cancel()
 	require.Error(t, err, "a call while every write is refused")
-	net.refusing.Store(false)
+	link.refusing.Store(false)
 
-	puts := net.puts.Load()
-	const calls, deadline = 8, latency / 3
+	// The waits after the refusal and the pace after the first write
+	// admitted since (the transactional path's) end well within maxCalls
+	// calls of a deadline each; held, no call is ever sent.
+	puts := link.puts.Load()
+	const maxCalls, deadline = 40, latency / 3
 	var errs []error
-	for range calls {
+	for len(errs) < maxCalls && link.puts.Load() == puts {
 		ctx, cancel := context.WithTimeout(context.Background(), deadline)
 		_, err := s.Next(ctx, "n")
 		cancel()
 		errs = append(errs, err)
 	}
-	throttled, ok := 0, 0
+	throttled := 0
 	for _, err := range errs {
-		switch {
-		case err == nil:
-			ok++
-		case errors.Is(err, dynamoseq.ErrThrottled):
+		if errors.Is(err, dynamoseq.ErrThrottled) {
 			throttled++
 		}
 	}
-	sent := net.puts.Load() - puts
-	t.Logf("once DynamoDB admitted writes again and answered fast: %d calls with a deadline of %v, %d writes sent, %d numbers, %d calls throttled; errors %v", calls, deadline, sent, ok, throttled, errs)
-	require.Positive(t, sent, "%d calls with a deadline of %v once DynamoDB admitted writes again: writes sent %d, want some (%d callers told ErrThrottled)", calls, deadline, sent, throttled)
+	sent := link.puts.Load() - puts
+	t.Logf("once DynamoDB admitted writes again and answered fast: %d calls with a deadline of %v until a write was sent (%d sent), %d of them throttled; the last error %v", len(errs), deadline, sent, throttled, errs[len(errs)-1])
+	require.Positive(t, sent, "%d calls with a deadline of %v once DynamoDB admitted writes again: writes sent %d, want some (%d callers told ErrThrottled)", len(errs), deadline, sent, throttled)
 }

@@ -104,41 +104,64 @@ func (p pacing) conflicted(w *engine.NameWriter, calls []*engine.Call[appendReq,
 var errLate = errors.New("its deadline came within a round trip while DynamoDB refused the name's writes for want of capacity")
 
 // late holds back, while DynamoDB refuses the name's writes for want of
-// capacity (w.Refused), the calls whose caller's deadline comes within a
-// round trip, and returns the others, to send: a write sent for them would
-// most likely be refused, and still be in flight when the caller leaves,
-// who would learn only ErrUnknownOutcome. Held, the caller leaves at its
-// deadline with ErrThrottled (RetryAfter: the round trip). The calls held ask the name's next run to
-// wait until their callers have left; the wait is not a refusal's
-// (Stats.WaitTime).
+// capacity or for conflicts (w.Refused; the caller's error says
+// ErrThrottled either way), and calls hold one that a refusal, or a wait for
+// the table's turn, put back), the calls whose caller's deadline comes
+// within a round trip, and returns the others, to send: a write sent for
+// them would most likely be refused, and still be in flight when the
+// caller leaves, who would learn only ErrUnknownOutcome. Held, the caller
+// leaves at its deadline with ErrThrottled (RetryAfter: the round trip).
+// The calls held ask the name's next run to wait until their callers have
+// left; the wait is not a refusal's (Stats.WaitTime). A call whose
+// deadline has passed gets its deadline's error and ErrThrottled at once:
+// held, the next run would take it again, at once, before its caller,
+// whose context's timer may lag the clock, has left. Calls that no refusal
+// put back are sent: otherwise callers that all have short deadlines would
+// never send the write that tells the refusals are over.
 func (p pacing) late(w *engine.NameWriter, calls []*engine.Call[appendReq, int64]) []*engine.Call[appendReq, int64] {
-	if !w.Refused() {
+	if !w.Refused() || !putBack(calls) {
 		return calls
 	}
 	rtt := w.RoundTrip()
 	if p.RTT != nil {
 		rtt = max(rtt, p.RTT.Grace()) // the grace a caller waits past its deadline
 	}
+	cause := &capacityError{kind: ErrThrottled, wait: rtt, err: errLate} // RetryAfter: a round trip
 	now := time.Now()
 	var send, held []*engine.Call[appendReq, int64]
 	var last time.Time // the last deadline of the calls held
 	for _, c := range calls {
-		if d := c.Deadline(); !d.IsZero() && d.Before(now.Add(rtt)) {
+		switch d := c.Deadline(); {
+		case d.IsZero() || !d.Before(now.Add(rtt)):
+			send = append(send, c)
+		case !d.After(now): // its context ends, or has: as if it left waiting
+			c.Err = fmt.Errorf("%w (waiting to write again after: %w)", context.DeadlineExceeded, cause)
+		default:
 			held = append(held, c)
 			if d.After(last) {
 				last = d
 			}
-		} else {
-			send = append(send, c)
 		}
 	}
-	if len(held) == 0 {
+	if len(send) == len(calls) {
 		return calls
 	}
-	var uncounted capacityWaits
-	cause := &capacityError{kind: ErrThrottled, wait: rtt, err: errLate} // RetryAfter: a round trip
-	holdCalls[appendReq](held, last.Sub(now), p.maxWait, &uncounted, cause)
+	if len(held) > 0 {
+		var uncounted capacityWaits
+		holdCalls[appendReq](held, last.Sub(now), p.maxWait, &uncounted, cause)
+	}
 	return send
+}
+
+// putBack reports whether a refusal of the name's writes, or a wait for
+// the table's turn, put one of calls back in the queue (see holdCalls).
+func putBack(calls []*engine.Call[appendReq, int64]) bool {
+	for _, c := range calls {
+		if !c.Req.waitingSince.IsZero() {
+			return true
+		}
+	}
+	return false
 }
 
 // errPaced is why the callers queued behind a paced write wait (see paced).

@@ -86,16 +86,22 @@ func TestSeatedMaxWait(t *testing.T) {
 
 func TestPacingLate(t *testing.T) {
 	// While DynamoDB refuses a name's writes for want of capacity, a call
-	// whose caller's deadline comes within a round trip is held back: no
-	// write is sent for it, and its caller gets ErrThrottled at its
-	// deadline. Otherwise, or with a later deadline, it is sent.
+	// whose caller's deadline comes within a round trip is held back, if
+	// the batch holds a call that a refusal put back: no write is sent
+	// for it, and its caller gets ErrThrottled at its deadline. Otherwise,
+	// or with a later deadline, it is sent: calls that no refusal put back
+	// send the write that tells whether the refusals are over.
 	p := pacing{Pace: engine.Pace{RTT: &engine.RoundTrip{}}, maxWait: time.Minute}
 	p.RTT.Add(time.Second)
 	g := engine.NewGroup[string, struct{}, appendReq, int64](16, 16)
-	call := func(w *engine.NameWriter, d time.Duration) (sent bool, err error) {
+	call := func(w *engine.NameWriter, d time.Duration, putBack bool) (sent bool, err error) {
 		ctx, cancel := context.WithTimeout(context.Background(), d)
 		defer cancel()
-		_, err = g.Do(ctx, "name", appendReq{size: 100}, func(_ context.Context, _ string, _ *struct{}, batch []*engine.Call[appendReq, int64]) {
+		req := appendReq{size: 100}
+		if putBack {
+			req.waitingSince = time.Now()
+		}
+		_, err = g.Do(ctx, "name", req, func(_ context.Context, _ string, _ *struct{}, batch []*engine.Call[appendReq, int64]) {
 			for _, c := range p.late(w, batch) {
 				sent, c.Res = true, 1
 			}
@@ -104,15 +110,18 @@ func TestPacingLate(t *testing.T) {
 	}
 	var refused engine.NameWriter
 	refused.Capacity.Throttled(time.Now(), time.Millisecond, 1)
-	if sent, err := call(&refused, 50*time.Millisecond); sent || !errors.Is(err, ErrThrottled) || !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("a name refused, a deadline within the round trip (1 s): sent %v, %v; want not sent, ErrThrottled and the deadline", sent, err)
+	if sent, err := call(&refused, 50*time.Millisecond, true); sent || !errors.Is(err, ErrThrottled) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a name refused, a call put back, a deadline within the round trip (1 s): sent %v, %v; want not sent, ErrThrottled and the deadline", sent, err)
 	} else if wait, retry := RetryAfter(err); !retry || wait != time.Second {
 		t.Errorf("RetryAfter(%v) = %v, %v; want the round trip (1s), true", err, wait, retry)
 	}
-	if sent, err := call(&refused, 5*time.Second); !sent || err != nil {
-		t.Errorf("a name refused, a deadline after the round trip: sent %v, %v; want sent, no error", sent, err)
+	if sent, err := call(&refused, 5*time.Second, true); !sent || err != nil {
+		t.Errorf("a name refused, a call put back, a deadline after the round trip: sent %v, %v; want sent, no error", sent, err)
 	}
-	if sent, err := call(&engine.NameWriter{}, 50*time.Millisecond); !sent || err != nil {
+	if sent, err := call(&refused, 50*time.Millisecond, false); !sent || err != nil {
+		t.Errorf("a name refused, a call no refusal put back, a deadline within the round trip: sent %v, %v; want sent, no error", sent, err)
+	}
+	if sent, err := call(&engine.NameWriter{}, 50*time.Millisecond, true); !sent || err != nil {
 		t.Errorf("a name not refused, a deadline within the round trip: sent %v, %v; want sent, no error", sent, err)
 	}
 }

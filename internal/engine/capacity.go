@@ -712,8 +712,9 @@ type NameWriter struct {
 	Turns             // with writers of other processes
 }
 
-// Refused reports whether DynamoDB refused the name's last write for want
-// of capacity, its partition's or its table's.
+// Refused reports whether DynamoDB refused the name's last write: for want
+// of capacity, its partition's or its table's, or for a conflict with
+// another writer's transaction (Capacity counts both).
 func (w *NameWriter) Refused() bool { return w.Capacity.streak > 0 || w.Seat.streak > 0 }
 
 // Pace is what a strategy's runs need to pace the writes of a name: the

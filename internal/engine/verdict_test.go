@@ -217,9 +217,9 @@ func cancelled(codes ...string) answer.Func {
 		`"CancellationReasons":[`+strings.Join(reasons, ",")+`]}`)
 }
 
-// TestFaults: the actions a cancelled transaction names as refused for what
+// TestCancelledFaults: the actions a cancelled transaction names as refused for what
 // they are, and only those.
-func TestFaults(t *testing.T) {
+func TestCancelledFaults(t *testing.T) {
 	tests := []struct {
 		name string
 		err  error

@@ -213,8 +213,10 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 		engine.Fail(calls, fmt.Errorf("%w: version %d is the highest the sort key holds", ErrExhausted, l.maxVersion))
 		return
 	}
-	if calls = l.pace.late(&hint.NameWriter, calls); len(calls) == 0 {
-		return
+	if hint.Refused() { // a hold for late callers (see pacing.late)
+		if calls = l.pace.late(&hint.NameWriter, calls); len(calls) == 0 {
+			return
+		}
 	}
 	if calls = engine.Publish(calls, prev+1, 1); len(calls) == 0 {
 		return

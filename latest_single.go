@@ -90,8 +90,10 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			engine.Fail(calls, fmt.Errorf("%w: version %d is the highest the sort key holds", ErrExhausted, l.maxVersion))
 			return
 		}
-		if calls = l.pace.late(&hint.NameWriter, calls); len(calls) == 0 {
-			return
+		if hint.Refused() { // a hold for late callers (see pacing.late)
+			if calls = l.pace.late(&hint.NameWriter, calls); len(calls) == 0 {
+				return
+			}
 		}
 		if !calls[0].Publish(v) { // its caller left: nothing to write
 			calls[0].Err, calls = engine.ErrCallerLeft, calls[1:]
@@ -120,9 +122,7 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			return
 		case engine.LostRace:
 			races++
-			var ccf *types.ConditionalCheckFailedException
-			errors.As(err, &ccf) // nil for a replicated write conflict
-			if err := l.lostVersion(ctx, base, hint, v, start, ccf, races, err); capacityRefused(err) {
+			if err := l.lostVersion(ctx, base, hint, v, start, races, err); capacityRefused(err) {
 				l.pace.waitForCapacity(&hint.NameWriter, calls, err)
 				return
 			} else if err != nil {
@@ -177,16 +177,18 @@ func (l *Latest) catchUp(ctx context.Context, base string, hint *latestHint) err
 }
 
 // lostVersion handles the write of version v, started at start, that lost
-// race number races, err: a failed condition ccf (another writer stored v;
-// make sure 'latest' holds it before writing v+1), or, with ccf nil, a
+// race number races, err: a failed condition (another writer stored v;
+// make sure 'latest' holds it before writing v+1), or a
 // replicated write conflict (another Region is writing v at this moment and
 // nothing was written; try v again after the backoff). It returns
 // ErrContention after MaxAttempts races, ctx's error if ctx ends during the
 // backoff, the error of moving 'latest' to v when DynamoDB refused it for
 // capacity (hint.behind then holds v, to move first), and nil when the next
 // attempt may go.
-func (l *Latest) lostVersion(ctx context.Context, base string, hint *latestHint, v int64, start time.Time, ccf *types.ConditionalCheckFailedException, races int, err error) error {
+func (l *Latest) lostVersion(ctx context.Context, base string, hint *latestHint, v int64, start time.Time, races int, err error) error {
 	took := time.Since(start)
+	var ccf *types.ConditionalCheckFailedException
+	errors.As(err, &ccf) // nil for a replicated write conflict
 	l.stats.lostRaces.Add(1)
 	hint.Lost(start)
 	if ccf != nil {

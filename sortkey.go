@@ -225,8 +225,10 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			calls = calls[:max(room, 0)]
 			continue
 		}
-		if calls = s.pace.late(&h.NameWriter, calls); len(calls) == 0 {
-			return
+		if h.Refused() { // a hold for late callers (see pacing.late)
+			if calls = s.pace.late(&h.NameWriter, calls); len(calls) == 0 {
+				return
+			}
 		}
 		if calls = engine.Publish(calls, first, 1); len(calls) == 0 {
 			return

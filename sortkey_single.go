@@ -50,8 +50,10 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 			engine.Fail(calls, fmt.Errorf("%w: the sequence holds numbers up to %d (MaxValue, or the widest String sort key)", ErrExhausted, s.max))
 			return
 		}
-		if calls = s.pace.late(&h.NameWriter, calls); len(calls) == 0 {
-			return
+		if h.Refused() { // a hold for late callers (see pacing.late)
+			if calls = s.pace.late(&h.NameWriter, calls); len(calls) == 0 {
+				return
+			}
 		}
 		if !calls[0].Publish(n) { // its caller left: nothing to write
 			calls[0].Err, calls = engine.ErrCallerLeft, calls[1:]

@@ -103,11 +103,11 @@ func (p pacing) conflicted(w *engine.NameWriter, calls []*engine.Call[appendReq,
 // errLate is why a call is held back (see late).
 var errLate = errors.New("its deadline came within a round trip while DynamoDB refused the name's writes for want of capacity")
 
-// late holds back, while DynamoDB refuses the name's writes for want of
-// capacity or for conflicts (w.Refused; the caller's error says
-// ErrThrottled either way), and calls hold one that a refusal, or a wait for
-// the table's turn, put back), the calls whose caller's deadline comes
-// within a round trip, and returns the others, to send: a write sent for
+// late holds back the calls whose caller's deadline comes within a round
+// trip, while DynamoDB refuses the name's writes (w.Refused: for want of
+// capacity, or for conflicts; the caller's error says ErrThrottled either
+// way) and calls hold one that a refusal, or a wait for the table's turn,
+// put back; it returns the others, to send: a write sent for
 // them would most likely be refused, and still be in flight when the
 // caller leaves, who would learn only ErrUnknownOutcome. Held, the caller
 // leaves at its deadline with ErrThrottled (RetryAfter: the round trip).

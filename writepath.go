@@ -101,23 +101,23 @@ func (p pacing) conflicted(w *engine.NameWriter, calls []*engine.Call[appendReq,
 }
 
 // errLate is why a call is held back (see late).
-var errLate = errors.New("its deadline came within a round trip while DynamoDB refused the name's writes for want of capacity")
+var errLate = errors.New("its deadline came within a round trip while DynamoDB refused the name's writes")
 
 // late holds back the calls whose caller's deadline comes within a round
-// trip, while DynamoDB refuses the name's writes (w.Refused: for want of
-// capacity, or for conflicts; the caller's error says ErrThrottled either
-// way) and calls hold one that a refusal, or a wait for the table's turn,
-// put back; it returns the others, to send: a write sent for
-// them would most likely be refused, and still be in flight when the
-// caller leaves, who would learn only ErrUnknownOutcome. Held, the caller
-// leaves at its deadline with ErrThrottled (RetryAfter: the round trip).
-// The calls held ask the name's next run to wait until their callers have
-// left; the wait is not a refusal's (Stats.WaitTime). A call whose
-// deadline has passed gets its deadline's error and ErrThrottled at once:
-// held, the next run would take it again, at once, before its caller,
-// whose context's timer may lag the clock, has left. Calls that no refusal
-// put back are sent: otherwise callers that all have short deadlines would
-// never send the write that tells the refusals are over.
+// trip, while DynamoDB refuses the name's writes (w.Refused) and calls
+// hold one that a refusal, or a wait for the table's turn, put back; it
+// returns the others, to send: a write sent for them would most likely be
+// refused, and still be in flight when the caller leaves, who would learn
+// only ErrUnknownOutcome. Held, the caller leaves at its deadline with
+// ErrThrottled, or ErrContention when the last refusal was a conflict
+// (RetryAfter: the round trip). The calls held ask the name's next run to
+// wait until their callers have left; the wait is not a refusal's
+// (Stats.WaitTime). A call whose deadline has passed gets its deadline's
+// error and that kind at once: held, the next run would take it again, at
+// once, before its caller, whose context's timer may lag the clock, has
+// left. Calls that no refusal put back are sent: otherwise callers that
+// all have short deadlines would never send the write that tells the
+// refusals are over.
 func (p pacing) late(w *engine.NameWriter, calls []*engine.Call[appendReq, int64]) []*engine.Call[appendReq, int64] {
 	if !w.Refused() || !putBack(calls) {
 		return calls
@@ -126,7 +126,11 @@ func (p pacing) late(w *engine.NameWriter, calls []*engine.Call[appendReq, int64
 	if p.RTT != nil {
 		rtt = max(rtt, p.RTT.Grace()) // the grace a caller waits past its deadline
 	}
-	cause := &capacityError{kind: ErrThrottled, wait: rtt, err: errLate} // RetryAfter: a round trip
+	kind := ErrThrottled
+	if w.RefusedConflict() {
+		kind = ErrContention
+	}
+	cause := &capacityError{kind: kind, wait: rtt, err: errLate} // RetryAfter: a round trip
 	now := time.Now()
 	var send, held []*engine.Call[appendReq, int64]
 	var last time.Time // the last deadline of the calls held

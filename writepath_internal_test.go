@@ -124,4 +124,13 @@ func TestPacingLate(t *testing.T) {
 	if sent, err := call(&engine.NameWriter{}, 50*time.Millisecond, true); !sent || err != nil {
 		t.Errorf("a name not refused, a deadline within the round trip: sent %v, %v; want sent, no error", sent, err)
 	}
+	var conflicted engine.NameWriter
+	conflicted.Capacity.Conflict(time.Millisecond)
+	if sent, err := call(&conflicted, 50*time.Millisecond, true); sent || !errors.Is(err, ErrContention) || errors.Is(err, ErrThrottled) {
+		t.Errorf("a name whose last write met a conflict, a call put back, a deadline within the round trip: sent %v, %v; want not sent, ErrContention and not ErrThrottled", sent, err)
+	}
+	conflicted.Capacity.Throttled(time.Now(), time.Millisecond, 1)
+	if sent, err := call(&conflicted, 50*time.Millisecond, true); sent || !errors.Is(err, ErrThrottled) {
+		t.Errorf("a conflict then a throttle, a call put back, a deadline within the round trip: sent %v, %v; want not sent, ErrThrottled", sent, err)
+	}
 }

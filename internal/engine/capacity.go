@@ -110,10 +110,11 @@ const minCapacityBase = time.Millisecond
 // The zero Capacity has seen no refusal. It is not safe for concurrent
 // use: it belongs to the one writer of a name at a time.
 type Capacity struct {
-	streak int      // refusals in a row
-	est    estimate // the admitted write units a second
-	paced  int      // admitted writes still to pace (pacedWrites after a throttle)
-	probes int      // admitted writes in a row, none refused in between
+	streak   int      // refusals in a row
+	conflict bool     // the last refusal counted was a conflict's (Conflict)
+	est      estimate // the admitted write units a second
+	paced    int      // admitted writes still to pace (pacedWrites after a throttle)
+	probes   int      // admitted writes in a row, none refused in between
 	// The last admitted write: when it was sent and its units; and when
 	// the last write refused since was sent (zero if none was).
 	wonAt, refusedAt time.Time
@@ -214,6 +215,7 @@ func (c *Capacity) Lined() { c.wonAt = time.Time{} }
 // units 0 (a request whose writes are not paced: the Counter's updates,
 // the read methods' reads) the wait is a conflict's, from the round trip.
 func (c *Capacity) Throttled(start time.Time, rtt time.Duration, units float64) time.Duration {
+	c.conflict = false
 	wait := c.refill(start, rtt, units)
 	if units <= 0 {
 		return wait
@@ -278,6 +280,7 @@ func doubled(base time.Duration, n int) bool {
 // RefusedGap.
 func (c *Capacity) Conflict(rtt time.Duration) time.Duration {
 	c.streak++
+	c.conflict = true
 	return c.jittered(rtt)
 }
 
@@ -716,6 +719,13 @@ type NameWriter struct {
 // of capacity, its partition's or its table's, or for a conflict with
 // another writer's transaction (Capacity counts both).
 func (w *NameWriter) Refused() bool { return w.Capacity.streak > 0 || w.Seat.streak > 0 }
+
+// RefusedConflict reports whether DynamoDB refused the name's last write
+// for a conflict with another writer's transaction, not for want of
+// capacity.
+func (w *NameWriter) RefusedConflict() bool {
+	return w.Seat.streak == 0 && w.Capacity.streak > 0 && w.Capacity.conflict
+}
 
 // Pace is what a strategy's runs need to pace the writes of a name: the
 // strategy's round trips, the count of the turns its writes started, and

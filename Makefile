@@ -72,6 +72,10 @@ FAULT_TESTS := ^(TestFaults|TestCrashRestart)
 # apart, since with 4 tests beside it, under -race, the machine once
 # offered too little for that (a name's callers met their deadline).
 TEST_PARALLEL := 4
+# The suite's test binaries (about 15) share one DynamoDB Local, started
+# for the run by tools/withddblocal, in place of one JVM each (each start
+# costs seconds of CPU: JIT warm-up): table names carry the test binary's
+# pid. The fault and crash tests keep a server of their own (they kill it).
 APART_TESTS := ^TestModelTableCeilingFair$$
 
 ## test: go vet, gofmt check, staticcheck, the whole suite with the race detector, and short fuzz runs
@@ -79,8 +83,8 @@ test: deps ddblocal vet fmt-check lint
 	@faults=$$(mktemp); \
 	echo "$(GO) test -race -count=1 -timeout 10m -v -run '$(FAULT_TESTS)' . (beside the next, its log after it)"; \
 	$(GO) test -race -count=1 -timeout 10m -v -run '$(FAULT_TESTS)' . > $$faults 2>&1 & pid=$$!; \
-	echo "$(GO) test -race -count=1 -parallel $(TEST_PARALLEL) -timeout 20m -skip '$(FAULT_TESTS)|$(APART_TESTS)' ./..."; \
-	$(GO) test -race -count=1 -parallel $(TEST_PARALLEL) -timeout 20m -skip '$(FAULT_TESTS)|$(APART_TESTS)' ./...; rc=$$?; \
+	echo "$(GO) run ./tools/withddblocal -env DYNAMOSEQ_TEST_ENDPOINT $(GO) test -race -count=1 -parallel $(TEST_PARALLEL) -timeout 20m -skip '$(FAULT_TESTS)|$(APART_TESTS)' ./..."; \
+	$(GO) run ./tools/withddblocal -env DYNAMOSEQ_TEST_ENDPOINT $(GO) test -race -count=1 -parallel $(TEST_PARALLEL) -timeout 20m -skip '$(FAULT_TESTS)|$(APART_TESTS)' ./...; rc=$$?; \
 	wait $$pid; frc=$$?; cat $$faults; rm -f $$faults; \
 	[ $$rc -eq 0 ] && [ $$frc -eq 0 ]
 	$(GO) test -race -count=1 -timeout 5m -run '$(APART_TESTS)' .

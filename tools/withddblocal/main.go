@@ -5,6 +5,12 @@
 // it, so that the example itself needs nothing but an endpoint:
 //
 //	go run ./tools/withddblocal go run ./examples/quickstart -orders 100
+//
+// With -env NAME first, the command gets the endpoint in the environment
+// variable NAME instead of as arguments: `make test` runs the test binaries
+// of its suite on one DynamoDB Local this way, rather than one each:
+//
+//	go run ./tools/withddblocal -env DYNAMOSEQ_TEST_ENDPOINT go test ./...
 package main
 
 import (
@@ -20,14 +26,20 @@ import (
 )
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: withddblocal COMMAND [ARG...]   (runs COMMAND ARG... -endpoint URL)")
+	args, env := os.Args[1:], ""
+	if len(args) >= 2 && args[0] == "-env" {
+		args, env = args[2:], args[1]
+	}
+	if len(args) < 1 {
+		fmt.Fprintln(os.Stderr, "usage: withddblocal [-env NAME] COMMAND [ARG...]   (runs COMMAND ARG... -endpoint URL, or with NAME=URL)")
 		os.Exit(2)
 	}
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(args, env))
 }
 
-func run(command []string) int {
+// run runs command with the endpoint of a DynamoDB Local started for it:
+// in the variable env, or, if env is "", as arguments.
+func run(command []string, env string) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	srv, err := ddblocal.Start(ctx)
 	cancel()
@@ -43,6 +55,10 @@ func run(command []string) int {
 	// in the command.)
 	signal.Notify(make(chan os.Signal, 1), os.Interrupt)
 	cmd := exec.Command(command[0], append(command[1:], "-endpoint", srv.Endpoint)...)
+	if env != "" {
+		cmd = exec.Command(command[0], command[1:]...)
+		cmd.Env = append(os.Environ(), env+"="+srv.Endpoint)
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	err = cmd.Run()
 	var exit *exec.ExitError

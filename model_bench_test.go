@@ -287,6 +287,12 @@ func (mb modelBench) runInProcess(b *testing.B, srv *dynamoseqtest.Server, table
 	b.StopTimer()
 	runtime.ReadMemStats(&m1)
 	w := window{t: t, p: delta(after, before, table, "S:"+hot)}
+	if reqs := after.Requests - before.Requests; reqs > 0 {
+		// What the machine added to the model's latencies: DynamoDB
+		// Local answering after the drawn latency (ModelStats.Overrun).
+		over := float64(after.Overrun-before.Overrun) / float64(time.Millisecond)
+		w.extra = map[string]float64{"overrun-ms/req": over / float64(reqs)}
+	}
 	if n := t.all; n > 0 {
 		w.allocs = float64(m1.Mallocs-m0.Mallocs) / float64(n)
 		w.bytes = float64(m1.TotalAlloc-m0.TotalAlloc) / float64(n)
@@ -301,7 +307,7 @@ type window struct {
 	p             dynamoseqtest.ModelStats
 	allocs, bytes float64            // per call, when measured in this process; else 0
 	capacity      float64            // the write units a second that bound the row; 0: the partition's
-	extra         map[string]float64 // metrics of a shape (BenchmarkModelShapes), by unit
+	extra         map[string]float64 // metrics of a shape (BenchmarkModelShapes), or overrun-ms/req, by unit
 }
 
 // warmUp makes two calls from each of writers goroutines at once, each on

@@ -79,7 +79,9 @@
 //     single-item writes p50 7.5ms, p99 16ms; transactions of up to 5 items
 //     p50 25ms, p99 95ms, 32ms at 25 items. Reads and refusals take a
 //     write's time: no figure is published, and a strongly consistent read
-//     is one round trip to the partition's leader, as a write is;
+//     is one round trip to the partition's leader, as a write is. An
+//     answer DynamoDB Local gives later than that is held until then:
+//     ModelStats.Overrun says how much the machine added;
 //   - a capacity schedule (Capacity): every capacity multiplied by a
 //     function of the time since the model's first request, for steps and
 //     outages, as Amazon DynamoDB's capacity changes under a caller;

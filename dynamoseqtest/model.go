@@ -188,6 +188,7 @@ func (m *model) serve(w http.ResponseWriter, r *http.Request, req *request, arri
 		return
 	}
 	answer := m.settle(req, a, resp.StatusCode, body)
+	m.overrun(req.op, arrived.Add(a.latency))
 	m.wait(arrived.Add(a.latency))
 	m.release(req, a)
 	writeAnswer(w, resp.StatusCode, resp.Header, answer)
@@ -211,6 +212,16 @@ func (m *model) forward(r *http.Request, body []byte) (*http.Response, []byte, e
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	return resp, b, err
+}
+
+// overrun counts, for op, how long after due DynamoDB Local's answer came
+// (see ModelStats.Overrun).
+func (m *model) overrun(op string, due time.Time) {
+	if late := time.Since(due); late > 0 && !m.rules.latencyOff {
+		m.mu.Lock()
+		m.op(op).Overrun += late
+		m.mu.Unlock()
+	}
 }
 
 // wait returns when until has come, or when the model closes.

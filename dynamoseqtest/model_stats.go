@@ -1,5 +1,7 @@
 package dynamoseqtest
 
+import "time"
+
 // ModelStats are the cumulative figures of a service model (Start with
 // WithService): of every request it received, or of one partition key
 // value (Partition). Take one before and one after what a test measures,
@@ -9,6 +11,12 @@ type ModelStats struct {
 	WriteUnits float64 // write units charged
 	Throttled  int64   // requests throttled and transactions cancelled for capacity, in either form
 	Conflicts  int64   // requests refused and transactions cancelled for a transaction conflict
+
+	// Overrun is how long, in all, answers were held past their drawn
+	// latency because DynamoDB Local answered later: what the machine
+	// added to the model's latencies (0 with NoLatency). Partition leaves
+	// it 0.
+	Overrun time.Duration
 
 	ops   map[string]opStats
 	parts map[partition]partStats
@@ -57,6 +65,10 @@ type opStats struct {
 	// flight); Replays the ones answered as replays of a finished
 	// transaction with the same token (charged as reads).
 	InProgress, Replays int64
+
+	// Overrun is how long its answers were held past their drawn latency
+	// because DynamoDB Local answered later.
+	Overrun time.Duration
 }
 
 // partition names a partition key value of a table. key is the value
@@ -80,6 +92,7 @@ func (s *ModelStats) add(o opStats) {
 	s.WriteUnits += o.WriteUnits
 	s.Throttled += o.Throttled + o.ThrottledCancellations
 	s.Conflicts += o.Conflicts + o.ConflictCancellations
+	s.Overrun += o.Overrun
 }
 
 // ModelStats returns the figures of a server started with WithService so

@@ -3,6 +3,7 @@ package dynamoseqtest_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -618,6 +619,33 @@ func TestModelLatencyHeld(t *testing.T) {
 		took := time.Since(start)
 		require.GreaterOrEqual(t, took, 80*time.Millisecond, "40ms at scale 0.5")
 		require.Less(t, took, 500*time.Millisecond)
+	}
+}
+
+// ModelStats.Overrun counts how long answers came after their drawn
+// latency because DynamoDB Local answered later: with a latency of a
+// microsecond, about all of each answer's time; with latency off, none.
+func TestModelOverrun(t *testing.T) {
+	t.Parallel()
+	tiny := dynamoseqtest.Latency{P50: time.Microsecond, P99: time.Microsecond}
+	for _, svc := range []dynamoseqtest.Service{{WriteLatency: tiny}, {NoLatency: true}} {
+		srv := dynamoseqtest.Start(t, dynamoseqtest.WithService(svc))
+		tab := srv.NewTable(t, table())
+		c := srv.Client()
+		before := srv.ModelStats()
+		start := time.Now()
+		for i := range 3 {
+			require.NoError(t, putSized(context.Background(), c, tab, fmt.Sprint(i), 100))
+		}
+		took := time.Since(start)
+		over := srv.ModelStats().Overrun - before.Overrun
+		if svc.NoLatency {
+			require.Zero(t, over, "latency off: nothing is held past a drawn latency")
+			continue
+		}
+		require.Positive(t, over, "DynamoDB Local takes longer than a microsecond to put an item")
+		require.LessOrEqual(t, over, took, "held past their latency longer than the three puts took")
+		require.Equal(t, over, srv.ModelStats().Operation("PutItem").Overrun-before.Operation("PutItem").Overrun, "the PutItems' overrun is the total's")
 	}
 }
 

@@ -67,7 +67,7 @@ var modelShapes = []struct {
 	{"outage=3s", 7 * time.Second, func(b *testing.B, mb modelBench, kind, mode string, seed uint64) window {
 		return mb.runOutage(b, kind, mode, seed, 3*time.Second)
 	}},
-	{"steps=100,300,600wu", 12 * time.Second, func(b *testing.B, mb modelBench, kind, mode string, seed uint64) window {
+	{"steps=100,300,600wu", 18 * time.Second, func(b *testing.B, mb modelBench, kind, mode string, seed uint64) window {
 		return mb.runSteps(b, kind, mode, seed, []float64{0.1, 0.3, 0.6})
 	}},
 }

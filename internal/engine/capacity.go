@@ -111,7 +111,7 @@ const minCapacityBase = time.Millisecond
 // use: it belongs to the one writer of a name at a time.
 type Capacity struct {
 	streak   int      // refusals in a row
-	conflict bool     // the name's last refusal was a conflict's (Conflict; Throttled and Shared clear it)
+	conflict bool     // the last refusal was a conflict's (Conflict; Throttled, Shared clear it)
 	est      estimate // the admitted write units a second
 	paced    int      // admitted writes still to pace (pacedWrites after a throttle)
 	probes   int      // admitted writes in a row, none refused in between

@@ -119,10 +119,10 @@
 // nothing stored; while a name's writes are refused, a SortKey or a Latest
 // sends no write for a caller whose deadline comes within a round trip, so
 // that it gets ErrThrottled then (ErrContention, if the last refusal was a
-// conflict) rather than a write in flight at its deadline. The caller's deadline bounds every call: a write whose
-// outcome is unknown when it passes returns ErrUnknownOutcome within about
-// one round trip (Retry.ResolveTimeout settles it past the deadline
-// instead, opt-in).
+// conflict) rather than a write in flight at its deadline. The caller's
+// deadline bounds every call: a write whose outcome is unknown when it
+// passes returns ErrUnknownOutcome within about one round trip
+// (Retry.ResolveTimeout settles it past the deadline instead, opt-in).
 //
 // # Errors
 //

@@ -82,6 +82,7 @@ func (p pacing) waitForCapacity(w *engine.NameWriter, calls []*engine.Call[appen
 // the name's Capacity says.
 func (p pacing) refused(w *engine.NameWriter, calls []*engine.Call[appendReq, int64], sent time.Time, err error) {
 	if sharedRefusal(p.Share, &w.Seat, calls, sent, engine.Charged(p.Pace, calls), p.maxWait, &p.stats.waits, err) {
+		w.Capacity.Shared() // the last refusal is a throttle (see late)
 		return
 	}
 	waitForCapacity(calls, &w.Capacity, sent, w.RoundTrip(), p.maxWait, engine.BatchUnits(calls, p.CopyLast), &p.stats.waits, err)

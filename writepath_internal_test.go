@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/dynamoseq/dynamoseq/internal/engine"
 )
 
@@ -132,5 +135,23 @@ func TestPacingLate(t *testing.T) {
 	conflicted.Capacity.Throttled(time.Now(), time.Millisecond, 1)
 	if sent, err := call(&conflicted, 50*time.Millisecond, true); sent || !errors.Is(err, ErrThrottled) {
 		t.Errorf("a conflict then a throttle, a call put back, a deadline within the round trip: sent %v, %v; want not sent, ErrThrottled", sent, err)
+	}
+
+	// The table's share counts a throttle at a ceiling the names share
+	// (the Seat), the Capacity a conflict: whichever came last is the kind.
+	p.Share, p.stats = sharedLine(), &appendStats{}
+	var lined engine.NameWriter
+	refuse := func(err error) {
+		held := []*engine.Call[appendReq, int64]{{Req: appendReq{size: 100}}}
+		p.refused(&lined, held, time.Now(), err)
+	}
+	refuse(&types.RequestLimitExceeded{Message: aws.String("the account's ceiling")})
+	refuse(&types.TransactionConflictException{Message: aws.String("another writer's transaction")})
+	if sent, err := call(&lined, 50*time.Millisecond, true); sent || !errors.Is(err, ErrContention) || errors.Is(err, ErrThrottled) {
+		t.Errorf("a shared throttle then a conflict, a call put back, a deadline within the round trip: sent %v, %v; want not sent, ErrContention and not ErrThrottled", sent, err)
+	}
+	refuse(&types.RequestLimitExceeded{Message: aws.String("the account's ceiling")})
+	if sent, err := call(&lined, 50*time.Millisecond, true); sent || !errors.Is(err, ErrThrottled) || errors.Is(err, ErrContention) {
+		t.Errorf("a conflict then a shared throttle, a call put back, a deadline within the round trip: sent %v, %v; want not sent, ErrThrottled and not ErrContention", sent, err)
 	}
 }

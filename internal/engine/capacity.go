@@ -111,7 +111,7 @@ const minCapacityBase = time.Millisecond
 // use: it belongs to the one writer of a name at a time.
 type Capacity struct {
 	streak   int      // refusals in a row
-	conflict bool     // the last refusal counted was a conflict's (Conflict)
+	conflict bool     // the last refusal was a conflict's (Conflict; Throttled, Shared clear it)
 	est      estimate // the admitted write units a second
 	paced    int      // admitted writes still to pace (pacedWrites after a throttle)
 	probes   int      // admitted writes in a row, none refused in between
@@ -299,6 +299,11 @@ func (c *Capacity) draw(d time.Duration) time.Duration {
 	}
 	return time.Duration(random(int64(d) + 1))
 }
+
+// Shared records that the table's share took a refusal of the name's
+// write (a throttle at a ceiling its names share, which Share.Throttled
+// counts, not Capacity): the last refusal is no longer a conflict's.
+func (c *Capacity) Shared() { c.conflict = false }
 
 // Reset records a success of a request outside the name's writes' pace
 // (the Counter's updates): the next refusal waits as the first did.
@@ -722,9 +727,10 @@ func (w *NameWriter) Refused() bool { return w.Capacity.streak > 0 || w.Seat.str
 
 // RefusedConflict reports whether DynamoDB refused the name's last write
 // for a conflict with another writer's transaction, not for want of
-// capacity.
+// capacity: the Capacity's or, once Capacity.Shared recorded it, the
+// table's share's, whichever came last.
 func (w *NameWriter) RefusedConflict() bool {
-	return w.Seat.streak == 0 && w.Capacity.streak > 0 && w.Capacity.conflict
+	return w.Capacity.streak > 0 && w.Capacity.conflict
 }
 
 // Pace is what a strategy's runs need to pace the writes of a name: the

@@ -38,7 +38,8 @@ import (
 // tools/benchplot report a row as the median and the range of its windows,
 // never one of them.
 //
-// Each window starts a model of its own (fresh buckets), creates its
+// Before the first window, DynamoDB Local is warmed up (warmLocal). Each
+// window starts a model of its own (fresh buckets), creates its
 // table, warms the connection on other names, drains the hot name's bucket
 // (drainPartition), and then runs its writers flat out for a ramp and a
 // window: only the calls that end inside the window count, and the model's
@@ -65,9 +66,9 @@ import (
 // 20ms,100ms,1s); DYNAMOSEQ_BENCH_SEEDS the seeds of each row and depth
 // (default 2); DYNAMOSEQ_BENCH_LATENCY a factor on the model's published
 // latencies (default 1; 0.5 halves them); DYNAMOSEQ_BENCH_RAMP the ramp
-// before each window (default 0.4s/scale: long enough for the bucket's
-// drain to settle, not for a SortKey's or Latest's solo turns to grow,
-// which takes a few seconds of a name written flat out).
+// before each window (default 0.4s/scale, long enough for the bucket's
+// drain to settle; soloRamp/scale for the main rows, long enough for a
+// SortKey's or Latest's solo turns to grow).
 
 // modelAttrs is what each append stores beside its key: a title of about
 // forty bytes, as BenchmarkProcessesOneName stores.
@@ -76,6 +77,14 @@ var modelAttrs = map[string]types.AttributeValue{"title": &types.AttributeValueM
 // mainWindowFactor is how much longer than the sweep's the window of the
 // 16-writer rows is.
 const mainWindowFactor = 2
+
+// soloRamp is the ramp of the main rows: a SortKey or Latest that writes a
+// name flat out holds solo turns of 2, 4, 8, ... round trips, up to 2 s
+// (engine.Turns), each followed by a gap of 2 round trips. After 4 s at a
+// round trip of 30-40 ms its turns have about reached that length, so the
+// window measures a name written for a while, not its first seconds, whose
+// gaps cost about a tenth more (docs/performance.md).
+const soloRamp = 4 * time.Second
 
 // modelWriters are the writer counts of the sweep; the last is the hot
 // name's main figure.
@@ -86,6 +95,7 @@ type modelBench struct {
 	scale        float64
 	latency      float64 // factor on the published latencies
 	ramp, window time.Duration
+	mainRamp     time.Duration   // the ramp of the main rows (see soloRamp)
 	bursts       []time.Duration // the bucket depths a row runs on
 	burst        time.Duration   // the depth of the window being run
 	seeds        int             // the models a row runs on at each depth
@@ -121,7 +131,9 @@ func newModelBench(b *testing.B) modelBench {
 		}
 	}
 	mb.ramp = time.Duration(float64(400*time.Millisecond) / mb.scale)
+	mb.mainRamp = time.Duration(float64(soloRamp) / mb.scale)
 	envDuration(b, "DYNAMOSEQ_BENCH_RAMP", &mb.ramp)
+	envDuration(b, "DYNAMOSEQ_BENCH_RAMP", &mb.mainRamp)
 	if s := os.Getenv("DYNAMOSEQ_BENCH_SEEDS"); s != "" {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 1 {
@@ -129,6 +141,7 @@ func newModelBench(b *testing.B) modelBench {
 		}
 		mb.seeds = v
 	}
+	warmLocal(b)
 	return mb
 }
 
@@ -159,10 +172,14 @@ func envDuration(b *testing.B, name string, v *time.Duration) {
 
 // windows runs run once for each bucket depth, seed and side (baseline,
 // then dynamoseq), each a sub-benchmark <depth>/<seed>/<side>, and reports
-// each window. factor lengthens the window (mainWindowFactor for the
-// 16-writer and process rows); a window is at least minWindowPerDepth
-// depths of the service's time.
-func (mb modelBench) windows(b *testing.B, factor time.Duration, run func(b *testing.B, mb modelBench, seed uint64, mode string) window) {
+// each window. The main rows (16 writers, and the processes) run a window
+// mainWindowFactor times as long, after the main ramp; a window is at
+// least minWindowPerDepth depths of the service's time.
+func (mb modelBench) windows(b *testing.B, main bool, run func(b *testing.B, mb modelBench, seed uint64, mode string) window) {
+	factor := time.Duration(1)
+	if main {
+		factor, mb.ramp = mainWindowFactor, mb.mainRamp
+	}
 	for _, burst := range mb.bursts {
 		for seed := 1; seed <= mb.seeds; seed++ {
 			for _, mode := range []string{"baseline", "dynamoseq"} {
@@ -254,12 +271,9 @@ func BenchmarkModel(b *testing.B) {
 				if i > 0 && writers != modelWriters[len(modelWriters)-1] {
 					continue // the sweep in the first form only
 				}
-				factor := time.Duration(1)
-				if writers == modelWriters[len(modelWriters)-1] {
-					factor = mainWindowFactor
-				}
+				main := writers == modelWriters[len(modelWriters)-1]
 				b.Run(fmt.Sprintf("%s/%s/writers=%d", k.kind, formName(form), writers), func(b *testing.B) {
-					mb.windows(b, factor, func(b *testing.B, mb modelBench, seed uint64, mode string) window {
+					mb.windows(b, main, func(b *testing.B, mb modelBench, seed uint64, mode string) window {
 						srv := mb.start(b, form, seed)
 						table := srv.NewTable(b, k.table("bench"))
 						return mb.runInProcess(b, srv, table, k.kind, mode, writers)

@@ -35,7 +35,7 @@ func BenchmarkModelProcesses(b *testing.B) {
 		for _, form := range []dynamoseqtest.ThrottleForm{dynamoseqtest.ThrottleOnDemand, dynamoseqtest.ThrottleProvisioned} {
 			shape := fmt.Sprintf("processes=%dx%d", benchProcesses, benchGoroutines)
 			b.Run(kind+"/"+formName(form)+"/"+shape, func(b *testing.B) {
-				mb.windows(b, mainWindowFactor, func(b *testing.B, mb modelBench, seed uint64, mode string) window {
+				mb.windows(b, true, func(b *testing.B, mb modelBench, seed uint64, mode string) window {
 					return mb.runProcesses(b, kind, mode, form, seed)
 				})
 			})

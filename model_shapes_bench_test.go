@@ -46,7 +46,7 @@ func BenchmarkModelShapes(b *testing.B) {
 			b.Run(kind+"/ondemand/"+sh.name, func(b *testing.B) {
 				mb := mb
 				mb.window = time.Duration(float64(sh.window) / mb.scale) // its own, not DYNAMOSEQ_BENCH_WINDOW
-				mb.windows(b, 1, func(b *testing.B, mb modelBench, seed uint64, mode string) window {
+				mb.windows(b, false, func(b *testing.B, mb modelBench, seed uint64, mode string) window {
 					return sh.run(b, mb, kind, mode, seed)
 				})
 			})

@@ -12,12 +12,19 @@ import (
 // each strategy of the model set and for its recipe.
 const warmCalls = 150
 
-// warmLocalOnce makes warmLocal run once per test binary.
-var warmLocalOnce sync.Once
+// warmLocalOnce makes warmLocal run once per test binary; warmLocalDone
+// records that the run reached its end, so that a benchmark after one
+// whose warm-up failed fails too instead of measuring a cold DynamoDB Local.
+var (
+	warmLocalOnce sync.Once
+	warmLocalDone bool
+)
 
 // warmLocal runs every strategy of the model set and its recipe on
 // DynamoDB Local, 16 goroutines on one name, warmCalls numbers each, once
-// per test binary and before the first window of the model set.
+// per test binary and before the first window of the model set. The
+// benchmark that runs it fails when it fails, and so does every later one
+// that calls warmLocal.
 //
 // DynamoDB Local is a JVM. Under its first minute of load its JIT compiler
 // takes most of a core (of the 2 here), and a transaction of 16 items takes
@@ -41,6 +48,7 @@ func warmLocal(b *testing.B) {
 					go func() {
 						defer wg.Done()
 						for range warmCalls {
+							// the name: the side, one name for each
 							if errs[g] = call(context.Background(), g, mode); errs[g] != nil {
 								return
 							}
@@ -55,5 +63,9 @@ func warmLocal(b *testing.B) {
 				}
 			}
 		}
+		warmLocalDone = true
 	})
+	if !warmLocalDone {
+		b.Fatal("DynamoDB Local was not warmed up: the warm-up failed in the benchmark that ran it first")
+	}
 }

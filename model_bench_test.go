@@ -82,8 +82,8 @@ const mainWindowFactor = 2
 // name flat out holds solo turns of 2, 4, 8, ... round trips, up to 2 s
 // (engine.Turns), each followed by a gap of 2 round trips. After 4 s at a
 // round trip of 30-40 ms its turns have about reached that length, so the
-// window measures a name written for a while, not its first seconds, whose
-// gaps cost about a tenth more (docs/performance.md).
+// window measures a name written for a while, not its first seconds, when
+// the gaps take about a tenth of the time, not about 5% (docs/performance.md).
 const soloRamp = 4 * time.Second
 
 // modelWriters are the writer counts of the sweep; the last is the hot

@@ -2,6 +2,7 @@ package dynamoseq_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -329,26 +330,30 @@ type window struct {
 // open as it uses, to the model and from it to DynamoDB Local.
 func warmUp(tb testing.TB, writers int, prefix string, call func(ctx context.Context, g int, name string) error) {
 	tb.Helper()
+	if err := callEach(writers, 2, func(g int) string { return prefix + strconv.Itoa(g) }, call); err != nil {
+		tb.Fatalf("warm-up: %v", err)
+	}
+}
+
+// callEach makes n calls in a row from each of writers goroutines at once,
+// goroutine g on the name name(g), and returns the first error of the
+// goroutines that stopped at one.
+func callEach(writers, n int, name func(g int) string, call func(ctx context.Context, g int, name string) error) error {
 	var wg sync.WaitGroup
 	errs := make([]error, writers)
 	for g := range writers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for range 2 {
-				if err := call(context.Background(), g, prefix+strconv.Itoa(g)); err != nil {
-					errs[g] = err
+			for range n {
+				if errs[g] = call(context.Background(), g, name(g)); errs[g] != nil {
 					return
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			tb.Fatalf("warm-up: %v", err)
-		}
-	}
+	return errors.Join(errs...)
 }
 
 // benchAppender returns the call that hands out one number of kind in

@@ -1,7 +1,6 @@
 package dynamoseq_test
 
 import (
-	"context"
 	"sync"
 	"testing"
 
@@ -41,25 +40,9 @@ func warmLocal(b *testing.B) {
 			table := srv.NewTable(b, k.table("warm"))
 			for _, mode := range []string{"baseline", "dynamoseq"} {
 				call := benchAppender(b, client, table, k.kind, mode, writers)
-				errs := make([]error, writers)
-				var wg sync.WaitGroup
-				for g := range writers {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						for range warmCalls {
-							// the name: the side, one name for each
-							if errs[g] = call(context.Background(), g, mode); errs[g] != nil {
-								return
-							}
-						}
-					}()
-				}
-				wg.Wait()
-				for _, err := range errs {
-					if err != nil {
-						b.Fatalf("warming DynamoDB Local up with %s (%s): %v", k.kind, mode, err)
-					}
+				// one name for each side, written by all 16
+				if err := callEach(writers, warmCalls, func(int) string { return mode }, call); err != nil {
+					b.Fatalf("warming DynamoDB Local up with %s (%s): %v", k.kind, mode, err)
 				}
 			}
 		}

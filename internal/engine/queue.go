@@ -845,17 +845,30 @@ const lingerShare = 5
 // instead of a leader sending its own call alone the moment the run ends
 // and the others waiting a round trip for the next. A caller alone on a
 // name never waits (one left alone by callers that stopped waits once),
-// and neither does a batch put back (its wait for capacity stands).
+// and neither does a batch put back (its wait for capacity stands), nor
+// one paced (Capacity.Won) to a time still ahead, whose wait the callers
+// join. A pace whose time has passed by the end of the run (the write's
+// round trip outlasted it) no longer holds the next run: it is dropped,
+// and the batch lingers as one unpaced; kept, it let the first caller
+// back send its call alone at once, the others a round trip later, and
+// the name's callers stayed split so, a lone call and the rest, write
+// after write (the model's 20 ms bucket: a third of the transactions).
 func Linger[Req any](batch []*Call[Req, int64], rtt time.Duration) {
 	if len(batch) < 2 {
 		return
 	}
+	now := time.Now()
 	for _, c := range batch {
-		if c.Again || !c.NotBefore.IsZero() { // put back, or paced (Capacity.Won)
+		if c.Again || c.NotBefore.After(now) { // put back, or paced (Capacity.Won) still
 			return
 		}
 	}
-	batch[0].NotBefore, batch[0].Fill = time.Now().Add(rtt/lingerShare), len(batch)
+	for _, c := range batch {
+		if !c.NotBefore.IsZero() { // a pace that has passed
+			c.NotBefore, c.Cause = time.Time{}, nil
+		}
+	}
+	batch[0].NotBefore, batch[0].Fill = now.Add(rtt/lingerShare), len(batch)
 }
 
 // ErrCallerLeft is the outcome of a call whose caller left before its

@@ -97,6 +97,21 @@ func TestPublishAndLinger(t *testing.T) {
 	if lone[0].Fill != 0 || back[0].Fill != 0 {
 		t.Errorf("Linger of a lone call or a batch put back: Fill %d and %d, want 0", lone[0].Fill, back[0].Fill)
 	}
+	// Paced: a pace still ahead stands; one that has passed by the run's
+	// end is dropped, and the batch lingers.
+	ahead := calls(2)
+	pace := time.Now().Add(time.Hour)
+	ahead[0].NotBefore, ahead[0].Cause = pace, errors.New("paced")
+	engine.Linger(ahead, time.Second)
+	if ahead[0].Fill != 0 || !ahead[0].NotBefore.Equal(pace) {
+		t.Errorf("Linger of a batch paced an hour ahead: Fill %d, NotBefore %v; want 0 and the pace", ahead[0].Fill, ahead[0].NotBefore)
+	}
+	passed := calls(2)
+	passed[0].NotBefore, passed[0].Cause = time.Now().Add(-time.Millisecond), errors.New("paced")
+	engine.Linger(passed, time.Second)
+	if passed[0].Fill != 2 || !passed[0].NotBefore.After(time.Now()) || passed[0].Cause != nil {
+		t.Errorf("Linger of a batch whose pace has passed: Fill %d, NotBefore %v, Cause %v; want 2, a time ahead, nil", passed[0].Fill, passed[0].NotBefore, passed[0].Cause)
+	}
 	engine.Fail(cs, errors.New("x"))
 	for i, c := range cs {
 		if c.Err == nil {

@@ -336,8 +336,8 @@ func warmUp(tb testing.TB, writers int, prefix string, call func(ctx context.Con
 }
 
 // callEach makes n calls in a row from each of writers goroutines at once,
-// goroutine g on the name name(g), and returns the first error of the
-// goroutines that stopped at one.
+// goroutine g on the name name(g), and returns the errors of the
+// goroutines that stopped at one, joined (nil if none did).
 func callEach(writers, n int, name func(g int) string, call func(ctx context.Context, g int, name string) error) error {
 	var wg sync.WaitGroup
 	errs := make([]error, writers)

@@ -199,7 +199,7 @@ func errorKind(err error) string {
 
 func logCounts(t *testing.T, ft *dynamoseqtest.FaultTransport) {
 	t.Helper()
-	t.Logf("transport: %d requests, %d answers lost, %d stalled", ft.Requests(), dbtest.LostAnswers(ft), dbtest.Stalled(ft))
+	t.Logf("transport: %d requests, %d answers lost, %d stalled", dbtest.Requests(ft), dbtest.LostAnswers(ft), dbtest.Stalled(ft))
 }
 
 // newAppender returns the Append of a new SortKey or Latest over table,

@@ -93,10 +93,6 @@ func NewFaultTransport(f Faults) *FaultTransport {
 // network partition, or a server that is down, for as long as it lasts.
 func (t *FaultTransport) SetUnreachable(on bool) { t.unreachable.Store(on) }
 
-// Requests is how many requests the client made through the transport so
-// far, resends included.
-func (t *FaultTransport) Requests() int64 { return t.counts.requests.Load() }
-
 // allCounts returns every figure of the transport so far.
 func (t *FaultTransport) allCounts() faultCounts {
 	c := &t.counts

@@ -24,15 +24,22 @@ func FastRetries() func(*dynamodb.Options) {
 	}
 }
 
+// Requests is how many requests the client made through ft so far,
+// resends included.
+func Requests(ft *dynamoseqtest.FaultTransport) int64 {
+	requests, _, _ := peek.Faults(ft)
+	return requests
+}
+
 // LostAnswers is how many answers ft has replaced by a connection reset so
 // far.
 func LostAnswers(ft *dynamoseqtest.FaultTransport) int64 {
-	lost, _ := peek.Faults(ft)
+	_, lost, _ := peek.Faults(ft)
 	return lost
 }
 
 // Stalled is how many answers ft has held back so far.
 func Stalled(ft *dynamoseqtest.FaultTransport) int64 {
-	_, stalled := peek.Faults(ft)
+	_, _, stalled := peek.Faults(ft)
 	return stalled
 }

@@ -10,7 +10,8 @@ import "github.com/dynamoseq/dynamoseq/internal/replicator"
 // *dynamoseqtest.GlobalTable. dynamoseqtest sets it.
 var Replication func(globalTable any) replicator.Stats
 
-// Faults returns how many answers a *dynamoseqtest.FaultTransport has
-// replaced by a connection reset (lost) and held back (stalled) so far.
+// Faults returns how many requests a *dynamoseqtest.FaultTransport has
+// taken (resends included), and how many of their answers it has replaced
+// by a connection reset (lost) and held back (stalled) so far.
 // dynamoseqtest sets it.
-var Faults func(transport any) (lost, stalled int64)
+var Faults func(transport any) (requests, lost, stalled int64)

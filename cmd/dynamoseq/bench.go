@@ -61,7 +61,7 @@ func benchCommand() *command {
 			var o benchOptions
 			kind := defineKind(fs, kindCounter, kindBlock, kindSortKey, kindLatest)
 			fs.IntVarP(&o.concurrency, "concurrency", "c", 16, "goroutines minting at once")
-			fs.DurationVarP(&o.duration, "duration", "d", 30*time.Second, "how long each side (library, raw SDK) is measured")
+			fs.DurationVarP(&o.duration, "duration", "d", 30*time.Second, "how long each side (library, raw SDK) is measured; the calls in flight at its end finish and count")
 			fs.Int64Var(&o.size, "size", 1000, "the range size of a Block")
 			fs.BoolVar(&o.baseline, "baseline", true, "also run the raw SDK call")
 			fs.IntVar(&o.maxAttempts, "max-attempts", 0, fmt.Sprintf("tries of a write that lost a race to another writer, which a counter does only on an MRSC table (default %d)", defaultMaxAttempts))
@@ -119,10 +119,10 @@ func (e *env) bench(ctx context.Context, name string, o benchOptions) error {
 		}
 	}
 	res := benchResult{Table: e.table, Kind: o.kind, Sequence: name, Concurrency: o.concurrency,
-		Seconds: o.duration.Seconds(), Rounds: o.rounds(), Dynamoseq: sides[0].hist.figures(o.duration),
+		Seconds: o.duration.Seconds(), Rounds: o.rounds(), Dynamoseq: sides[0].hist.figures(sides[0].took),
 		Histogram: sides[0].hist.rows(), Stats: stats(lib)}
 	if o.baseline {
-		f := sides[1].hist.figures(o.duration)
+		f := sides[1].hist.figures(sides[1].took)
 		res.Baseline = &f
 	}
 	return e.print(res.text(), res)
@@ -134,7 +134,7 @@ func (e *env) bench(ctx context.Context, name string, o benchOptions) error {
 // that both see the same machine load.
 func (e *env) runSides(ctx context.Context, sides []*side, o benchOptions) error {
 	for _, s := range sides {
-		if err := e.runPhase(ctx, s.label+" warm-up", o.concurrency, min(time.Second, o.duration/5), s.mint, &histogram{}); err != nil {
+		if _, err := e.runPhase(ctx, s.label+" warm-up", o.concurrency, min(time.Second, o.duration/5), s.mint, &histogram{}); err != nil {
 			return e.fail("bench", s.sequence, err)
 		}
 	}
@@ -147,9 +147,11 @@ func (e *env) runSides(ctx context.Context, sides []*side, o benchOptions) error
 		}
 		for _, s := range order {
 			label := fmt.Sprintf("%s %d/%d", s.label, r+1, rounds)
-			if err := e.runPhase(ctx, label, o.concurrency, o.duration/time.Duration(rounds), s.mint, &s.hist); err != nil {
+			took, err := e.runPhase(ctx, label, o.concurrency, o.duration/time.Duration(rounds), s.mint, &s.hist)
+			if err != nil {
 				return e.fail("bench", s.sequence, err)
 			}
+			s.took += took
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -172,6 +174,7 @@ type side struct {
 	sequence string
 	mint     minter
 	hist     histogram
+	took     time.Duration // the rounds' time, calls in flight at their ends included
 }
 
 // strategy builds the strategy o.kind measures.
@@ -235,12 +238,17 @@ type worker struct {
 }
 
 // runPhase mints with concurrency goroutines for d, adding the figures to
-// total. It stops at the first error
-// that no retry can cure (a missing table, an invalid option or a table of
-// the wrong shape) and returns it.
-func (e *env) runPhase(ctx context.Context, label string, concurrency int, d time.Duration, mint minter, total *histogram) error {
-	ctx, cancel := context.WithTimeout(ctx, d)
+// total, and returns how long it ran: each goroutine starts calls until d
+// has passed, and the calls in flight then finish and count (cut off,
+// the slowest calls would leave the histogram, and a phase shorter than
+// one call, on a busy machine, would count none). It stops at the first
+// error that no retry can cure (a missing table, an invalid option or a
+// table of the wrong shape) and returns it.
+func (e *env) runPhase(ctx context.Context, label string, concurrency int, d time.Duration, mint minter, total *histogram) (time.Duration, error) {
+	ctx, cancel := context.WithCancel(ctx) // by a fatal error
 	defer cancel()
+	began := time.Now()
+	end := began.Add(d)
 	workers := make([]*worker, concurrency)
 	var fatal error
 	var fatalOnce sync.Once
@@ -252,12 +260,12 @@ func (e *env) runPhase(ctx context.Context, label string, concurrency int, d tim
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for ctx.Err() == nil {
+			for ctx.Err() == nil && time.Now().Before(end) {
 				start := time.Now()
 				err := call(ctx)
 				d := time.Since(start)
 				if err != nil && ctx.Err() != nil {
-					return // the phase ended during the call
+					return // interrupted, or another goroutine's error was fatal
 				}
 				if isFatal(err) {
 					fatalOnce.Do(func() { fatal = err; cancel() })
@@ -275,7 +283,7 @@ func (e *env) runPhase(ctx context.Context, label string, concurrency int, d tim
 	for _, w := range workers {
 		total.merge(&w.h)
 	}
-	return fatal
+	return time.Since(began), fatal
 }
 
 // isFatal reports whether err means that further calls would fail too.

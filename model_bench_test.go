@@ -62,7 +62,7 @@ import (
 //
 // DYNAMOSEQ_BENCH_SCALE sets the model's scale (default 1);
 // DYNAMOSEQ_BENCH_WINDOW the sweep's window (default 1s; twice that with
-// 16 writers and from processes; at least minWindowPerDepth depths);
+// 16 writers, six times from processes; at least minWindowPerDepth depths);
 // DYNAMOSEQ_BENCH_BURSTS the bucket depths, comma-separated (default
 // 20ms,100ms,1s); DYNAMOSEQ_BENCH_SEEDS the seeds of each row and depth
 // (default 2); DYNAMOSEQ_BENCH_LATENCY a factor on the model's published

@@ -21,6 +21,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq"
 	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/deadline"
 )
 
 func newCounter(t *testing.T, optFns ...func(*dynamoseq.CounterOptions)) (*dynamoseq.Counter, *dynamodb.Client, string) {
@@ -415,8 +416,8 @@ func TestCounterBatchDeadline(t *testing.T) {
 
 	// Both queue behind the held update, and share the next one, which
 	// stalls until its context ends.
-	shortCtx, passShort := newDeadline()
-	longCtx, passLong := newDeadline()
+	shortCtx, passShort := deadline.New()
+	longCtx, passLong := deadline.New()
 	short, long := make(chan error, 1), make(chan error, 1)
 	for _, call := range []struct {
 		ctx context.Context

@@ -21,6 +21,7 @@ import (
 	"github.com/dynamoseq/dynamoseq"
 	"github.com/dynamoseq/dynamoseq/dynamoseqtest"
 	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/deadline"
 )
 
 // The tests of this file check that the caller's deadline bounds every
@@ -80,7 +81,7 @@ func TestModelDeadlineStalledAnswer(t *testing.T) {
 func appendByDeadline(appendFn appender, name string, callers int, held <-chan struct{}) ([]appendResult, []time.Duration) {
 	results := make([]appendResult, callers)
 	returned := make([]time.Time, callers)
-	ctx, pass := newDeadline()
+	ctx, pass := deadline.New()
 	var calling, wg sync.WaitGroup
 	for i := range callers {
 		calling.Add(1)
@@ -104,36 +105,6 @@ func appendByDeadline(appendFn appender, name string, callers int, held <-chan s
 		took[i] = r.Sub(passed)
 	}
 	return results, took
-}
-
-// deadline is a context whose deadline passes when the test says so (its
-// pass), not at a time: then Done closes and Err is
-// context.DeadlineExceeded, as when a real deadline passes. Deadline
-// reports a time far ahead. Time is then the test's parameter, not the
-// machine's speed.
-type deadline struct {
-	context.Context // context.Background: no values, never done
-	done            chan struct{}
-	once            sync.Once
-	at              time.Time
-}
-
-// newDeadline returns a deadline, and the function that passes it.
-func newDeadline() (context.Context, func()) {
-	d := &deadline{Context: context.Background(), done: make(chan struct{}), at: time.Now().Add(time.Hour)}
-	return d, func() { d.once.Do(func() { close(d.done) }) }
-}
-
-func (d *deadline) Deadline() (time.Time, bool) { return d.at, true }
-func (d *deadline) Done() <-chan struct{}       { return d.done }
-
-func (d *deadline) Err() error {
-	select {
-	case <-d.done:
-		return context.DeadlineExceeded
-	default:
-		return nil
-	}
 }
 
 // heldAnswers is an http.RoundTripper that sends every request to DynamoDB
@@ -173,7 +144,7 @@ func TestModelDeadlineStalledCounter(t *testing.T) {
 	hold := newHeldAnswers()
 	c, err := dynamoseq.NewCounter(srv.Client(dynamoseqtest.WithTransport(hold), dbtest.FastRetries()), srv.NewTable(t, dynamoseq.CounterTable("stall")))
 	require.NoError(t, err)
-	ctx, pass := newDeadline()
+	ctx, pass := deadline.New()
 	done := make(chan error, 1)
 	go func() { _, err := c.Next(ctx, "n"); done <- err }()
 	<-hold.held
@@ -257,7 +228,7 @@ func TestModelDeadlineThrottled(t *testing.T) {
 					// reads the throttle it already has; then the write is in
 					// flight for the caller. At load 10, 4 times in 1,000 calls.
 					for try := 1; try <= 3; try++ {
-						ctx, pass := newDeadline()
+						ctx, pass := deadline.New()
 						_, err = next(ctx, srv.Client(dynamoseqtest.WithTransport(&passAtThrottle{pass: pass})), 0)
 						if errors.Is(err, dynamoseq.ErrThrottled) {
 							break
@@ -340,7 +311,7 @@ func TestModelReadsThrottled(t *testing.T) {
 	var cold *dynamoseq.SortKey
 	untilThrottled := func(call func(ctx context.Context, s *dynamoseq.SortKey) error) (err error) {
 		for range 3 {
-			ctx, pass := newDeadline()
+			ctx, pass := deadline.New()
 			cold, err = dynamoseq.NewSortKey(srv.Client(dynamoseqtest.WithTransport(&passAtThrottle{pass: pass})), table)
 			require.NoError(t, err)
 			if err = call(ctx, cold); err != nil {

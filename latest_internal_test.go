@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dynamoseq/dynamoseq/internal/testsupport/answer"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/deadline"
 )
 
 // TestLatestNotSentNotResent: an error raised before anything was sent is
@@ -39,11 +40,13 @@ func TestLatestOwnDeadline(t *testing.T) {
 	for _, resolve := range []time.Duration{0, 5 * time.Second} {
 		t.Run(fmt.Sprintf("ResolveTimeout=%v", resolve), func(t *testing.T) {
 			var sends atomic.Int32
+			ctx, pass := deadline.New() // passes once the transaction is in flight
 			rt := &answer.Transport{Answer: func(req *http.Request) (*http.Response, error) {
 				if !strings.HasSuffix(req.Header.Get("X-Amz-Target"), ".TransactWriteItems") {
 					return answer.Status(200, "")(req) // GetItem of 'latest': an empty answer, no item
 				}
 				if sends.Add(1) == 1 {
+					pass()
 					<-req.Context().Done() // the first send's answer never comes
 					return nil, req.Context().Err()
 				}
@@ -54,8 +57,6 @@ func TestLatestOwnDeadline(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-			defer cancel()
 			_, err = l.Append(ctx, "d", nil)
 			var e *Error
 			switch {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dynamoseq/dynamoseq"
 	"github.com/dynamoseq/dynamoseq/internal/testsupport/dbtest"
+	"github.com/dynamoseq/dynamoseq/internal/testsupport/deadline"
 )
 
 // tableCalls is a TableClient that counts the calls that change a table.
@@ -188,7 +189,7 @@ func TestEnsureTableWaitsWithinContext(t *testing.T) {
 	t.Parallel()
 	client := dbtest.Client(t)
 	table := ensureTable(t, client, dynamoseq.CounterTable, "")
-	ctx, pass := newDeadline()
+	ctx, pass := deadline.New()
 	const polls = 3
 	var answers atomic.Int64
 	creating := creatingForever{TableClient: client, answered: func() {

@@ -167,13 +167,21 @@ func starved(t *testing.T, form dynamoseqtest.ThrottleForm) *dynamoseqtest.Serve
 // passAtThrottle is an http.RoundTripper that sends every request to the
 // model and passes the deadline once the SDK has read the answer of the
 // second throttle (an exception, or a transaction cancelled for one) and
-// closed it. The caller was then put back to wait once (its call carries
-// the first throttle as its cause), and the second answer is in the
-// library's hands: the deadline passes as the caller waits it out, with
-// no request in flight, however slow the machine is.
+// closed it. The call was then put back to wait once (it carries the
+// first throttle as its cause), and the second answer is on its way from
+// the SDK to the library: the deadline passes as the call waits out a
+// throttle, however slow the machine is. The second throttle is the
+// library's second send because the SDK does not retry throttles for it
+// (engine.OwnBackpressure); throttles counts them.
 type passAtThrottle struct {
 	pass      func()
 	throttles atomic.Int64
+}
+
+// newPassAtThrottle returns a passAtThrottle and the deadline it passes.
+func newPassAtThrottle() (*passAtThrottle, context.Context) {
+	ctx, pass := deadline.New()
+	return &passAtThrottle{pass: pass}, ctx
 }
 
 func (p *passAtThrottle) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -223,20 +231,23 @@ func TestModelDeadlineThrottled(t *testing.T) {
 					_, err := next(context.Background(), srv.Client(), 0)
 					require.NoError(t, err, "the first write (the bucket is full)")
 
-					// Up to 3 tries: the one race left is the caller's grace (a
-					// round trip, 10ms at least) lapsing before the library
-					// reads the throttle it already has; then the write is in
+					// Up to 3 tries: the one race left (SortKey's and Latest's
+					// writes, not the Counter's) is the caller's grace (a round
+					// trip, 10ms at least) lapsing before the library has the
+					// throttle that the SDK has read; the write is then in
 					// flight for the caller. At load 10, 4 times in 1,000 calls.
+					var rt *passAtThrottle
 					for try := 1; try <= 3; try++ {
-						ctx, pass := deadline.New()
-						_, err = next(ctx, srv.Client(dynamoseqtest.WithTransport(&passAtThrottle{pass: pass})), 0)
+						var ctx context.Context
+						rt, ctx = newPassAtThrottle()
+						_, err = next(ctx, srv.Client(dynamoseqtest.WithTransport(rt)), 0)
 						if errors.Is(err, dynamoseq.ErrThrottled) {
 							break
 						}
-						t.Logf("try %d: the deadline passed with the write in flight for the caller: %v", try, err)
+						t.Logf("try %d: want ErrThrottled once the deadline passed (the write in flight for the caller?), got %v", try, err)
 					}
 					require.ErrorIs(t, err, dynamoseq.ErrThrottled)
-					require.ErrorIs(t, err, context.DeadlineExceeded)
+					require.ErrorIs(t, err, context.DeadlineExceeded, "the transport saw %d throttles; it passes the deadline at the second", rt.throttles.Load())
 					require.NotErrorIs(t, err, dynamoseq.ErrUnknownOutcome, "the deadline passed with no request in flight")
 					wait, retry := dynamoseq.RetryAfter(err)
 					require.True(t, retry, "RetryAfter(%v)", err)
@@ -306,13 +317,14 @@ func TestModelReadsThrottled(t *testing.T) {
 	// The reads of the empty collection may have cost nothing; a read of
 	// the item takes what the bucket holds, and the next ones wait. Each
 	// try is a SortKey of its own (a cold one: it knows nothing of "r"),
-	// whose deadline passes when a throttle's answer comes; a try whose
-	// read the bucket admitted succeeds: then try again.
+	// whose deadline passes as it waits out a throttle (passAtThrottle);
+	// a Last whose read the bucket admitted succeeds: then try again (a
+	// Next that succeeded would have stored an item, checked below).
 	var cold *dynamoseq.SortKey
 	untilThrottled := func(call func(ctx context.Context, s *dynamoseq.SortKey) error) (err error) {
 		for range 3 {
-			ctx, pass := deadline.New()
-			cold, err = dynamoseq.NewSortKey(srv.Client(dynamoseqtest.WithTransport(&passAtThrottle{pass: pass})), table)
+			rt, ctx := newPassAtThrottle()
+			cold, err = dynamoseq.NewSortKey(srv.Client(dynamoseqtest.WithTransport(rt)), table)
 			require.NoError(t, err)
 			if err = call(ctx, cold); err != nil {
 				break

@@ -399,8 +399,9 @@ func TestErrorMessage(t *testing.T) {
 // Retry.ResolveTimeout set (which lets the update be resolved past it):
 // for a Counter an unknown outcome only loses numbers, so nobody waits
 // for it past their deadline and about one round trip. The deadlines pass
-// when the test says (internal/testsupport/deadline): the short one once the shared
-// update is in flight, the long one once the short caller has returned.
+// when the test says (internal/testsupport/deadline): the short one once
+// the shared update is in flight, the long one once the short caller has
+// returned.
 func TestCounterBatchDeadline(t *testing.T) {
 	t.Parallel()
 	client := dbtest.Client(t)

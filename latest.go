@@ -194,7 +194,9 @@ func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch [
 	}
 	// Late callers are held before the batch is cut: one held in a write
 	// would put the later writes back (engine.PutBack).
-	batch = l.pace.late(&hint.NameWriter, batch)
+	if hint.Refused() {
+		batch = l.pace.late(&hint.NameWriter, batch)
+	}
 	engine.RunBatches(batch, latestMaxBatch, true, l.stats.batch, func(calls []*engine.Call[appendReq, int64]) { l.write(ctx, base, hint, calls) })
 }
 
@@ -202,8 +204,14 @@ func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch [
 // outcome of every call, or puts the calls back in the queue: after a lost
 // race (see engine.RaceLost), or to wait for capacity (see waitForCapacity).
 func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls []*engine.Call[appendReq, int64]) {
-	if calls = l.pace.ready(&hint.NameWriter, calls); len(calls) == 0 {
-		return
+	if hint.Refused() { // late callers are held before the table's share counts them (see pacing.late)
+		if calls = l.pace.late(&hint.NameWriter, calls); len(calls) == 0 {
+			return
+		}
+	}
+	if at := engine.Slot(l.pace.Pace, &hint.NameWriter, calls); !at.IsZero() {
+		seatWait(calls, at, l.pace.maxWait)
+		return // the table's writes take turns (see engine.Share)
 	}
 	tn, err := l.place(ctx, base, hint)
 	if err != nil {
@@ -214,6 +222,11 @@ func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls
 	if int64(len(calls)) > l.maxVersion-prev {
 		engine.Fail(calls, fmt.Errorf("%w: version %d is the highest the sort key holds", ErrExhausted, l.maxVersion))
 		return
+	}
+	if hint.Refused() { // a hold for late callers (see pacing.late)
+		if calls = l.pace.late(&hint.NameWriter, calls); len(calls) == 0 {
+			return
+		}
 	}
 	if calls = engine.Publish(calls, prev+1, 1); len(calls) == 0 {
 		return

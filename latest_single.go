@@ -69,8 +69,14 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 			engine.Fail(calls, err)
 			return
 		}
-		if calls = l.pace.ready(&hint.NameWriter, calls); len(calls) == 0 {
-			return
+		if hint.Refused() { // late callers are held before the table's share counts them (see pacing.late)
+			if calls = l.pace.late(&hint.NameWriter, calls); len(calls) == 0 {
+				return
+			}
+		}
+		if at := engine.Slot(l.pace.Pace, &hint.NameWriter, calls); !at.IsZero() {
+			seatWait(calls, at, l.pace.maxWait)
+			return // the table's writes take turns (see engine.Share)
 		}
 		if races == 0 {
 			l.stats.batch(1) // each call is written alone
@@ -88,6 +94,11 @@ func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, 
 		if v > l.maxVersion {
 			engine.Fail(calls, fmt.Errorf("%w: version %d is the highest the sort key holds", ErrExhausted, l.maxVersion))
 			return
+		}
+		if hint.Refused() { // a hold for late callers (see pacing.late)
+			if calls = l.pace.late(&hint.NameWriter, calls); len(calls) == 0 {
+				return
+			}
 		}
 		if !calls[0].Publish(v) { // its caller left: nothing to write
 			calls[0].Err, calls = engine.ErrCallerLeft, calls[1:]

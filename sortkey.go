@@ -202,7 +202,9 @@ func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyC
 	}
 	// Late callers are held before the batch is cut: one held in a write
 	// would put the later writes back (engine.PutBack).
-	batch = s.pace.late(&h.NameWriter, batch)
+	if h.Refused() {
+		batch = s.pace.late(&h.NameWriter, batch)
+	}
 	engine.RunBatches(batch, engine.MaxTransactItems, false, s.stats.batch, func(calls []*sortKeyCall) { s.write(ctx, pk, h, calls) })
 }
 
@@ -211,8 +213,14 @@ func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyC
 // a lost race (see engine.RaceLost), or to wait for capacity (see
 // waitForCapacity).
 func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKeyCall) {
-	if calls = s.pace.ready(&h.NameWriter, calls); len(calls) == 0 {
-		return
+	if h.Refused() { // late callers are held before the table's share counts them (see pacing.late)
+		if calls = s.pace.late(&h.NameWriter, calls); len(calls) == 0 {
+			return
+		}
+	}
+	if at := engine.Slot(s.pace.Pace, &h.NameWriter, calls); !at.IsZero() {
+		seatWait(calls, at, s.pace.maxWait)
+		return // the table's writes take turns (see engine.Share)
 	}
 	races := calls[0].Req.races // the oldest call has lost the most
 	for len(calls) > 0 {
@@ -226,6 +234,11 @@ func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKe
 			engine.Fail(calls[max(room, 0):], fmt.Errorf("%w: the sequence holds numbers up to %d (MaxValue, or the widest String sort key)", ErrExhausted, s.max))
 			calls = calls[:max(room, 0)]
 			continue
+		}
+		if h.Refused() { // a hold for late callers (see pacing.late)
+			if calls = s.pace.late(&h.NameWriter, calls); len(calls) == 0 {
+				return
+			}
 		}
 		if calls = engine.Publish(calls, first, 1); len(calls) == 0 {
 			return

@@ -34,8 +34,14 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 			engine.Fail(calls, err)
 			return
 		}
-		if calls = s.pace.ready(&h.NameWriter, calls); len(calls) == 0 {
-			return
+		if h.Refused() { // late callers are held before the table's share counts them (see pacing.late)
+			if calls = s.pace.late(&h.NameWriter, calls); len(calls) == 0 {
+				return
+			}
+		}
+		if at := engine.Slot(s.pace.Pace, &h.NameWriter, calls); !at.IsZero() {
+			seatWait(calls, at, s.pace.maxWait)
+			return // the table's writes take turns (see engine.Share)
 		}
 		if races == 0 {
 			s.stats.batch(1) // each call is written alone
@@ -48,6 +54,11 @@ func (s *SortKey) writeEach(ctx context.Context, pk string, h *hint, calls []*so
 		if n > s.max {
 			engine.Fail(calls, fmt.Errorf("%w: the sequence holds numbers up to %d (MaxValue, or the widest String sort key)", ErrExhausted, s.max))
 			return
+		}
+		if h.Refused() { // a hold for late callers (see pacing.late)
+			if calls = s.pace.late(&h.NameWriter, calls); len(calls) == 0 {
+				return
+			}
 		}
 		if !calls[0].Publish(n) { // its caller left: nothing to write
 			calls[0].Err, calls = engine.ErrCallerLeft, calls[1:]

@@ -49,9 +49,10 @@ func graceOf(r Retry, rtt *engine.RoundTrip) func(*engine.GroupOptions) {
 
 // pacing is what a SortKey's or a Latest's runs need to pace the writes of
 // a name: the engine's pace (the table's share among them), Retry.MaxWait
-// and the strategy's figures. On a write's way, a run asks ready before
-// it (late callers held, then engine.Slot) and calls engine.WonBatch (or
-// Pace.Won) after it; pacing holds what follows a refusal or a wait.
+// and the strategy's figures. On a write's way, a run holds late callers
+// (late) before it asks engine.Slot, and again before it sends, and calls
+// engine.WonBatch (or Pace.Won) after it; pacing holds what follows a
+// refusal or a wait.
 type pacing struct {
 	engine.Pace
 	maxWait time.Duration
@@ -156,22 +157,6 @@ func (p pacing) late(w *engine.NameWriter, calls []*engine.Call[appendReq, int64
 		holdCalls[appendReq](held, last.Sub(now), p.maxWait, &uncounted, cause)
 	}
 	return send
-}
-
-// ready returns the calls of a SortKey's or Latest's run to write now:
-// those that late does not hold back, if the table's share gives the
-// name its slot (engine.Slot); none when late holds them all, or they
-// wait for the slot (seatWait). late comes first so that the share is
-// charged only for calls that are sent.
-func (p pacing) ready(w *engine.NameWriter, calls []*engine.Call[appendReq, int64]) []*engine.Call[appendReq, int64] {
-	if calls = p.late(w, calls); len(calls) == 0 {
-		return nil
-	}
-	if at := engine.Slot(p.Pace, w, calls); !at.IsZero() {
-		seatWait(calls, at, p.maxWait)
-		return nil // the table's writes take turns (see engine.Share)
-	}
-	return calls
 }
 
 // putBack reports whether a refusal of the name's writes, or a wait for

@@ -156,32 +156,50 @@ func TestPacingLate(t *testing.T) {
 	}
 }
 
-func TestPacingReadyChargesSent(t *testing.T) {
-	// ready holds back the calls that late holds before it asks the
-	// table's share for a slot: the share is charged only for writes that
-	// are sent, so another name's slot does not move for calls held (here
-	// a 300 KB item's 293 units, which would move it by seconds).
-	p := pacing{Pace: engine.Pace{RTT: &engine.RoundTrip{}, Share: sharedLine()}, maxWait: time.Minute, stats: &appendStats{}}
-	p.RTT.Add(time.Second)
-	control := sharedLine()
-	var refused engine.NameWriter
-	refused.Capacity.Throttled(time.Now(), time.Millisecond, 1)
-	g := engine.NewGroup[string, struct{}, appendReq, int64](16, 16)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	var sent bool
-	_, err := g.Do(ctx, "name", appendReq{size: 300_000, waitingSince: time.Now()}, func(_ context.Context, _ string, _ *struct{}, batch []*engine.Call[appendReq, int64]) {
-		for _, c := range p.ready(&refused, batch) {
-			sent, c.Res = true, 1
-		}
-	})
-	if sent || !errors.Is(err, ErrThrottled) {
-		t.Fatalf("a name refused, a call put back, a deadline within the round trip (1 s): sent %v, %v; want not sent, ErrThrottled", sent, err)
-	}
-	now := time.Now()
-	var a, b engine.Seat
-	got, want := p.Share.Take(&a, now, 2), control.Take(&b, now, 2)
-	if got.Sub(want) > 100*time.Millisecond {
-		t.Errorf("another name's slot after a call held back: %v after now, want %v as in a share that saw no call (the held call's units are not charged)", got.Sub(now), want.Sub(now))
+func TestLateHeldBeforeShare(t *testing.T) {
+	// A SortKey's or Latest's write holds back the calls that late holds
+	// before it asks the table's share for a slot: the share is charged
+	// only for writes that are sent, so another name's slot does not move
+	// for calls held (here a 300 KB item's 293 units, which would move it
+	// by seconds). Every call is held, so no request is sent.
+	for _, tc := range []struct {
+		name  string
+		write func(p pacing, w *engine.NameWriter, calls []*engine.Call[appendReq, int64])
+	}{
+		{"SortKey", func(p pacing, w *engine.NameWriter, calls []*engine.Call[appendReq, int64]) {
+			(&SortKey{pace: p}).write(context.Background(), "pk", &hint{NameWriter: *w}, calls)
+		}},
+		{"SortKey without transactions", func(p pacing, w *engine.NameWriter, calls []*engine.Call[appendReq, int64]) {
+			(&SortKey{pace: p}).writeEach(context.Background(), "pk", &hint{NameWriter: *w}, calls)
+		}},
+		{"Latest", func(p pacing, w *engine.NameWriter, calls []*engine.Call[appendReq, int64]) {
+			(&Latest{pace: p}).write(context.Background(), "base", &latestHint{NameWriter: *w}, calls)
+		}},
+		{"Latest without transactions", func(p pacing, w *engine.NameWriter, calls []*engine.Call[appendReq, int64]) {
+			(&Latest{pace: p}).appendEach(context.Background(), "base", &latestHint{NameWriter: *w}, calls)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := pacing{Pace: engine.Pace{RTT: &engine.RoundTrip{}, Share: sharedLine()}, maxWait: time.Minute, stats: &appendStats{}}
+			p.RTT.Add(time.Second)
+			control := sharedLine()
+			var refused engine.NameWriter
+			refused.Capacity.Throttled(time.Now(), time.Millisecond, 1)
+			g := engine.NewGroup[string, struct{}, appendReq, int64](16, 16)
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancel()
+			_, err := g.Do(ctx, "name", appendReq{size: 300_000, waitingSince: time.Now()}, func(_ context.Context, _ string, _ *struct{}, batch []*engine.Call[appendReq, int64]) {
+				tc.write(p, &refused, batch)
+			})
+			if !errors.Is(err, ErrThrottled) {
+				t.Fatalf("a name refused, a call put back, a deadline within the round trip (1 s): %v; want ErrThrottled (held, not sent)", err)
+			}
+			now := time.Now()
+			var a, b engine.Seat
+			got, want := p.Share.Take(&a, now, 2), control.Take(&b, now, 2)
+			if got.Sub(want) > 100*time.Millisecond {
+				t.Errorf("another name's slot after a call held back: %v after now, want %v as in a share that saw no call (the held call's units are not charged)", got.Sub(now), want.Sub(now))
+			}
+		})
 	}
 }

@@ -86,7 +86,9 @@ func TestModelBucketDepths(t *testing.T) {
 // show that the machine, not the library, was the limit: a request of the
 // name in flight for at least minOutageBusy of the time, as when the
 // library writes flat out and the answers are slow; a library still
-// pacing its writes after the outage leaves the name idle between them.
+// pacing its writes after the outage leaves the name idle between them;
+// one sending requests that are refused, or that store nothing, fails
+// all the same.
 // A cold DynamoDB Local beside 4 busy loops (2026-11-28) read 0.16-0.67
 // before the outage and 0.40-0.64 of that after in 5 cases of about 40;
 // a quiet machine's cases, capacity-bound, had a request in flight
@@ -210,8 +212,11 @@ func TestModelOutage(t *testing.T) {
 				require.LessOrEqual(t, first, int64(5+1), "requests on the hot name in the outage's first second")
 				require.LessOrEqual(t, requests, int64(3*5), "requests on the hot name in the last 3 s of the outage")
 				if share < min(minOutageShare, outageRecovery*before) { // the machine must have been the limit
-					require.GreaterOrEqual(t, busy, minOutageBusy,
-						"share of the time from 1 s after the outage to the end with a request in flight, when the share of the partition's rate used then (%.2f) was under %.2f and under %.2f of the share from 1 s to its start (%.2f)", share, minOutageShare, outageRecovery, before)
+					why := fmt.Sprintf("the share of the partition's rate used from 1 s after the outage to the end (%.2f) under %.2f and under %.2f of the share from 1 s to its start (%.2f)", share, minOutageShare, outageRecovery, before)
+					require.GreaterOrEqual(t, busy, minOutageBusy, "share of that time with a request in flight, with %s", why)
+					require.Positive(t, share, "the share itself, with %s: nothing stored", why)
+					refused, sent := backTo.Throttled-backFrom.Throttled, backTo.Requests-backFrom.Requests
+					require.LessOrEqual(t, 4*refused, sent, "requests refused of %d sent in that time, with %s: want at most a quarter (requests in flight that were refused are no machine's limit)", sent, why)
 				}
 			})
 		}

@@ -58,6 +58,36 @@ func (l *Latest) storedVersion(ctx context.Context, base string, hint *latestHin
 	return false
 }
 
+// eachReady takes appendEach's steps before the write of calls[0]: the
+// context, late callers held before the table's share counts them (see
+// pacing.late), the name's slot in the share, the batch counted (races
+// 0: a call's first try), 'latest' caught up. It returns the calls to
+// write; none when appendEach must return, their outcomes set or the
+// calls put back in the queue.
+func (l *Latest) eachReady(ctx context.Context, base string, hint *latestHint, calls []*engine.Call[appendReq, int64], races int) []*engine.Call[appendReq, int64] {
+	if err := ctx.Err(); err != nil {
+		engine.Fail(calls, err)
+		return nil
+	}
+	if hint.Refused() {
+		if calls = l.pace.late(&hint.NameWriter, calls); len(calls) == 0 {
+			return nil
+		}
+	}
+	if at := engine.Slot(l.pace.Pace, &hint.NameWriter, calls); !at.IsZero() {
+		seatWait(calls, at, l.pace.maxWait)
+		return nil // the table's writes take turns (see engine.Share)
+	}
+	if races == 0 {
+		l.stats.batch(1) // each call is written alone
+	}
+	if err := l.catchUp(ctx, base, hint); capacityRefused(err) {
+		l.pace.waitForCapacity(&hint.NameWriter, calls, err)
+		return nil
+	}
+	return calls
+}
+
 // appendEach appends the versions of calls one after the other, two
 // PutItems each, and sets every call's outcome, or puts the calls not yet
 // written back in the queue to wait for capacity (see waitForCapacity).
@@ -65,24 +95,7 @@ func (l *Latest) storedVersion(ctx context.Context, base string, hint *latestHin
 func (l *Latest) appendEach(ctx context.Context, base string, hint *latestHint, calls []*engine.Call[appendReq, int64]) {
 	races := 0
 	for len(calls) > 0 {
-		if err := ctx.Err(); err != nil {
-			engine.Fail(calls, err)
-			return
-		}
-		if hint.Refused() { // late callers are held before the table's share counts them (see pacing.late)
-			if calls = l.pace.late(&hint.NameWriter, calls); len(calls) == 0 {
-				return
-			}
-		}
-		if at := engine.Slot(l.pace.Pace, &hint.NameWriter, calls); !at.IsZero() {
-			seatWait(calls, at, l.pace.maxWait)
-			return // the table's writes take turns (see engine.Share)
-		}
-		if races == 0 {
-			l.stats.batch(1) // each call is written alone
-		}
-		if err := l.catchUp(ctx, base, hint); capacityRefused(err) {
-			l.pace.waitForCapacity(&hint.NameWriter, calls, err)
+		if calls = l.eachReady(ctx, base, hint, calls, races); len(calls) == 0 {
 			return
 		}
 		tn, err := l.place(ctx, base, hint)

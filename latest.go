@@ -192,7 +192,8 @@ func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch [
 		l.appendEach(ctx, base, hint, batch)
 		return
 	}
-	// Late callers are held before the batch is cut: one held in a write
+	// Late callers are held before the batch is cut, and so before the
+	// table's share counts them (see pacing.late): one held in a write
 	// would put the later writes back (engine.PutBack).
 	if hint.Refused() {
 		batch = l.pace.late(&hint.NameWriter, batch)
@@ -204,11 +205,6 @@ func (l *Latest) run(ctx context.Context, base string, hint *latestHint, batch [
 // outcome of every call, or puts the calls back in the queue: after a lost
 // race (see engine.RaceLost), or to wait for capacity (see waitForCapacity).
 func (l *Latest) write(ctx context.Context, base string, hint *latestHint, calls []*engine.Call[appendReq, int64]) {
-	if hint.Refused() { // late callers are held before the table's share counts them (see pacing.late)
-		if calls = l.pace.late(&hint.NameWriter, calls); len(calls) == 0 {
-			return
-		}
-	}
 	if at := engine.Slot(l.pace.Pace, &hint.NameWriter, calls); !at.IsZero() {
 		seatWait(calls, at, l.pace.maxWait)
 		return // the table's writes take turns (see engine.Share)

@@ -200,7 +200,8 @@ func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyC
 		s.writeEach(ctx, pk, h, batch)
 		return
 	}
-	// Late callers are held before the batch is cut: one held in a write
+	// Late callers are held before the batch is cut, and so before the
+	// table's share counts them (see pacing.late): one held in a write
 	// would put the later writes back (engine.PutBack).
 	if h.Refused() {
 		batch = s.pace.late(&h.NameWriter, batch)
@@ -213,16 +214,11 @@ func (s *SortKey) run(ctx context.Context, pk string, h *hint, batch []*sortKeyC
 // a lost race (see engine.RaceLost), or to wait for capacity (see
 // waitForCapacity).
 func (s *SortKey) write(ctx context.Context, pk string, h *hint, calls []*sortKeyCall) {
-	if h.Refused() { // late callers are held before the table's share counts them (see pacing.late)
-		if calls = s.pace.late(&h.NameWriter, calls); len(calls) == 0 {
-			return
-		}
-	}
+	races := calls[0].Req.races // the oldest call has lost the most
 	if at := engine.Slot(s.pace.Pace, &h.NameWriter, calls); !at.IsZero() {
 		seatWait(calls, at, s.pace.maxWait)
 		return // the table's writes take turns (see engine.Share)
 	}
-	races := calls[0].Req.races // the oldest call has lost the most
 	for len(calls) > 0 {
 		warm := h.known && races == 0 // the hint is from this writer's own last win
 		first, tn, err := s.place(ctx, pk, h)

@@ -157,7 +157,7 @@ func TestPacingLate(t *testing.T) {
 }
 
 func TestLateHeldBeforeShare(t *testing.T) {
-	// A SortKey's or Latest's write holds back the calls that late holds
+	// A SortKey's or Latest's run holds back the calls that late holds
 	// before it asks the table's share for a slot: the share is charged
 	// only for writes that are sent, so another name's slot does not move
 	// for calls held (here a 300 KB item's 293 units, which would move it
@@ -167,16 +167,16 @@ func TestLateHeldBeforeShare(t *testing.T) {
 		write func(p pacing, w *engine.NameWriter, calls []*engine.Call[appendReq, int64])
 	}{
 		{"SortKey", func(p pacing, w *engine.NameWriter, calls []*engine.Call[appendReq, int64]) {
-			(&SortKey{pace: p}).write(context.Background(), "pk", &hint{NameWriter: *w}, calls)
+			(&SortKey{pace: p}).run(context.Background(), "pk", &hint{NameWriter: *w}, calls)
 		}},
 		{"SortKey without transactions", func(p pacing, w *engine.NameWriter, calls []*engine.Call[appendReq, int64]) {
-			(&SortKey{pace: p}).writeEach(context.Background(), "pk", &hint{NameWriter: *w}, calls)
+			(&SortKey{pace: p, single: true}).run(context.Background(), "pk", &hint{NameWriter: *w}, calls)
 		}},
 		{"Latest", func(p pacing, w *engine.NameWriter, calls []*engine.Call[appendReq, int64]) {
-			(&Latest{pace: p}).write(context.Background(), "base", &latestHint{NameWriter: *w}, calls)
+			(&Latest{pace: p}).run(context.Background(), "base", &latestHint{NameWriter: *w}, calls)
 		}},
 		{"Latest without transactions", func(p pacing, w *engine.NameWriter, calls []*engine.Call[appendReq, int64]) {
-			(&Latest{pace: p}).appendEach(context.Background(), "base", &latestHint{NameWriter: *w}, calls)
+			(&Latest{pace: p, single: true}).run(context.Background(), "base", &latestHint{NameWriter: *w}, calls)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
